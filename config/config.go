@@ -1,0 +1,128 @@
+// Package config is switchboard's canonical server configuration: the
+// ServerConfig type every source turns into, how the native file is read,
+// validated and substituted, and where config files live. It knows nothing
+// about connections.
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// Transport names how a server is reached.
+type Transport string
+
+const (
+	// TransportAuto is a url without a type: streamable HTTP first, falling
+	// back to legacy SSE when the server rejects the POST (SPEC F10).
+	TransportAuto  Transport = ""
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http"
+	TransportSSE   Transport = "sse"
+)
+
+// Level says whether a source belongs to the user or to a project. Project
+// files come with a repository someone else wrote, so they need trust.
+type Level string
+
+const (
+	LevelUser    Level = "user"
+	LevelProject Level = "project"
+	// LevelExplicit is a file named with --config: the person chose it, so it
+	// is trusted like a user-level file.
+	LevelExplicit Level = "explicit"
+)
+
+// Source is where one server config came from.
+type Source struct {
+	Provider string `json:"provider"` // "switchboard", "Claude Code", …
+	Path     string `json:"path"`
+	Level    Level  `json:"level"`
+	Line     int    `json:"line,omitempty"` // line where the entry starts
+}
+
+// String renders a source as "path:line".
+func (s Source) String() string {
+	if s.Line > 0 {
+		return fmt.Sprintf("%s:%d", s.Path, s.Line)
+	}
+	return s.Path
+}
+
+// ToolFilter keeps or drops tools by glob (path.Match syntax) before naming.
+// An empty Allow list allows every tool; Deny wins over Allow.
+type ToolFilter struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// Defaults applied when a config leaves a duration unset.
+const (
+	// DefaultStartupTimeout bounds a server's connect + initialize. npx and
+	// uvx servers download packages on first start, so it is generous.
+	DefaultStartupTimeout = 30 * time.Second
+	// DefaultTimeout bounds one request (a tool call) to a server.
+	DefaultTimeout = 60 * time.Second
+	// MaxTimeout is the largest timeout a config may ask for; larger values
+	// are almost always a unit mistake (ms given as s).
+	MaxTimeout = 24 * time.Hour
+)
+
+// ServerConfig is one named MCP server, in canonical form, after
+// substitution. Every source adapter produces these.
+type ServerConfig struct {
+	Name string    `json:"name"`
+	Type Transport `json:"type,omitempty"`
+
+	// stdio
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+
+	// http, sse
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+
+	Disabled       bool          `json:"disabled,omitempty"`
+	StartupTimeout time.Duration `json:"startupTimeout,omitempty"`
+	Timeout        time.Duration `json:"timeout,omitempty"`
+	AutoApprove    []string      `json:"autoApprove,omitempty"`
+	Tools          ToolFilter    `json:"tools,omitzero"`
+	Lazy           bool          `json:"lazy,omitempty"`
+
+	Source Source `json:"source"`
+
+	// Err is set when the entry cannot be used (validation or substitution
+	// failed). The host reports such a server as failed and never connects
+	// it; the other servers are unaffected.
+	Err error `json:"-"`
+}
+
+// TransportKind is the transport the host will use: Type, or stdio when a
+// command is given, or auto when only a url is.
+func (c *ServerConfig) TransportKind() Transport {
+	if c.Type != TransportAuto {
+		return c.Type
+	}
+	if c.Command != "" {
+		return TransportStdio
+	}
+	return TransportAuto
+}
+
+// EffectiveStartupTimeout is StartupTimeout or its default.
+func (c *ServerConfig) EffectiveStartupTimeout() time.Duration {
+	if c.StartupTimeout > 0 {
+		return c.StartupTimeout
+	}
+	return DefaultStartupTimeout
+}
+
+// EffectiveTimeout is Timeout or its default.
+func (c *ServerConfig) EffectiveTimeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultTimeout
+}

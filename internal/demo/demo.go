@@ -1,0 +1,219 @@
+// Package demo is the MCP server bundled in the switchboard binary: what a fresh user
+// connects to when there is no config, and the tests' server that misbehaves on request.
+package demo
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultName is the server's implementation name when Options.Name is empty.
+const DefaultName = "demo"
+
+// EnvServerMode is the environment variable that, set to "1", tells a test
+// binary's TestMain to run Main instead of the tests. It is inherited by the
+// grandchild, which is how a re-executed test binary finds its way back here.
+const EnvServerMode = "SWITCHBOARD_DEMO_SERVER"
+
+// FailStartMessage is what --fail-start writes to stderr before exiting 1.
+const FailStartMessage = "error: demo server configured to fail at start"
+
+// Exit codes of Run.
+const (
+	ExitOK        = 0
+	ExitFailStart = 1 // --fail-start, or the session ended with an error
+	ExitUsage     = 2 // bad flags
+	ExitAfter     = 3 // --exit-after fired
+)
+
+// Options configures the demo server. The zero value is the well-behaved
+// server named "demo". Each field mirrors the flag named in its comment.
+type Options struct {
+	// Name is the implementation name in the initialize response (--name).
+	// Empty means DefaultName.
+	Name string
+	// InitDelay is slept before serving, so a client's initialize waits
+	// (--init-delay). Zero means serve at once.
+	InitDelay time.Duration
+	// FailStart makes Run write FailStartMessage to stderr and return 1 at
+	// once (--fail-start).
+	FailStart bool
+	// Hang makes Run read stdin without ever answering, and keep running after
+	// stdin closes until a signal ends it (--hang).
+	Hang bool
+	// Garbage writes non-JSON lines to stdout before serving and one before
+	// every protocol line (--garbage).
+	Garbage bool
+	// IgnoreSigterm ignores SIGTERM and keeps the process running after the
+	// session ends, so only SIGKILL stops it (--ignore-sigterm).
+	IgnoreSigterm bool
+	// Grandchild spawns a child that sleeps forever, sharing stderr but not
+	// stdin or stdout, and reports "grandchild pid N" on stderr (--grandchild).
+	Grandchild bool
+	// SleepForever makes Run block until a signal ends it, serving nothing
+	// (--sleep-forever); this is what the grandchild runs.
+	SleepForever bool
+	// StderrLines writes an info, a warning and an error line to stderr at
+	// start (--stderr-lines).
+	StderrLines bool
+	// WeirdNames adds the tools in WeirdToolNames (--weird-names).
+	WeirdNames bool
+	// ToolsCount adds that many echo tools named extra_0, extra_1, …
+	// (--tools-count). Zero adds none.
+	ToolsCount int
+	// ExitAfter makes the process exit with code 3 this long after Run
+	// starts (--exit-after). Zero means never.
+	ExitAfter time.Duration
+
+	// ReexecArgs are the arguments that must precede demo flags for
+	// os.Executable() to enter demo mode again, such as ["demo-server"]; the
+	// grandchild is started with them. Main fills it in from os.Args; nil
+	// means none (a test binary that is steered by EnvServerMode instead).
+	ReexecArgs []string
+	// Logger receives the SDK's log of server activity. Nil discards it.
+	Logger *slog.Logger
+}
+
+// Main parses args (without the program name) as demo-server flags and runs
+// the server over stdin and stdout until the session ends. It returns the
+// process exit code. Everything but the protocol goes to stderr.
+//
+// When args is a suffix of os.Args, whatever precedes it (after the program
+// name) becomes Options.ReexecArgs, so `switchboard demo-server --grandchild`
+// re-executes itself as `switchboard demo-server --sleep-forever`.
+func Main(args []string) int {
+	opts, err := parseFlags(args, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if err != nil {
+		return ExitUsage
+	}
+	if n := len(os.Args) - len(args); n >= 1 && slices.Equal(os.Args[n:], args) {
+		opts.ReexecArgs = slices.Clone(os.Args[1:n])
+	}
+	opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return Run(opts)
+}
+
+func parseFlags(args []string, stderr io.Writer) (Options, error) {
+	var o Options
+	fs := flag.NewFlagSet("demo-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.Name, "name", DefaultName, "server implementation `name` reported at initialize")
+	fs.DurationVar(&o.InitDelay, "init-delay", 0, "wait this `duration` before serving (a slow server)")
+	fs.BoolVar(&o.FailStart, "fail-start", false, "print an error to stderr and exit 1 at once")
+	fs.BoolVar(&o.Hang, "hang", false, "read stdin but never answer, and keep running after it closes")
+	fs.BoolVar(&o.Garbage, "garbage", false, "write non-JSON lines to stdout, before serving and before every message")
+	fs.BoolVar(&o.IgnoreSigterm, "ignore-sigterm", false, "ignore SIGTERM and keep running after the session ends (only SIGKILL stops it)")
+	fs.BoolVar(&o.Grandchild, "grandchild", false, "spawn a grandchild that sleeps forever and print \"grandchild pid N\" to stderr")
+	fs.BoolVar(&o.SleepForever, "sleep-forever", false, "serve nothing and block until killed (what the grandchild runs)")
+	fs.BoolVar(&o.StderrLines, "stderr-lines", false, "write an info, a warning and an error line to stderr at start")
+	fs.BoolVar(&o.WeirdNames, "weird-names", false, "add tools with unusual names (dots, spaces, slashes, 80 characters)")
+	fs.IntVar(&o.ToolsCount, "tools-count", 0, "add `n` extra echo tools named extra_0 … extra_{n-1}")
+	fs.DurationVar(&o.ExitAfter, "exit-after", 0, "exit with code 3 after this `duration` (a crash)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: switchboard demo-server [flags]
+
+Runs switchboard's bundled demo MCP server over stdin and stdout. Without flags
+it is a well-behaved server with a few small tools; the flags make it misbehave
+on purpose, for testing hosts.
+
+Examples:
+  $ switchboard demo-server
+  $ switchboard demo-server --name slow --init-delay 5s
+  $ switchboard demo-server --garbage --stderr-lines
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return Options{}, err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "error: unexpected arguments: %q\n", fs.Args())
+		return Options{}, errors.New("unexpected arguments")
+	}
+	if o.ToolsCount < 0 {
+		fmt.Fprintf(stderr, "error: --tools-count must not be negative (got %d)\n", o.ToolsCount)
+		return Options{}, errors.New("negative --tools-count")
+	}
+	return o, nil
+}
+
+// Run runs the demo server configured by opts over os.Stdin and os.Stdout and
+// returns the process exit code. Unlike NewServer it applies the
+// process-level behaviour: it may ignore signals, spawn a process, block
+// forever or exit the process.
+func Run(opts Options) int {
+	if opts.FailStart {
+		fmt.Fprintln(os.Stderr, FailStartMessage)
+		return ExitFailStart
+	}
+	if opts.IgnoreSigterm {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	if opts.SleepForever {
+		blockForever()
+	}
+	if opts.StderrLines {
+		fmt.Fprintln(os.Stderr, "info: demo starting")
+		fmt.Fprintln(os.Stderr, "warning: something mildly odd")
+		fmt.Fprintln(os.Stderr, "error: something went wrong (demo)")
+	}
+	if opts.ExitAfter > 0 {
+		d := opts.ExitAfter
+		time.AfterFunc(d, func() {
+			fmt.Fprintf(os.Stderr, "error: demo server exiting with code %d after %v (--exit-after)\n", ExitAfter, d)
+			os.Exit(ExitAfter)
+		})
+	}
+	if opts.Grandchild {
+		if err := startGrandchild(opts, os.Stderr); err != nil {
+			fmt.Fprintf(os.Stderr, "error: %v\n", err)
+			return ExitFailStart
+		}
+	}
+	if opts.InitDelay > 0 {
+		time.Sleep(opts.InitDelay)
+	}
+	if opts.Hang {
+		// Drain stdin so the client's writes never block, and answer nothing.
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		fmt.Fprintln(os.Stderr, "info: stdin closed; --hang: waiting to be killed")
+		blockForever()
+	}
+
+	var stdout io.WriteCloser = os.Stdout
+	if opts.Garbage {
+		if _, err := io.WriteString(os.Stdout, garbagePreamble); err != nil {
+			fmt.Fprintf(os.Stderr, "error: writing garbage: %v\n", err)
+			return ExitFailStart
+		}
+		stdout = &garbageWriter{w: os.Stdout}
+	}
+	t := &mcp.IOTransport{Reader: os.Stdin, Writer: stdout}
+	err := NewServer(opts).Run(context.Background(), t)
+	code := ExitOK
+	if err != nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(os.Stderr, "error: demo server: %v\n", err)
+		code = ExitFailStart
+	}
+	if opts.IgnoreSigterm {
+		fmt.Fprintln(os.Stderr, "info: session ended; --ignore-sigterm: waiting for SIGKILL")
+		blockForever()
+	}
+	return code
+}

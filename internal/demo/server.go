@@ -1,0 +1,287 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// version is reported in the initialize response; the demo server's
+// behaviour is versioned with the switchboard binary that contains it.
+const version = "0.1.0"
+
+// ReadmeURI is the URI of the demo server's single resource.
+const ReadmeURI = "demo://readme"
+
+const readme = `# switchboard demo server
+
+This is the MCP server bundled inside the switchboard binary. switchboard
+starts it when no configuration is found, so that a fresh install has
+something to connect to: a handful of small tools (echo, add, now, sha256,
+sleep, tiny_image, fail, pid), this resource and a ` + "`greet`" + ` prompt.
+
+The same server doubles as switchboard's test fixture: flags such as
+` + "`--hang`, `--garbage`, `--ignore-sigterm` and `--grandchild`" + ` make it
+misbehave on purpose. Run ` + "`switchboard demo-server --help`" + ` to list them.
+
+To connect your own servers, add them to a config file; see ` + "`switchboard --help`" + `.
+`
+
+// weirdLongPrefix is 70 characters shared by the two 80-character tool names
+// added by Options.WeirdNames, so that a host which cuts names must also
+// disambiguate them.
+var weirdLongPrefix = strings.Repeat("very_long_tool_name_", 4)[:70]
+
+// WeirdToolNames are the extra tools added by Options.WeirdNames.
+var WeirdToolNames = []string{
+	"s3",
+	"s4",
+	"a.b",
+	"with space",
+	"tool/with/slash",
+	weirdLongPrefix + "_variant_a",
+	weirdLongPrefix + "_variant_b",
+}
+
+// tinyPNG is an 8×8 gradient, encoded once: it is the payload of tiny_image.
+var tinyPNG = mustTinyPNG()
+
+func mustTinyPNG() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for y := range 8 {
+		for x := range 8 {
+			img.Set(x, y, color.RGBA{R: uint8(x * 32), G: uint8(y * 32), B: 0x80, A: 0xff})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		panic(fmt.Sprintf("demo: encoding tiny PNG: %v", err))
+	}
+	return buf.Bytes()
+}
+
+// NewServer returns the demo MCP server configured by opts. Only Name,
+// WeirdNames, ToolsCount and Logger affect it; the other options are
+// process-level behaviour applied by Run.
+func NewServer(opts Options) *mcp.Server {
+	name := opts.Name
+	if name == "" {
+		name = DefaultName
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: name, Title: "switchboard demo server", Version: version}, &mcp.ServerOptions{
+		Instructions: "A demo server bundled with switchboard. Its tools are small and side-effect free; " +
+			"read " + ReadmeURI + " for more.",
+		Logger: logger,
+	})
+	addTools(s)
+	if opts.WeirdNames {
+		for _, n := range WeirdToolNames {
+			addEchoTool(s, n, "Echoes its text back. Exists to exercise tool-name handling: its name is unusual on purpose.")
+		}
+	}
+	for i := range opts.ToolsCount {
+		addEchoTool(s, "extra_"+strconv.Itoa(i), "Echoes its text back. One of many filler tools added by --tools-count.")
+	}
+	s.AddResource(&mcp.Resource{
+		URI:         ReadmeURI,
+		Name:        "readme",
+		Title:       "About the switchboard demo server",
+		Description: "What this demo server is and how to replace it with your own servers.",
+		MIMEType:    "text/markdown",
+		Size:        int64(len(readme)),
+	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+			{URI: req.Params.URI, MIMEType: "text/markdown", Text: readme},
+		}}, nil
+	})
+	s.AddPrompt(&mcp.Prompt{
+		Name:        "greet",
+		Title:       "Greet someone",
+		Description: "Asks the model to write a short, friendly greeting for a person.",
+		Arguments: []*mcp.PromptArgument{
+			{Name: "name", Description: "who to greet", Required: true},
+		},
+	}, greet)
+	return s
+}
+
+type textIn struct {
+	Text string `json:"text" jsonschema:"the text to use"`
+}
+
+type addIn struct {
+	A float64 `json:"a" jsonschema:"the first addend"`
+	B float64 `json:"b" jsonschema:"the second addend"`
+}
+
+type addOut struct {
+	Sum float64 `json:"sum" jsonschema:"a + b"`
+}
+
+type nowIn struct {
+	Timezone string `json:"timezone,omitempty" jsonschema:"an IANA time zone such as Europe/Paris; the server's local zone when omitted"`
+}
+
+type nowOut struct {
+	Time string `json:"time" jsonschema:"the current time in RFC 3339 format"`
+	Unix int64  `json:"unix" jsonschema:"the current time in seconds since the Unix epoch"`
+}
+
+type sleepIn struct {
+	MS int64 `json:"ms" jsonschema:"how many milliseconds to wait (0 or more)"`
+}
+
+type failIn struct {
+	Message string `json:"message" jsonschema:"the error message the result should carry"`
+}
+
+func addTools(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "echo",
+		Description: "Returns the given text unchanged. Useful to check that a server is reachable.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, echo)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "add",
+		Description: "Adds two numbers and returns their sum, as text and as structured output {sum}.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, add)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "now",
+		Description: "Returns the current time in RFC 3339 format, optionally in a given IANA time zone; structured output {time, unix}.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, now)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "sha256",
+		Description: "Returns the SHA-256 digest of the UTF-8 bytes of the given text, as lower-case hex.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, digest)
+	mcp.AddTool(s, &mcp.Tool{
+		Name: "sleep",
+		Description: "Waits the given number of milliseconds, then answers \"slept N ms\". " +
+			"Stops early with an error when the call is cancelled; reports progress when asked to.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, sleep)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "tiny_image",
+		Description: "Returns a tiny 8×8 PNG image, to check that image content is passed through.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, tinyImage)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "fail",
+		Description: "Always fails: returns an error result (isError true) carrying the given message.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, fail)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "pid",
+		Description: "Returns the operating-system process id of this server.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+	}, pid)
+}
+
+func addEchoTool(s *mcp.Server, name, desc string) {
+	mcp.AddTool(s, &mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, echo)
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func echo(_ context.Context, _ *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+	return text(in.Text), nil, nil
+}
+
+func add(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, addOut, error) {
+	sum := in.A + in.B
+	return text(strconv.FormatFloat(sum, 'g', -1, 64)), addOut{Sum: sum}, nil
+}
+
+func now(_ context.Context, _ *mcp.CallToolRequest, in nowIn) (*mcp.CallToolResult, nowOut, error) {
+	t := time.Now()
+	if in.Timezone != "" {
+		loc, err := time.LoadLocation(in.Timezone)
+		if err != nil {
+			return nil, nowOut{}, fmt.Errorf("unknown time zone %q: %w", in.Timezone, err)
+		}
+		t = t.In(loc)
+	}
+	out := nowOut{Time: t.Format(time.RFC3339), Unix: t.Unix()}
+	return text(out.Time), out, nil
+}
+
+func digest(_ context.Context, _ *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
+	sum := sha256.Sum256([]byte(in.Text))
+	return text(hex.EncodeToString(sum[:])), nil, nil
+}
+
+func sleep(ctx context.Context, req *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {
+	if in.MS < 0 {
+		return nil, nil, fmt.Errorf("ms must not be negative (got %d)", in.MS)
+	}
+	// Progress at the start tells a test that the call reached the handler,
+	// so it can cancel knowing the cancellation is what ends the wait.
+	if tok := req.Params.GetProgressToken(); tok != nil {
+		err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: tok,
+			Message:       fmt.Sprintf("sleeping %d ms", in.MS),
+			Total:         float64(in.MS),
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("sending progress: %w", err)
+		}
+	}
+	start := time.Now()
+	timer := time.NewTimer(time.Duration(in.MS) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return text(fmt.Sprintf("slept %d ms", in.MS)), nil, nil
+	case <-ctx.Done():
+		return nil, nil, fmt.Errorf("sleep cancelled after %d of %d ms: %w", time.Since(start).Milliseconds(), in.MS, ctx.Err())
+	}
+}
+
+func tinyImage(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: tinyPNG, MIMEType: "image/png"}}}, nil, nil
+}
+
+func fail(_ context.Context, _ *mcp.CallToolRequest, in failIn) (*mcp.CallToolResult, any, error) {
+	res := text(in.Message)
+	res.IsError = true
+	return res, nil, nil
+}
+
+func pid(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+	return text(strconv.Itoa(os.Getpid())), nil, nil
+}
+
+func greet(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	name := req.Params.Arguments["name"]
+	if name == "" {
+		return nil, errors.New(`greet: missing required argument "name"`)
+	}
+	return &mcp.GetPromptResult{
+		Description: "A greeting for " + name,
+		Messages: []*mcp.PromptMessage{{
+			Role:    "user",
+			Content: &mcp.TextContent{Text: "Write a short, friendly greeting for " + name + "."},
+		}},
+	}, nil
+}

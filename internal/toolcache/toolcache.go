@@ -1,0 +1,167 @@
+// Package toolcache keeps each server's last tool list on disk, so a host can
+// offer a slow server's tools (deferred) before the server has answered
+// (SPEC F13, F15).
+package toolcache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// Version is the entry format. An entry of another version is ignored and
+// rewritten on the next successful listing.
+const Version = 1
+
+// MaxAge is how long an entry stands in for a server that has not answered.
+// Tool lists change rarely; a month-old list is still a good guess, and a
+// wrong guess costs only a refresh once the server connects.
+const MaxAge = 30 * 24 * time.Hour
+
+// Cache is a directory of entries, one file per server identity. A nil
+// *Cache is a valid cache that holds nothing.
+type Cache struct {
+	dir string
+	now func() time.Time
+}
+
+// Open returns the cache in dir; the directory is created on first write.
+// An empty dir means no cache.
+func Open(dir string) *Cache {
+	if dir == "" {
+		return nil
+	}
+	return &Cache{dir: filepath.Join(dir, "tools"), now: time.Now}
+}
+
+type entry struct {
+	Version     int         `json:"version"`
+	Server      string      `json:"server"`
+	Fingerprint string      `json:"fingerprint"`
+	Saved       time.Time   `json:"saved"`
+	Tools       []*mcp.Tool `json:"tools"`
+}
+
+// Fingerprint identifies what a server config connects to: its transport
+// identity (command, args, cwd, url), hashes of env and headers, and the
+// project directory for project-level servers. A changed secret or another
+// project gives another fingerprint, so stale tools are never served.
+func Fingerprint(cfg *config.ServerConfig, projectDir string) string {
+	h := sha256.New()
+	field := func(s string) { fmt.Fprintf(h, "%d:%s;", len(s), s) }
+	sortedMap := func(m map[string]string) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		field(fmt.Sprint(len(keys)))
+		for _, k := range keys {
+			field(k)
+			field(m[k])
+		}
+	}
+	field(string(cfg.TransportKind()))
+	field(cfg.Command)
+	field(fmt.Sprint(len(cfg.Args)))
+	for _, a := range cfg.Args {
+		field(a)
+	}
+	field(cfg.Cwd)
+	field(cfg.URL)
+	sortedMap(cfg.Env)
+	sortedMap(cfg.Headers)
+	if cfg.Source.Level == config.LevelProject {
+		field(projectDir)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+func (c *Cache) path(server, fingerprint string) string {
+	name := unsafeChars.ReplaceAllString(server, "_")
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return filepath.Join(c.dir, name+"-"+fingerprint[:16]+".json")
+}
+
+// Load returns the cached tools of a server, or false when there is no
+// usable entry (missing, corrupt, other version or fingerprint, expired).
+func (c *Cache) Load(server, fingerprint string) ([]*mcp.Tool, bool) {
+	if c == nil {
+		return nil, false
+	}
+	data, err := os.ReadFile(c.path(server, fingerprint))
+	if err != nil {
+		return nil, false
+	}
+	var e entry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, false
+	}
+	if e.Version != Version || e.Server != server || e.Fingerprint != fingerprint ||
+		c.now().Sub(e.Saved) > MaxAge || e.Tools == nil {
+		return nil, false
+	}
+	return e.Tools, true
+}
+
+// Store writes a server's tools atomically (temp file + rename), so a reader
+// never sees half an entry.
+func (c *Cache) Store(server, fingerprint string, tools []*mcp.Tool) error {
+	if c == nil {
+		return nil
+	}
+	if tools == nil {
+		tools = []*mcp.Tool{}
+	}
+	data, err := json.Marshal(entry{Version: Version, Server: server, Fingerprint: fingerprint, Saved: c.now().UTC(), Tools: tools})
+	if err != nil {
+		return fmt.Errorf("tool cache: %w", err)
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return fmt.Errorf("tool cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(c.dir, ".entry-*")
+	if err != nil {
+		return fmt.Errorf("tool cache: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("tool cache: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("tool cache: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), c.path(server, fingerprint)); err != nil {
+		return fmt.Errorf("tool cache: %w", err)
+	}
+	return nil
+}
+
+// Remove deletes a server's entry; a missing entry is not an error.
+func (c *Cache) Remove(server, fingerprint string) error {
+	if c == nil {
+		return nil
+	}
+	err := os.Remove(c.path(server, fingerprint))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,103 @@
+package toolcache
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+func tools() []*mcp.Tool {
+	return []*mcp.Tool{{Name: "echo", Description: "Echo text.", InputSchema: map[string]any{"type": "object"}}}
+}
+
+func TestStoreLoad(t *testing.T) {
+	c := Open(t.TempDir())
+	if err := c.Store("demo", "abcdef0123456789ff", tools()); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := c.Load("demo", "abcdef0123456789ff")
+	if !ok {
+		t.Fatal("Load: no entry after Store")
+	}
+	if diff := cmp.Diff([]string{"echo"}, []string{got[0].Name}); diff != "" {
+		t.Error(diff)
+	}
+	if _, ok := c.Load("demo", "abcdef0123456789aa"); ok {
+		t.Error("Load with another fingerprint found an entry")
+	}
+	if _, ok := c.Load("other", "abcdef0123456789ff"); ok {
+		t.Error("Load of another server found an entry")
+	}
+}
+
+func TestExpiredAndCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	c := Open(dir)
+	now := time.Now()
+	c.now = func() time.Time { return now }
+	fp := "00112233445566778899"
+	if err := c.Store("s", fp, tools()); err != nil {
+		t.Fatal(err)
+	}
+	c.now = func() time.Time { return now.Add(MaxAge + time.Hour) }
+	if _, ok := c.Load("s", fp); ok {
+		t.Error("expired entry was loaded")
+	}
+	c.now = time.Now
+	if err := os.WriteFile(c.path("s", fp), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Load("s", fp); ok {
+		t.Error("corrupt entry was loaded")
+	}
+	if err := c.Store("s", fp, tools()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Load("s", fp); !ok {
+		t.Error("rewritten entry was not loaded")
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "tools"))
+	if len(entries) != 1 {
+		t.Errorf("cache dir holds %d files, want 1 (no temp files left)", len(entries))
+	}
+}
+
+func TestNilCache(t *testing.T) {
+	var c *Cache
+	if err := c.Store("s", "0123456789abcdef", tools()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.Load("s", "0123456789abcdef"); ok {
+		t.Error("nil cache returned an entry")
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	base := config.ServerConfig{Name: "s", Command: "node", Args: []string{"a", "b"}, Env: map[string]string{"TOKEN": "x"}}
+	fp := Fingerprint(&base, "/p")
+	variants := map[string]func(c *config.ServerConfig){
+		"args":    func(c *config.ServerConfig) { c.Args = []string{"a b"} },
+		"secret":  func(c *config.ServerConfig) { c.Env = map[string]string{"TOKEN": "y"} },
+		"command": func(c *config.ServerConfig) { c.Command = "deno" },
+		"header":  func(c *config.ServerConfig) { c.Headers = map[string]string{"A": "1"} },
+		"project": func(c *config.ServerConfig) { c.Source.Level = config.LevelProject },
+	}
+	for name, change := range variants {
+		c := base
+		change(&c)
+		if Fingerprint(&c, "/p") == fp {
+			t.Errorf("%s: changing it kept the fingerprint", name)
+		}
+	}
+	same := base
+	same.Timeout = time.Minute // metadata, not identity
+	if Fingerprint(&same, "/other") != fp {
+		t.Error("a user-level server's fingerprint depends on metadata or project")
+	}
+}

@@ -1,0 +1,90 @@
+package transport
+
+import (
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// HTTP client limits. There is no overall request timeout: the SSE streams
+// are long-lived, and each request is bounded by its context instead.
+const (
+	dialTimeout         = 10 * time.Second
+	tlsHandshakeTimeout = 10 * time.Second
+	idleConnTimeout     = 90 * time.Second
+)
+
+// baseTransport is shared by every server so connections to one host are
+// pooled and idle ones closed in one place.
+var baseTransport = &http.Transport{
+	Proxy:                 http.ProxyFromEnvironment,
+	DialContext:           (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext,
+	TLSHandshakeTimeout:   tlsHandshakeTimeout,
+	IdleConnTimeout:       idleConnTimeout,
+	MaxIdleConnsPerHost:   16,
+	ExpectContinueTimeout: time.Second,
+	ForceAttemptHTTP2:     true,
+}
+
+// CloseIdleConnections drops pooled connections; hosts call it on Close so
+// no keep-alive connection outlives them.
+func CloseIdleConnections() { baseTransport.CloseIdleConnections() }
+
+// HTTPClient returns a client that adds headers to every request.
+func HTTPClient(headers map[string]string) *http.Client {
+	return &http.Client{Transport: &headerRoundTripper{headers: headers, next: baseTransport}}
+}
+
+type headerRoundTripper struct {
+	headers map[string]string
+	next    http.RoundTripper
+	// firstPOST is the status of the first POST answered (the initialize
+	// request), used to decide the streamable-to-SSE fallback.
+	firstPOST atomic.Int32
+}
+
+func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(rt.headers) > 0 {
+		req = req.Clone(req.Context())
+		for k, v := range rt.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := rt.next.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPost {
+		rt.firstPOST.CompareAndSwap(0, int32(resp.StatusCode))
+	}
+	return resp, err
+}
+
+// Auto is the transport for a url without a type: streamable HTTP, whose
+// failure FallBack judges.
+type Auto struct {
+	Streamable mcp.Transport
+	rt         *headerRoundTripper
+}
+
+// NewAuto prepares the streamable half of the url-without-type fallback.
+func NewAuto(cfg *config.ServerConfig) *Auto {
+	rt := &headerRoundTripper{headers: cfg.Headers, next: baseTransport}
+	return &Auto{
+		Streamable: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: &http.Client{Transport: rt}},
+		rt:         rt,
+	}
+}
+
+// FallBack reports whether a failed streamable connect should be retried
+// over SSE: the spec's backwards-compatibility rule is that an old server
+// answers the initialize POST with 400, 404 or 405.
+func (a *Auto) FallBack() bool {
+	switch a.rt.firstPOST.Load() {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return true
+	}
+	return false
+}

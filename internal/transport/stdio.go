@@ -1,0 +1,192 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Shutdown grace periods for stdio servers (SPEC F17). A well-behaved server
+// exits as soon as its stdin closes, so the first wait only needs to cover a
+// flush; a server that ignores SIGTERM gets the second wait before SIGKILL.
+const (
+	// StdinGrace is how long Close waits after closing stdin.
+	StdinGrace = 500 * time.Millisecond
+	// TermGrace is how long Close waits after SIGTERM to the group.
+	TermGrace = 1 * time.Second
+	// killWait bounds the wait for the kernel to reap after SIGKILL.
+	killWait = 5 * time.Second
+)
+
+// maxStderrLine bounds one stderr line kept in memory; the rest of an
+// overlong line is dropped.
+const maxStderrLine = 8 * 1024
+
+// Stdio is an mcp.Transport that runs a server as a child process in its own
+// process group. Unlike go-sdk's CommandTransport it survives non-JSON lines
+// on stdout, reads stderr line by line, and ends the whole process group on
+// Close, so wrappers such as npx leave no orphans.
+type Stdio struct {
+	cmd    *exec.Cmd
+	hooks  Hooks
+	ready  atomic.Bool
+	pid    atomic.Int64
+	exited chan struct{} // closed once the child has been reaped
+	stdin  *os.File
+	mu     sync.Mutex
+	closed bool
+	wait   error // the child's exit status, valid after exited
+	wg     sync.WaitGroup
+}
+
+// MarkReady records that the handshake completed. Before that, Close
+// signals at once instead of granting the stdin grace period: a server still
+// initializing is not in the middle of anything worth waiting for.
+func (t *Stdio) MarkReady() { t.ready.Store(true) }
+
+// PID is the child's process id, or 0 before Connect.
+func (t *Stdio) PID() int { return int(t.pid.Load()) }
+
+// Exited is closed when the child process has exited and been reaped.
+func (t *Stdio) Exited() <-chan struct{} { return t.exited }
+
+// ExitErr is the child's exit status; valid after Exited is closed.
+func (t *Stdio) ExitErr() error {
+	<-t.exited
+	return t.wait
+}
+
+// Connect starts the process and returns the connection to it.
+func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW)
+		return nil, err
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW)
+		return nil, err
+	}
+	t.cmd.Stdin, t.cmd.Stdout, t.cmd.Stderr = stdinR, stdoutW, stderrW
+	if t.cmd.SysProcAttr == nil {
+		t.cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	t.cmd.SysProcAttr.Setpgid = true
+	if err := t.cmd.Start(); err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
+		return nil, fmt.Errorf("start %s: %w", t.cmd.Path, err)
+	}
+	// The child holds its own copies now.
+	closeAll(stdinR, stdoutW, stderrW)
+	t.pid.Store(int64(t.cmd.Process.Pid))
+
+	t.wg.Add(2)
+	go func() {
+		defer t.wg.Done()
+		err := t.cmd.Wait()
+		t.mu.Lock()
+		t.wait = err
+		t.mu.Unlock()
+		close(t.exited)
+	}()
+	go func() {
+		defer t.wg.Done()
+		defer stderrR.Close()
+		readLines(stderrR, maxStderrLine, t.hooks.stderr)
+	}()
+
+	out := newJSONLineFilter(stdoutR, t.hooks.skipped)
+	t.stdin = stdinW
+	in := &stdinCloser{File: stdinW, t: t}
+	return (&mcp.IOTransport{Reader: out, Writer: in}).Connect(ctx)
+}
+
+// stdinCloser is the connection's writer. Closing it runs the shutdown
+// sequence, so go-sdk's session Close ends the process.
+type stdinCloser struct {
+	*os.File
+	t *Stdio
+}
+
+func (c *stdinCloser) Close() error { return c.t.shutdown() }
+
+// Close ends the process as the session's Close would. It is for a failed
+// handshake, where go-sdk may never have built a session to close; calling
+// it after the session closed is a no-op.
+func (t *Stdio) Close() error {
+	if t.PID() == 0 {
+		return nil
+	}
+	return t.shutdown()
+}
+
+// shutdown is close stdin → wait → SIGTERM to the group → wait → SIGKILL to
+// the group. Whatever happened, the group is killed at the end so that
+// grandchildren that outlived their parent do not stay behind.
+func (t *Stdio) shutdown() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		<-t.exited
+		return nil
+	}
+	t.closed = true
+	t.mu.Unlock()
+
+	pgid := t.PID()
+	t.stdin.Close()
+	exited := false
+	if t.ready.Load() {
+		exited = t.awaitExit(StdinGrace)
+	}
+	if !exited {
+		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		exited = t.awaitExit(TermGrace)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	if !exited && !t.awaitExit(killWait) {
+		return fmt.Errorf("process %d did not exit after SIGKILL", pgid)
+	}
+	t.wg.Wait()
+	return nil
+}
+
+func (t *Stdio) awaitExit(d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.exited:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
+func closeAll(fs ...io.Closer) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+// IsExitError reports whether err came from the child exiting.
+func IsExitError(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee)
+}
