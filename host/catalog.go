@@ -1,0 +1,108 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Resource is a resource offered by a connected server.
+type Resource struct {
+	Server string `json:"server"`
+	*mcp.Resource
+}
+
+// ResourceTemplate is a resource template offered by a connected server.
+type ResourceTemplate struct {
+	Server string `json:"server"`
+	*mcp.ResourceTemplate
+}
+
+// Prompt is a prompt offered by a connected server.
+type Prompt struct {
+	Server string `json:"server"`
+	*mcp.Prompt
+}
+
+// Resources lists the resources and templates of every connected server,
+// sorted by server then URI.
+func (h *Host) Resources() ([]Resource, []ResourceTemplate) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var rs []Resource
+	var ts []ResourceTemplate
+	for _, name := range h.sortedNamesLocked() {
+		s := h.servers[name]
+		if s.session == nil {
+			continue
+		}
+		for _, r := range s.resources {
+			rs = append(rs, Resource{name, r})
+		}
+		for _, t := range s.templates {
+			ts = append(ts, ResourceTemplate{name, t})
+		}
+	}
+	return rs, ts
+}
+
+// Prompts lists the prompts of every connected server, sorted by server.
+func (h *Host) Prompts() []Prompt {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var ps []Prompt
+	for _, name := range h.sortedNamesLocked() {
+		s := h.servers[name]
+		if s.session == nil {
+			continue
+		}
+		for _, p := range s.prompts {
+			ps = append(ps, Prompt{name, p})
+		}
+	}
+	return ps
+}
+
+// ReadResource reads a resource from the named server.
+func (h *Host) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error) {
+	sess, timeout, err := h.liveSession(server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+}
+
+// GetPrompt gets a prompt from the named server.
+func (h *Host) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	sess, timeout, err := h.liveSession(server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+}
+
+func (h *Host) liveSession(name string) (*mcp.ClientSession, time.Duration, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s, ok := h.servers[name]
+	if !ok {
+		return nil, 0, fmt.Errorf("unknown server %q", name)
+	}
+	if s.session == nil {
+		return nil, 0, fmt.Errorf("server %q is %s", name, s.stateLocked())
+	}
+	return s.session, s.cfg.EffectiveTimeout(), nil
+}
+
+func (h *Host) sortedNamesLocked() []string {
+	names := append([]string(nil), h.order...)
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,110 @@
+package host
+
+import (
+	"sync"
+	"time"
+)
+
+// EventType says what an Event reports.
+type EventType string
+
+const (
+	// EventState: a server changed state (connecting, connected, failed, …).
+	EventState EventType = "state"
+	// EventTools: the tool set changed; Version is the new version.
+	EventTools EventType = "tools"
+	// EventLog: a server wrote a line to stderr, or a non-JSON line to stdout.
+	EventLog EventType = "log"
+)
+
+// Event is one thing that happened in the host.
+type Event struct {
+	Time    time.Time `json:"time"`
+	Type    EventType `json:"type"`
+	Server  string    `json:"server,omitempty"`
+	State   State     `json:"state,omitempty"`
+	PID     int       `json:"pid,omitempty"`
+	Error   string    `json:"error,omitempty"`
+	Version uint64    `json:"version,omitempty"`
+	Level   LogLevel  `json:"level,omitempty"`
+	Message string    `json:"message,omitempty"`
+}
+
+// subscriberBuffer is how many events a subscriber may fall behind before
+// events to it are dropped; the host never blocks on a slow listener.
+const subscriberBuffer = 1024
+
+// Subscription delivers host events until Close.
+type Subscription struct {
+	C       <-chan Event
+	c       chan Event
+	hub     *hub
+	dropped int
+}
+
+// Dropped is how many events were lost because C was not drained in time.
+func (s *Subscription) Dropped() int {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return s.dropped
+}
+
+// Close stops delivery and closes C. It is idempotent.
+func (s *Subscription) Close() { s.hub.remove(s) }
+
+type hub struct {
+	mu     sync.Mutex
+	subs   map[*Subscription]struct{}
+	closed bool
+}
+
+func (h *hub) subscribe() *Subscription {
+	c := make(chan Event, subscriberBuffer)
+	s := &Subscription{C: c, c: c, hub: h}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		close(c)
+		return s
+	}
+	if h.subs == nil {
+		h.subs = map[*Subscription]struct{}{}
+	}
+	h.subs[s] = struct{}{}
+	return s
+}
+
+func (h *hub) remove(s *Subscription) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[s]; ok {
+		delete(h.subs, s)
+		close(s.c)
+	}
+}
+
+func (h *hub) publish(e Event) {
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		select {
+		case s.c <- e:
+		default:
+			s.dropped++
+		}
+	}
+}
+
+// close ends every subscription; later subscriptions start closed.
+func (h *hub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for s := range h.subs {
+		close(s.c)
+	}
+	h.subs = nil
+}

@@ -1,0 +1,302 @@
+// Package host is switchboard's MCP host runtime: it owns one connection
+// per configured server, connects them all in parallel behind a startup
+// gate, and offers their tools as one sorted, versioned set with calls,
+// events and a clean shutdown. It knows nothing about terminals.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/toolcache"
+	"github.com/switchboard-mcp/switchboard/internal/transport"
+)
+
+// DefaultStartupGate is how long Start waits for servers before answering
+// with what it has (SPEC F13). A quarter second is short enough that a
+// person does not notice, and long enough for local stdio servers.
+const DefaultStartupGate = 250 * time.Millisecond
+
+// ProtocolVersion is the MCP version the host asks for. go-sdk's default
+// first sends server/discover, which servers of this version may ignore
+// without answering, hanging the connect (SPEC F11).
+const ProtocolVersion = "2025-11-25"
+
+// Options configure a Host. The zero value is usable.
+type Options struct {
+	// Logger receives the host's own diagnostics. Nil discards them.
+	Logger *slog.Logger
+	// StartupGate bounds how long Start waits for servers that have cached
+	// tools. Zero means DefaultStartupGate.
+	StartupGate time.Duration
+	// CacheDir holds the tool cache. Empty means no cache: Start then waits
+	// for every server (correctness over speed).
+	CacheDir string
+	// ProjectDir is where stdio servers run when their config has no cwd,
+	// and part of the cache key of project-level servers. Empty means the
+	// current directory.
+	ProjectDir string
+	// TrustProject lets project-level servers connect. Without it they are
+	// listed as untrusted: a cloned repository must not start programs.
+	TrustProject bool
+	// ToolPrefix starts every exposed tool name. Empty means
+	// DefaultToolPrefix; use NoToolPrefix for none.
+	ToolPrefix string
+	// ClientName and ClientVersion are what servers see in initialize.
+	// Empty means "switchboard" and Version.
+	ClientName, ClientVersion string
+}
+
+// NoToolPrefix as Options.ToolPrefix exposes tools as <server>__<tool>.
+const NoToolPrefix = "-"
+
+// Version is the host's version as sent to servers.
+var Version = "0.1.0"
+
+// ErrClosed is returned by operations on a closed host.
+var ErrClosed = errors.New("host is closed")
+
+// Host owns the connections to a set of MCP servers.
+type Host struct {
+	opts   Options
+	log    *slog.Logger
+	cache  *toolcache.Cache
+	events hub
+
+	// life is cancelled by Close; every connect runs under it.
+	life     context.Context
+	stopLife context.CancelFunc
+	wg       sync.WaitGroup // every goroutine the host starts
+
+	mu      sync.Mutex
+	closed  bool
+	servers map[string]*server
+	order   []string // names in config order, for Status
+	tools   ToolSet
+	index   map[string]toolKey // exposed name -> server and tool
+}
+
+// New returns a host with no servers. Start adds them.
+func New(opts *Options) *Host {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.StartupGate <= 0 {
+		o.StartupGate = DefaultStartupGate
+	}
+	switch o.ToolPrefix {
+	case "":
+		o.ToolPrefix = DefaultToolPrefix
+	case NoToolPrefix:
+		o.ToolPrefix = ""
+	}
+	if o.ProjectDir == "" {
+		o.ProjectDir, _ = os.Getwd()
+	}
+	if o.ClientName == "" {
+		o.ClientName = "switchboard"
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = Version
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	life, stop := context.WithCancel(context.Background())
+	return &Host{
+		opts:     o,
+		log:      logger,
+		cache:    toolcache.Open(o.CacheDir),
+		life:     life,
+		stopLife: stop,
+		servers:  map[string]*server{},
+		index:    map[string]toolKey{},
+	}
+}
+
+// Start adds servers and connects them all in parallel (SPEC F12, F13). It
+// returns when every server has settled or the startup gate has passed,
+// whichever is first; after the gate, servers with cached tools go on in
+// the background (their tools deferred), while servers without a cache
+// entry are still waited for, each bounded by its startup timeout. A server
+// that fails never fails Start: its error is in Status. Start returns an
+// error only for a closed host, a cancelled ctx, or a duplicate name.
+func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	var pending []*server
+	for i := range configs {
+		cfg := configs[i]
+		if _, dup := h.servers[cfg.Name]; dup {
+			h.mu.Unlock()
+			return fmt.Errorf("server %q: defined twice", cfg.Name)
+		}
+		s := h.newServer(cfg)
+		h.servers[cfg.Name] = s
+		h.order = append(h.order, cfg.Name)
+		if s.admin == "" && !cfg.Lazy {
+			h.startConnectLocked(s)
+			pending = append(pending, s)
+		}
+	}
+	h.rebuildToolsLocked()
+	h.mu.Unlock()
+
+	return h.gate(ctx, pending)
+}
+
+// gate waits for pending servers as SPEC F13 says.
+func (h *Host) gate(ctx context.Context, pending []*server) error {
+	timer := time.NewTimer(h.opts.StartupGate)
+	defer timer.Stop()
+	i := 0
+wait:
+	for ; i < len(pending); i++ {
+		select {
+		case <-pending[i].settled:
+		case <-timer.C:
+			break wait
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for _, s := range pending[i:] {
+		if s.hasCache() {
+			continue
+		}
+		select {
+		case <-s.settled:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// WaitSettled waits until no server is connecting: every server is
+// connected, failed, or not meant to connect.
+func (h *Host) WaitSettled(ctx context.Context) error {
+	for {
+		h.mu.Lock()
+		var waitFor <-chan struct{}
+		for _, s := range h.servers {
+			if s.connecting {
+				waitFor = s.settled
+				break
+			}
+		}
+		h.mu.Unlock()
+		if waitFor == nil {
+			return nil
+		}
+		select {
+		case <-waitFor:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Subscribe returns a subscription to host events. Close it when done.
+func (h *Host) Subscribe() *Subscription { return h.events.subscribe() }
+
+// Disconnect stops one server: its connection is closed, its process ended,
+// its tools removed (one change event), and it is forgotten (SPEC F33).
+// Disconnecting an unknown server is not an error.
+func (h *Host) Disconnect(name string) error {
+	h.mu.Lock()
+	s, ok := h.servers[name]
+	if !ok {
+		h.mu.Unlock()
+		return nil
+	}
+	delete(h.servers, name)
+	for i, n := range h.order {
+		if n == name {
+			h.order = append(h.order[:i:i], h.order[i+1:]...)
+			break
+		}
+	}
+	sess := s.detachLocked()
+	changed := h.rebuildToolsLocked()
+	h.mu.Unlock()
+	s.stop(sess)
+	h.events.publish(Event{Type: EventState, Server: name, State: StateDisconnected})
+	if changed {
+		h.publishTools()
+	}
+	return nil
+}
+
+// Close disconnects every server concurrently and waits until every
+// goroutine and child process the host started is gone. It is idempotent
+// and safe to call concurrently with anything else.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		h.wg.Wait()
+		return nil
+	}
+	h.closed = true
+	servers := h.servers
+	h.servers = map[string]*server{}
+	h.order = nil
+	h.index = map[string]toolKey{}
+	h.tools = ToolSet{Version: h.tools.Version + 1}
+	type stopping struct {
+		s    *server
+		sess closer
+	}
+	var all []stopping
+	for _, s := range servers {
+		all = append(all, stopping{s, s.detachLocked()})
+	}
+	h.mu.Unlock()
+
+	h.stopLife()
+	var wg sync.WaitGroup
+	for _, st := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st.s.stop(st.sess)
+		}()
+	}
+	wg.Wait()
+	h.wg.Wait()
+	h.events.close()
+	transport.CloseIdleConnections()
+	return nil
+}
+
+// Logs returns a server's recent log lines, oldest first.
+func (h *Host) Logs(name string) ([]LogLine, bool) {
+	h.mu.Lock()
+	s, ok := h.servers[name]
+	h.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	return s.log.snapshot(), true
+}
+
+// goTracked runs f in a goroutine that Close waits for.
+func (h *Host) goTracked(f func()) {
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		f()
+	}()
+}

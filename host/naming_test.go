@@ -1,0 +1,54 @@
+package host
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func TestAssignNames(t *testing.T) {
+	long := strings.Repeat("x", 70)
+	keys := []toolKey{
+		{"demo", "s3"}, {"demo", "s4"}, {"demo", "a.b"}, {"demo", "a_b"},
+		{"demo", "with space"}, {"my server", "echo"},
+		{"demo", long + "_one_suffix"}, {"demo", long + "_two_suffix"},
+		{"", ""},
+	}
+	names, collisions := assignNames(DefaultToolPrefix, keys)
+	seen := map[string]toolKey{}
+	for k, n := range names {
+		if !validName.MatchString(n) {
+			t.Errorf("%v -> %q: not a valid tool name", k, n)
+		}
+		if other, dup := seen[n]; dup {
+			t.Errorf("%v and %v both named %q", k, other, n)
+		}
+		seen[n] = k
+	}
+	if got := names[toolKey{"demo", "s3"}]; got != "mcp__demo__s3" {
+		t.Errorf("s3 -> %q, want mcp__demo__s3 (digits kept)", got)
+	}
+	if got := names[toolKey{"my server", "echo"}]; got != "mcp__my_server__echo" {
+		t.Errorf("got %q", got)
+	}
+	// a.b and a_b sanitize alike; the one sorting first keeps the plain name.
+	if got := names[toolKey{"demo", "a.b"}]; got != "mcp__demo__a_b" {
+		t.Errorf("a.b -> %q, want the plain name", got)
+	}
+	if len(collisions) != 1 {
+		t.Errorf("collisions = %q, want one", collisions)
+	}
+	// Stable: the same keys in another order give the same names.
+	rev := make([]toolKey, len(keys))
+	for i, k := range keys {
+		rev[len(keys)-1-i] = k
+	}
+	again, _ := assignNames(DefaultToolPrefix, rev)
+	for k, n := range names {
+		if again[k] != n {
+			t.Errorf("%v: %q then %q", k, n, again[k])
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package host
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// Status is what the host knows about one server (SPEC F16).
+type Status struct {
+	Name      string           `json:"name"`
+	State     State            `json:"state"`
+	Transport config.Transport `json:"transport"`
+	Source    config.Source    `json:"source"`
+	Since     time.Time        `json:"since"`
+	Error     string           `json:"error,omitempty"`
+	Attempts  int              `json:"attempts"`
+	Tools     int              `json:"tools"`
+	Resources int              `json:"resources"`
+	Prompts   int              `json:"prompts"`
+	PID       int              `json:"pid,omitempty"`
+	// ConnectTime is how long the last connect took, handshake and lists.
+	ConnectTime time.Duration `json:"connectTimeMs"`
+	// ServerInfo is what the server said about itself, once connected.
+	ServerInfo *mcp.Implementation `json:"serverInfo,omitempty"`
+}
+
+// MarshalJSON writes ConnectTime in milliseconds, which scripts read more
+// easily than Go's nanoseconds.
+func (s Status) MarshalJSON() ([]byte, error) {
+	type plain Status
+	return json.Marshal(struct {
+		plain
+		ConnectTime float64 `json:"connectTimeMs"`
+	}{plain(s), float64(s.ConnectTime.Microseconds()) / 1000})
+}
+
+// Status returns every server's status in config order.
+func (h *Host) Status() []Status {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	counts := map[string]int{}
+	for _, t := range h.tools.Tools {
+		counts[t.Server]++
+	}
+	out := make([]Status, 0, len(h.order))
+	for _, name := range h.order {
+		s := h.servers[name]
+		st := Status{
+			Name:        name,
+			State:       s.stateLocked(),
+			Transport:   s.transport,
+			Source:      s.cfg.Source,
+			Since:       s.since,
+			Attempts:    s.attempts,
+			Tools:       counts[name],
+			Resources:   len(s.resources),
+			Prompts:     len(s.prompts),
+			PID:         s.pid,
+			ConnectTime: s.connectDur,
+		}
+		if s.err != nil {
+			st.Error = s.err.Error()
+		}
+		if s.initRes != nil {
+			st.ServerInfo = s.initRes.ServerInfo
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "(unprintable)"
+	}
+	return string(b)
+}

@@ -1,0 +1,281 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// Tool is one exposed tool (SPEC F21).
+type Tool struct {
+	Name         string               `json:"name"` // exposed, unique
+	Server       string               `json:"server"`
+	Tool         string               `json:"tool"` // the server's own name
+	Title        string               `json:"title,omitempty"`
+	Description  string               `json:"description"`
+	InputSchema  any                  `json:"inputSchema"`
+	OutputSchema any                  `json:"outputSchema,omitempty"`
+	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	AutoApprove  bool                 `json:"autoApprove"`
+	// Deferred tools come from the cache: their server is not connected
+	// yet, and a call waits for it.
+	Deferred bool `json:"deferred"`
+}
+
+// ToolSet is a snapshot of every exposed tool, sorted by name so prompts
+// and prompt caches stay stable. Version grows on every change.
+type ToolSet struct {
+	Version uint64
+	Tools   []Tool
+}
+
+// Tools returns the current tool set. The snapshot is immutable.
+func (h *Host) Tools() ToolSet {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tools
+}
+
+// rebuildToolsLocked recomputes the tool set from every server and reports
+// whether it changed; the version grows only then.
+func (h *Host) rebuildToolsLocked() bool {
+	type entry struct {
+		s        *server
+		t        *mcp.Tool
+		deferred bool
+	}
+	var entries []entry
+	var keys []toolKey
+	for _, s := range h.servers {
+		if s.admin != "" {
+			continue
+		}
+		tools, deferred := s.live, false
+		if s.session == nil {
+			// Deferred while a connect is running, or for a lazy server
+			// that the first call will start.
+			if !s.connecting && !(s.cfg.Lazy && s.err == nil) {
+				continue
+			}
+			tools, deferred = s.cached, true
+		}
+		for _, t := range tools {
+			if !allowed(s.cfg.Tools, t.Name) {
+				continue
+			}
+			entries = append(entries, entry{s, t, deferred})
+			keys = append(keys, toolKey{s.cfg.Name, t.Name})
+		}
+	}
+	names, collisions := assignNames(h.opts.ToolPrefix, keys)
+	for _, c := range collisions {
+		h.log.Warn("tool name collision resolved", "detail", c)
+	}
+	set := make([]Tool, 0, len(entries))
+	index := make(map[string]toolKey, len(entries))
+	for i, e := range entries {
+		k := keys[i]
+		name := names[k]
+		index[name] = k
+		set = append(set, Tool{
+			Name:         name,
+			Server:       k.server,
+			Tool:         k.tool,
+			Title:        e.t.Title,
+			Description:  e.t.Description,
+			InputSchema:  e.t.InputSchema,
+			OutputSchema: e.t.OutputSchema,
+			Annotations:  e.t.Annotations,
+			AutoApprove:  matchesAny(e.s.cfg.AutoApprove, k.tool),
+			Deferred:     e.deferred,
+		})
+	}
+	sort.Slice(set, func(i, j int) bool { return set[i].Name < set[j].Name })
+	if sameTools(h.tools.Tools, set) {
+		return false
+	}
+	h.tools = ToolSet{Version: h.tools.Version + 1, Tools: set}
+	h.index = index
+	return true
+}
+
+// sameTools compares what a consumer would notice: names, owners, deferral
+// and descriptions. Schemas of a tool whose server re-listed the same tool
+// do not change without its description changing in practice; comparing
+// them deeply on every rebuild is not worth it.
+func sameTools(a, b []Tool) bool {
+	return slices.EqualFunc(a, b, func(x, y Tool) bool {
+		return x.Name == y.Name && x.Server == y.Server && x.Tool == y.Tool &&
+			x.Deferred == y.Deferred && x.Description == y.Description && x.Title == y.Title &&
+			x.AutoApprove == y.AutoApprove
+	})
+}
+
+func (h *Host) publishTools() {
+	h.mu.Lock()
+	v := h.tools.Version
+	h.mu.Unlock()
+	h.events.publish(Event{Type: EventTools, Version: v})
+}
+
+// allowed applies a server's tool filter (SPEC F29): deny wins, and an
+// empty allow list allows everything.
+func allowed(f config.ToolFilter, tool string) bool {
+	if matchesAny(f.Deny, tool) {
+		return false
+	}
+	return len(f.Allow) == 0 || matchesAny(f.Allow, tool)
+}
+
+func matchesAny(globs []string, name string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, name); ok || g == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrUnknownTool is returned for a tool name not in the tool set.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// CallError is a failed call: the server, the tool, and why. The result
+// returned with it carries the same text for an agent to read.
+type CallError struct {
+	Server, Tool string
+	Err          error
+}
+
+func (e *CallError) Error() string {
+	return fmt.Sprintf("server %q: tool %q: %v", e.Server, e.Tool, e.Err)
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// CallTool calls an exposed tool with args (anything that marshals to a
+// JSON object; nil means no arguments) through its server's live
+// connection (SPEC F23). A deferred tool first waits for its server to
+// connect, bounded by the server's startup timeout, and a lazy server is
+// started. Each call is bounded by the server's request timeout.
+//
+// The result is kept whole (SPEC F24). A transport or protocol failure
+// returns both a result whose text says "MCP error: …" with IsError set,
+// so an agent sees it as tool output, and a *CallError. Cancelling ctx
+// aborts the call and sends notifications/cancelled to the server; then
+// the result is nil and the error wraps ctx.Err().
+func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	sess, key, timeout, err := h.sessionFor(ctx, name)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("call %s: %w", name, ctx.Err())
+		}
+		return errorResult(err), err
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := sess.CallTool(callCtx, &mcp.CallToolParams{Name: key.tool, Arguments: args})
+	switch {
+	case err == nil:
+		return res, nil
+	case ctx.Err() != nil:
+		return nil, &CallError{Server: key.server, Tool: key.tool, Err: ctx.Err()}
+	case callCtx.Err() != nil:
+		err = fmt.Errorf("no result within %s: %w", timeout, callCtx.Err())
+	}
+	cerr := &CallError{Server: key.server, Tool: key.tool, Err: err}
+	return errorResult(cerr), cerr
+}
+
+// sessionFor finds the live session for an exposed tool, waiting for a
+// connecting server and starting a lazy one.
+func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession, toolKey, time.Duration, error) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, toolKey{}, 0, ErrClosed
+	}
+	key, ok := h.index[name]
+	if !ok {
+		h.mu.Unlock()
+		return nil, toolKey{}, 0, fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	s := h.servers[key.server]
+	if s.session == nil && !s.connecting && s.cfg.Lazy && s.admin == "" {
+		h.startConnectLocked(s)
+	}
+	sess, settled, timeout := s.session, s.settled, s.cfg.EffectiveTimeout()
+	startup := s.cfg.EffectiveStartupTimeout()
+	h.mu.Unlock()
+	if sess != nil {
+		return sess, key, timeout, nil
+	}
+
+	wait := time.NewTimer(startup)
+	defer wait.Stop()
+	select {
+	case <-settled:
+	case <-wait.C:
+		return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: fmt.Errorf("server not connected within %s", startup)}
+	case <-ctx.Done():
+		return nil, key, 0, ctx.Err()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.session == nil {
+		why := s.err
+		if why == nil {
+			why = errors.New("server is not connected")
+		}
+		return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: why}
+	}
+	return s.session, key, timeout, nil
+}
+
+// errorResult wraps a failure as tool output an agent can read.
+func errorResult(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: "MCP error: " + err.Error()}},
+	}
+}
+
+// ResultText renders a result as text for agents that take text only:
+// text as is, other content summarised, structured content as JSON when
+// there is no text.
+func ResultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			b.WriteString(c.Text)
+		case *mcp.ImageContent:
+			fmt.Fprintf(&b, "[image %s, %d bytes]", c.MIMEType, len(c.Data))
+		case *mcp.AudioContent:
+			fmt.Fprintf(&b, "[audio %s, %d bytes]", c.MIMEType, len(c.Data))
+		case *mcp.ResourceLink:
+			fmt.Fprintf(&b, "[resource link %s]", c.URI)
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Text != "" {
+				fmt.Fprintf(&b, "[resource %s]\n%s", c.Resource.URI, c.Resource.Text)
+			} else if c.Resource != nil {
+				fmt.Fprintf(&b, "[resource %s, %d bytes]", c.Resource.URI, len(c.Resource.Blob))
+			}
+		}
+	}
+	if b.Len() == 0 && res.StructuredContent != nil {
+		fmt.Fprintf(&b, "%v", jsonText(res.StructuredContent))
+	}
+	return b.String()
+}
