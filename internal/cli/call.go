@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"mime"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+type callOptions struct {
+	args string
+	json bool
+	out  string
+}
+
+func newCallCmd(g *globalOptions) *cobra.Command {
+	var o callOptions
+	cmd := &cobra.Command{
+		Use:   "call TOOL [KEY=VALUE...]",
+		Short: "Call a tool and print its result",
+		Long: `Call a tool by its exposed name (as 'switchboard tools' lists it), or by
+the server's own name for it when that is unambiguous.
+
+Arguments come as JSON (--args) or as KEY=VALUE pairs; a VALUE that is
+valid JSON (a number, true, an object) is passed as such, anything else as
+a string. Text content is printed as text, structured content as JSON, and
+images and audio are summarised, or written to files with --out.
+
+Exit status is 1 when the tool reports an error.`,
+		Example: `  $ switchboard call mcp__demo__echo text="hello"
+  $ switchboard call mcp__demo__add a=2 b=40
+  $ switchboard call mcp__demo__add --args '{"a": 2, "b": 40}' --json
+  $ switchboard call mcp__demo__tiny_image --out ./images`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeTools(g),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			arguments, err := parseArgs(o.args, args[1:])
+			if err != nil {
+				return err
+			}
+			s, err := g.startHost(cmd.Context(), false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			name, err := resolveTool(s.Tools().Tools, args[0])
+			if err != nil {
+				return err
+			}
+			res, callErr := s.CallTool(cmd.Context(), name, arguments)
+			if res == nil {
+				return callErr
+			}
+			if o.json {
+				if err := writeJSON(g.io.Out, res); err != nil {
+					return err
+				}
+			} else if err := printResult(g, res, o.out); err != nil {
+				return err
+			}
+			if callErr != nil {
+				fmt.Fprintf(g.io.Err, "switchboard: %v\n", oneLine(callErr.Error()))
+			}
+			if res.IsError {
+				return exitError{ExitFailure}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.args, "args", "", "arguments as a JSON object")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the whole result as JSON")
+	cmd.Flags().StringVar(&o.out, "out", "", "write images, audio and binary resources to files in `dir`")
+	return cmd
+}
+
+// parseArgs merges --args JSON and KEY=VALUE pairs (pairs win).
+func parseArgs(jsonArgs string, pairs []string) (map[string]any, error) {
+	args := map[string]any{}
+	if jsonArgs != "" {
+		if err := json.Unmarshal([]byte(jsonArgs), &args); err != nil {
+			return nil, usagef("--args: not a JSON object: %v", err)
+		}
+	}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, usagef("argument %q: want KEY=VALUE", p)
+		}
+		var parsed any
+		if err := json.Unmarshal([]byte(v), &parsed); err == nil {
+			args[k] = parsed
+		} else {
+			args[k] = v
+		}
+	}
+	return args, nil
+}
+
+// resolveTool accepts an exposed name, or a server's tool name that only
+// one server has (a person types "echo", not "mcp__demo__echo").
+func resolveTool(tools []host.Tool, name string) (string, error) {
+	var matches []string
+	for _, t := range tools {
+		if t.Name == name {
+			return name, nil
+		}
+		if t.Tool == name || t.Server+"/"+t.Tool == name {
+			matches = append(matches, t.Name)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return "", usagef("no tool named %q (see 'switchboard tools')", name)
+	}
+	return "", usagef("tool name %q is ambiguous: %s", name, strings.Join(matches, ", "))
+}
+
+// printResult renders a result for a person (SPEC F24 keeps it whole; this
+// only chooses how to show each part).
+func printResult(g *globalOptions, res *mcp.CallToolResult, outDir string) error {
+	w := g.io.Out
+	hasText := false
+	for i, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			hasText = true
+			fmt.Fprintln(w, c.Text)
+		case *mcp.ImageContent:
+			fmt.Fprintln(w, binaryLine(outDir, "image", i, c.MIMEType, c.Data))
+		case *mcp.AudioContent:
+			fmt.Fprintln(w, binaryLine(outDir, "audio", i, c.MIMEType, c.Data))
+		case *mcp.ResourceLink:
+			fmt.Fprintf(w, "[resource link] %s %s\n", c.URI, c.Name)
+		case *mcp.EmbeddedResource:
+			r := c.Resource
+			if r == nil {
+				continue
+			}
+			if r.Text != "" {
+				fmt.Fprintf(w, "[resource %s]\n%s\n", r.URI, r.Text)
+			} else {
+				fmt.Fprintln(w, binaryLine(outDir, "resource", i, r.MIMEType, r.Blob))
+			}
+		}
+	}
+	if res.StructuredContent != nil && !hasText {
+		return writeJSON(w, res.StructuredContent)
+	}
+	return nil
+}
+
+// binaryLine summarises binary content, or writes it to outDir and says
+// where.
+func binaryLine(outDir, kind string, i int, mimeType string, data []byte) string {
+	summary := fmt.Sprintf("[%s %s, %d bytes]", kind, mimeType, len(data))
+	if outDir == "" {
+		return summary
+	}
+	ext := ".bin"
+	if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
+		ext = exts[len(exts)-1]
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return summary + " (not written: " + err.Error() + ")"
+	}
+	path := filepath.Join(outDir, fmt.Sprintf("%s-%d%s", kind, i+1, ext))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return summary + " (not written: " + err.Error() + ")"
+	}
+	return summary + " written to " + path
+}
+

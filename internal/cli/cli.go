@@ -1,0 +1,143 @@
+// Package cli is the switchboard command line: one file per command, each
+// with an options struct, streams injected so tests run commands without a
+// terminal. Errors map to exit codes in one place (Main).
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (SPEC F48).
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // a tool returned isError, or a server failed
+	ExitUsage   = 2
+)
+
+// IO is where a command reads and writes.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// OutTTY and ErrTTY say whether Out and Err are terminals: progress and
+	// colour appear only there.
+	OutTTY, ErrTTY bool
+	// Getenv reads the environment; tests replace it.
+	Getenv func(string) string
+	// LookupEnv is Getenv that tells unset from empty.
+	LookupEnv func(string) (string, bool)
+}
+
+// StdIO is the process's own streams.
+func StdIO() IO {
+	return IO{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		OutTTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr),
+		Getenv: os.Getenv, LookupEnv: os.LookupEnv,
+	}
+}
+
+// exitError carries an exit code to Main without printing anything more:
+// the command has already said what went wrong.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+// usageError is a mistake in how the command was called.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// Main runs the command line and returns the exit code.
+func Main(args []string, stdio IO) int {
+	if len(args) > 0 && args[0] == demoServerCommand {
+		// The bundled demo server speaks MCP on stdout: nothing else may
+		// write there, not even cobra.
+		return runDemoServer(args[1:])
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	root := newRoot(stdio)
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	err := root.ExecuteContext(ctx)
+	var exit exitError
+	var usage usageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &exit):
+		return exit.code
+	case errors.As(err, &usage) || isCobraUsage(err):
+		fmt.Fprintf(stdio.Err, "switchboard: %v\n", err)
+		fmt.Fprintln(stdio.Err, "Run 'switchboard --help' for usage.")
+		return ExitUsage
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		return 130 // interrupted, as a shell reports SIGINT
+	default:
+		fmt.Fprintf(stdio.Err, "switchboard: %v\n", oneLine(err.Error()))
+		return ExitFailure
+	}
+}
+
+// isCobraUsage recognises cobra's own argument and flag errors, which it
+// returns as plain errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument",
+		"invalid argument", "accepts ", "requires at least", "requires at most", "bad flag syntax"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine keeps an error to one line on the terminal (SPEC F48).
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func newRoot(stdio IO) *cobra.Command {
+	g := &globalOptions{io: stdio}
+	root := &cobra.Command{
+		Use:   "switchboard",
+		Short: "Connect to every MCP server you have configured",
+		Long: `switchboard connects to the MCP servers in your config, all at once, and
+shows how each one is doing. Its subcommands list and call their tools.
+
+With no config anywhere it runs a bundled demo server, so there is always
+something to look at.`,
+		Example: `  $ switchboard
+  $ switchboard --config ./mcp.json tools
+  $ switchboard tools --json | jq '.[].name'
+  $ switchboard call mcp__demo__echo text="hello"`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runStatus(cmd.Context(), g)
+		},
+	}
+	root.CompletionOptions.HiddenDefaultCmd = false
+	g.register(root)
+	root.AddCommand(newListCmd(g), newToolsCmd(g), newCallCmd(g), newWatchCmd(g), newDemoServerCmd())
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	return root
+}

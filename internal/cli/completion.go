@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// completeServers completes server names from the configs, without
+// connecting anything (SPEC F49).
+func completeServers(g *globalOptions) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		l, err := g.load()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var names []string
+		for _, s := range l.servers {
+			if strings.HasPrefix(s.Name, prefix) {
+				names = append(names, s.Name)
+			}
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeTools completes tool names. It starts the host, which with a warm
+// cache answers at the startup gate.
+func completeTools(g *globalOptions) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		s, err := g.startHost(cmd.Context(), false)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		defer s.Close()
+		var names []string
+		for _, t := range s.Tools().Tools {
+			if strings.HasPrefix(t.Name, prefix) {
+				names = append(names, t.Name+"\t"+firstLine(t.Description))
+			}
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+}

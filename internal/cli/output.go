@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// writeJSON is the one place --json output is written: indented, one
+// document, a trailing newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// color reports whether to colour output to a stream: only on a terminal,
+// and never when NO_COLOR is set (SPEC F47).
+func (g *globalOptions) color(tty bool) bool {
+	return tty && g.io.Getenv("NO_COLOR") == "" && g.io.Getenv("TERM") != "dumb"
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiDim    = "\x1b[2m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+)
+
+func paint(on bool, code, s string) string {
+	if !on || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (g *globalOptions) dim(s string) string { return paint(g.color(g.io.ErrTTY), ansiDim, s) }
+
+// stateColor is how a state looks on a terminal: green is good, red needs
+// attention, yellow is in between or waiting for the person.
+func stateColor(s host.State) string {
+	switch s {
+	case host.StateConnected:
+		return ansiGreen
+	case host.StateFailed, host.StateDisconnected:
+		return ansiRed
+	case host.StateDisabled, host.StateIdle:
+		return ansiDim
+	}
+	return ansiYellow
+}
+
+// serverTable prints the health table (SPEC F45).
+func (g *globalOptions) serverTable(w io.Writer, statuses []host.Status) {
+	colorOn := g.color(g.io.OutTTY)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tTIME\tSOURCE\tERROR")
+	for _, s := range statuses {
+		state := string(s.State)
+		// Pad before painting: tabwriter counts escape codes as width.
+		padded := state + strings.Repeat(" ", max(0, 12-len(state)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n",
+			s.Name, paint(colorOn, stateColor(s.State), padded), transportName(s), s.Tools,
+			connectTime(s), s.Source.String(), oneLine(s.Error))
+	}
+	tw.Flush()
+}
+
+func transportName(s host.Status) string {
+	if s.Transport == "" {
+		return "http"
+	}
+	return string(s.Transport)
+}
+
+func connectTime(s host.Status) string {
+	if s.State != host.StateConnected || s.ConnectTime == 0 {
+		return "-"
+	}
+	if s.ConnectTime < time.Second {
+		return fmt.Sprintf("%dms", s.ConnectTime.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", s.ConnectTime.Seconds())
+}
+
+// statusJSON is the --json shape of a server: stable field names that
+// scripts rely on, secrets never included (config env and headers are not
+// part of it).
+type statusJSON struct {
+	Name          string  `json:"name"`
+	State         string  `json:"state"`
+	Transport     string  `json:"transport"`
+	Source        string  `json:"source"`
+	Provider      string  `json:"provider"`
+	Level         string  `json:"level"`
+	Tools         int     `json:"tools"`
+	Resources     int     `json:"resources"`
+	Prompts       int     `json:"prompts"`
+	Error         string  `json:"error"`
+	PID           int     `json:"pid"`
+	ConnectTimeMs float64 `json:"connectTimeMs"`
+	Attempts      int     `json:"attempts"`
+	Since         string  `json:"since"`
+}
+
+func toStatusJSON(statuses []host.Status) []statusJSON {
+	out := make([]statusJSON, 0, len(statuses))
+	for _, s := range statuses {
+		out = append(out, statusJSON{
+			Name: s.Name, State: string(s.State), Transport: transportName(s),
+			Source: s.Source.String(), Provider: s.Source.Provider, Level: string(s.Source.Level),
+			Tools: s.Tools, Resources: s.Resources, Prompts: s.Prompts, Error: s.Error, PID: s.PID,
+			ConnectTimeMs: float64(s.ConnectTime.Microseconds()) / 1000, Attempts: s.Attempts,
+			Since: s.Since.UTC().Format(time.RFC3339Nano),
+		})
+	}
+	return out
+}
+
+// anyFailed reports whether an enabled server failed: that is exit 1.
+func anyFailed(statuses []host.Status) bool {
+	for _, s := range statuses {
+		if s.State == host.StateFailed || s.State == host.StateDisconnected {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonLine encodes v as one line of JSON with its newline.
+func jsonLine(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	return append(b, '\n'), err
+}
