@@ -178,4 +178,3 @@ func binaryLine(outDir, kind string, i int, mimeType string, data []byte) string
 	}
 	return summary + " written to " + path
 }
-

@@ -48,4 +48,3 @@ func (p *progress) stop() {
 	})
 	<-p.done
 }
-
