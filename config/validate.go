@@ -1,0 +1,124 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Validate checks one server config after substitution (SPEC F4): a
+// non-empty name; exactly one of command or url; a known type that agrees
+// with them; an http or https url with a host; timeouts in (0, MaxTimeout];
+// tool filter globs that parse; env and header names that can be sent.
+//
+// The error is a *Diagnostic naming the field, positioned at c.Source (the
+// native parser refines it to the field's own line and column). Messages
+// never repeat the url or header values: after substitution they may hold
+// secrets.
+func Validate(c *ServerConfig) error {
+	fail := func(field, format string, args ...any) error {
+		return &Diagnostic{Path: c.Source.Path, Line: c.Source.Line, Server: c.Name, Field: field, Message: fmt.Sprintf(format, args...)}
+	}
+	if c.Name == "" {
+		return fail("", "server name is empty")
+	}
+	switch c.Type {
+	case TransportAuto, TransportStdio, TransportHTTP, TransportSSE:
+	default:
+		return fail("type", "unknown type %q (want stdio, http or sse)", clip(string(c.Type)))
+	}
+	switch {
+	case c.Command != "" && c.URL != "":
+		return fail("url", "both command and url are set (want exactly one)")
+	case c.Command == "" && c.URL == "":
+		return fail("", "neither command nor url is set (want a command for a local server or a url for a remote one)")
+	case c.Type == TransportStdio && c.Command == "":
+		return fail("type", "type stdio needs a command, not a url")
+	case (c.Type == TransportHTTP || c.Type == TransportSSE) && c.URL == "":
+		return fail("type", "type %s needs a url, not a command", c.Type)
+	}
+	if c.URL != "" {
+		if msg := checkURL(c.URL); msg != "" {
+			return fail("url", "%s", msg)
+		}
+	}
+	for _, t := range []struct {
+		field string
+		d     time.Duration
+	}{{"startupTimeout", c.StartupTimeout}, {"timeout", c.Timeout}} {
+		// Zero means the default; a config cannot ask for zero.
+		if t.d < 0 || t.d > MaxTimeout {
+			return fail(t.field, "%s is out of range (want more than 0s and at most %s)", t.d, MaxTimeout)
+		}
+	}
+	for _, f := range []struct {
+		field string
+		globs []string
+	}{{"tools.allow", c.Tools.Allow}, {"tools.deny", c.Tools.Deny}} {
+		for i, g := range f.globs {
+			if _, err := path.Match(g, ""); err != nil {
+				return fail(fmt.Sprintf("%s[%d]", f.field, i), "bad glob %q: %v", clip(g), err)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fail("env."+k, "invalid environment variable name %q", clip(k))
+		}
+		if strings.ContainsRune(c.Env[k], 0) {
+			return fail("env."+k, "value contains a NUL byte")
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
+		if !isHeaderName(k) {
+			return fail("headers."+k, "invalid HTTP header name %q", clip(k))
+		}
+		if strings.ContainsAny(c.Headers[k], "\r\n\x00") {
+			return fail("headers."+k, "value contains a line break or NUL byte")
+		}
+	}
+	return nil
+}
+
+// checkURL returns what is wrong with a remote server's url, or "". It does
+// not quote the url.
+func checkURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		// url.Error quotes the url; keep only the reason.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Sprintf("url does not parse: %v", err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		if u.Scheme == "" {
+			return "url has no scheme (want http:// or https://)"
+		}
+		return fmt.Sprintf("url scheme %q is not supported (want http or https)", clip(u.Scheme))
+	case u.Host == "":
+		return "url has no host"
+	}
+	return ""
+}
+
+// isHeaderName reports whether s is an HTTP field name (an RFC 9110 token).
+func isHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || c <= ' ' || strings.IndexByte("\"(),/:;<=>?@[\\]{}\x7f", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}

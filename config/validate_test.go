@@ -1,0 +1,73 @@
+package config
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		c    ServerConfig
+		want string // "" for valid
+	}{
+		{"stdio", ServerConfig{Name: "s", Command: "x"}, ""},
+		{"stdio typed", ServerConfig{Name: "s", Type: TransportStdio, Command: "x"}, ""},
+		{"auto url", ServerConfig{Name: "s", URL: "http://127.0.0.1:3000/mcp"}, ""},
+		{"sse", ServerConfig{Name: "s", Type: TransportSSE, URL: "HTTPS://h/sse"}, ""},
+		{"max timeouts", ServerConfig{Name: "s", Command: "x", Timeout: MaxTimeout, StartupTimeout: time.Nanosecond}, ""},
+		{"headers", ServerConfig{Name: "s", URL: "https://h", Headers: map[string]string{"X-Api-Key": "k", "Authorization": "Bearer t"}}, ""},
+		{"empty name", ServerConfig{Command: "x"}, `f.json:4: server name is empty`},
+		{"bad type", ServerConfig{Name: "s", Type: "websocket", URL: "https://h"}, `f.json:4: server "s": field "type": unknown type "websocket" (want stdio, http or sse)`},
+		{"both", ServerConfig{Name: "s", Command: "x", URL: "https://h"}, `f.json:4: server "s": field "url": both command and url are set (want exactly one)`},
+		{"neither", ServerConfig{Name: "s"}, `f.json:4: server "s": neither command nor url is set (want a command for a local server or a url for a remote one)`},
+		{"stdio url", ServerConfig{Name: "s", Type: TransportStdio, URL: "https://h"}, `f.json:4: server "s": field "type": type stdio needs a command, not a url`},
+		{"sse command", ServerConfig{Name: "s", Type: TransportSSE, Command: "x"}, `f.json:4: server "s": field "type": type sse needs a url, not a command`},
+		{"ws url", ServerConfig{Name: "s", URL: "ws://h"}, `f.json:4: server "s": field "url": url scheme "ws" is not supported (want http or https)`},
+		{"relative url", ServerConfig{Name: "s", URL: "/mcp"}, `f.json:4: server "s": field "url": url has no scheme (want http:// or https://)`},
+		{"no host", ServerConfig{Name: "s", URL: "http:"}, `f.json:4: server "s": field "url": url has no host`},
+		{"control char", ServerConfig{Name: "s", URL: "https://h/\x7f"}, `f.json:4: server "s": field "url": url does not parse: net/url: invalid control character in URL`},
+		{"negative timeout", ServerConfig{Name: "s", Command: "x", Timeout: -time.Second}, `f.json:4: server "s": field "timeout": -1s is out of range (want more than 0s and at most 24h0m0s)`},
+		{"huge startup", ServerConfig{Name: "s", Command: "x", StartupTimeout: MaxTimeout + 1}, `f.json:4: server "s": field "startupTimeout": 24h0m0.000000001s is out of range (want more than 0s and at most 24h0m0s)`},
+		{"bad glob", ServerConfig{Name: "s", Command: "x", Tools: ToolFilter{Allow: []string{"ok_*", "a\\"}}}, `f.json:4: server "s": field "tools.allow[1]": bad glob "a\\": syntax error in pattern`},
+		{"env name", ServerConfig{Name: "s", Command: "x", Env: map[string]string{"A=B": "x"}}, `f.json:4: server "s": field "env.A=B": invalid environment variable name "A=B"`},
+		{"header name", ServerConfig{Name: "s", URL: "https://h", Headers: map[string]string{"Bad Name": "x"}}, `f.json:4: server "s": field "headers.Bad Name": invalid HTTP header name "Bad Name"`},
+		{"header value", ServerConfig{Name: "s", URL: "https://h", Headers: map[string]string{"X": "a\r\nInjected: 1"}}, `f.json:4: server "s": field "headers.X": value contains a line break or NUL byte`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.c.Source = Source{Path: "f.json", Line: 4}
+			err := Validate(&tt.c)
+			got := ""
+			if err != nil {
+				got = err.Error()
+				var d *Diagnostic
+				if !errors.As(err, &d) {
+					t.Errorf("err is %T, want *Diagnostic", err)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("Validate = %s\nwant       %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDiagnosticError(t *testing.T) {
+	tests := []struct {
+		d    Diagnostic
+		want string
+	}{
+		{Diagnostic{Path: "a.json", Line: 7, Column: 18, Server: "gh", Field: "args", Message: "want an array of strings"}, `a.json:7:18: server "gh": field "args": want an array of strings`},
+		{Diagnostic{Path: "a.json", Line: 7, Message: "m"}, `a.json:7: m`},
+		{Diagnostic{Path: "a.json", Column: 3, Message: "m"}, `a.json: m`},
+		{Diagnostic{Server: "s", Message: "m"}, `server "s": m`},
+		{Diagnostic{Message: "m"}, `m`},
+	}
+	for _, tt := range tests {
+		if got := tt.d.Error(); got != tt.want {
+			t.Errorf("Error() = %s, want %s", got, tt.want)
+		}
+	}
+}
