@@ -26,6 +26,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv(demo.EnvServerMode) == "1" {
 		os.Exit(demo.Main(os.Args[1:]))
 	}
+	// A race-built server child would otherwise pause a second at exit.
+	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	goleak.VerifyTestMain(m)
 }
 

@@ -61,7 +61,8 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// Main runs the command line and returns the exit code.
+// Main runs the command line until it is done or interrupted (SIGINT,
+// SIGTERM) and returns the exit code.
 func Main(args []string, stdio IO) int {
 	if len(args) > 0 && args[0] == demoServerCommand {
 		// The bundled demo server speaks MCP on stdout: nothing else may
@@ -70,7 +71,11 @@ func Main(args []string, stdio IO) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	return Run(ctx, args, stdio)
+}
 
+// Run runs the command line under ctx; cancelling ctx is an interrupt.
+func Run(ctx context.Context, args []string, stdio IO) int {
 	root := newRoot(stdio)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)

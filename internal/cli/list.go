@@ -27,10 +27,15 @@ tools are cached shows as connecting. --wait waits for every server.`,
 			defer s.Close()
 			statuses := s.Status()
 			if o.json {
-				return writeJSON(g.io.Out, toStatusJSON(statuses))
+				err = writeJSON(g.io.Out, toStatusJSON(statuses))
+			} else {
+				g.serverTable(g.io.Out, statuses)
 			}
-			g.serverTable(g.io.Out, statuses)
-			return nil
+			if err == nil && len(s.loaded.problems) > 0 {
+				// The listing is incomplete: a script must not take it as whole.
+				err = exitError{ExitFailure}
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON, one object per server")

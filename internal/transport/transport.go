@@ -47,8 +47,10 @@ var defaultEnv = []string{
 	"XDG_STATE_HOME", "NODE_PATH", "NODE_OPTIONS", "NVM_DIR", "GOPATH", "GOROOT",
 	"SYSTEMROOT", "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
 	"http_proxy", "https_proxy", "no_proxy",
-	// Set by switchboard's tests to run the test binary as the demo server.
-	"SWITCHBOARD_DEMO_SERVER",
+	// Set by switchboard's tests to run the test binary as the demo server;
+	// GORACE lets a race-built server exit without the race runtime's
+	// one-second pause, which would otherwise outlast the stdin grace.
+	"SWITCHBOARD_DEMO_SERVER", "GORACE",
 }
 
 // Environ returns the environment for a stdio server: the default set taken

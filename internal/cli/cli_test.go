@@ -1,0 +1,157 @@
+package cli_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/switchboard-mcp/switchboard/internal/cli"
+)
+
+// asCLI makes this test binary act as switchboard when a test's config
+// launches it directly (testscript's own dispatch is by program name).
+const asCLI = "SWITCHBOARD_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	os.Setenv("GORACE", "atexit_sleep_ms=0") // inherited by server children
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
+	}
+	testscript.Main(m, map[string]func(){
+		"switchboard": func() { os.Exit(cli.Main(os.Args[1:], cli.StdIO())) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: each one a
+// fresh HOME with no config, the real binary, real demo server processes.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			home := filepath.Join(env.WorkDir, "home")
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+			env.Setenv("NO_COLOR", "1")
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": cmdExits,
+		},
+	})
+}
+
+// cmdExits runs a command and checks its exit code:
+//
+//	exits 2 switchboard call nosuchtool
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE COMMAND [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad code %q", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("exits: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
+}
+
+// TestWatchJSON runs watch in-process until it has printed a server's
+// whole start, then interrupts it: every line is one JSON object with the
+// documented fields, and the interrupt ends it with exit 0.
+func TestWatchJSON(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "mcp.json")
+	writeFile(t, cfg, `{"mcpServers": {"demo": {"command": "`+exe+`", "args": ["demo-server", "--stderr-lines"], "env": {"`+asCLI+`": "1"}}}}`)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		defer pw.Close()
+		done <- cli.Run(ctx, []string{"--config", cfg, "watch", "--json"}, cli.IO{
+			In: strings.NewReader(""), Out: pw, Err: io.Discard,
+			Getenv: os.Getenv, LookupEnv: os.LookupEnv,
+		})
+	}()
+
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		var e map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("line is not JSON: %q", sc.Text())
+		}
+		for _, k := range []string{"time", "type", "server"} {
+			if _, ok := e[k]; !ok {
+				t.Errorf("event without %q: %s", k, sc.Text())
+			}
+		}
+		if _, err := time.Parse(time.RFC3339Nano, e["time"].(string)); err != nil {
+			t.Errorf("time: %v", err)
+		}
+		switch e["type"] {
+		case "state":
+			if _, ok := e["pid"]; !ok {
+				t.Errorf("state event without pid: %s", sc.Text())
+			}
+			seen["state:"+e["state"].(string)] = true
+			if e["state"] == "connected" && e["pid"].(float64) <= 0 {
+				t.Errorf("connected without a pid: %s", sc.Text())
+			}
+		case "log":
+			seen["log"] = true
+		case "tools":
+			seen["tools"] = true
+		}
+		if seen["state:connecting"] && seen["state:connected"] && seen["log"] && seen["tools"] {
+			cancel()
+			// Drain what remains so watch is never blocked writing.
+			go io.Copy(io.Discard, pr)
+			break
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Errorf("watch exited %d after interrupt, want 0", code)
+	}
+	if !seen["state:connected"] {
+		t.Errorf("saw %v", seen)
+	}
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
