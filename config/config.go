@@ -49,6 +49,15 @@ func (s Source) String() string {
 	return s.Path
 }
 
+// Label names a source as a person reads it: the provider, and the level
+// when it is not the user's own, like "Cursor (project)" or "Claude Code".
+func (s Source) Label() string {
+	if s.Level == "" || s.Level == LevelUser {
+		return s.Provider
+	}
+	return fmt.Sprintf("%s (%s)", s.Provider, s.Level)
+}
+
 // ToolFilter keeps or drops tools by glob (path.Match syntax) before naming.
 // An empty Allow list allows every tool; Deny wins over Allow.
 type ToolFilter struct {
@@ -90,8 +99,23 @@ type ServerConfig struct {
 	AutoApprove    []string      `json:"autoApprove,omitempty"`
 	Tools          ToolFilter    `json:"tools,omitzero"`
 	Lazy           bool          `json:"lazy,omitempty"`
+	// PingInterval, when set, pings the server that often; a server that
+	// stops answering is treated as dropped and reconnected (SPEC F32).
+	PingInterval time.Duration `json:"pingInterval,omitempty"`
 
 	Source Source `json:"source"`
+
+	// Untrusted is set by discovery for a project-level server whose
+	// project has not been trusted (SPEC F6); the host lists it and never
+	// starts it.
+	Untrusted bool `json:"untrusted,omitempty"`
+	// Blocked names the policy rule that forbids this server (SPEC F7); the
+	// host lists it and never starts it.
+	Blocked string `json:"blocked,omitempty"`
+	// DuplicateOf names another server that is this same server under
+	// another name (same command and args, or same url); the host lists it
+	// and connects only the other.
+	DuplicateOf string `json:"duplicateOf,omitempty"`
 
 	// Err is set when the entry cannot be used (validation or substitution
 	// failed). The host reports such a server as failed and never connects

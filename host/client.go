@@ -8,13 +8,43 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// listKind names a list a server can announce a change of.
+type listKind string
+
+const (
+	listTools     listKind = "tools"
+	listResources listKind = "resources"
+	listPrompts   listKind = "prompts"
+)
+
+// listChangedDebounce coalesces a burst of list_changed notifications into
+// one refresh: servers often announce several changes in a row.
+const listChangedDebounce = 50 * time.Millisecond
+
 // newClient returns the go-sdk client for one server. A client per server
 // keeps every callback tied to its server without a session lookup.
 func (h *Host) newClient(s *server) *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: h.opts.ClientName, Version: h.opts.ClientVersion}, &mcp.ClientOptions{
-		Logger: h.log.With("server", s.cfg.Name),
+	opts := &mcp.ClientOptions{
+		Logger:    h.log.With("server", s.cfg.Name),
+		KeepAlive: s.cfg.PingInterval,
 		ToolListChangedHandler: func(_ context.Context, req *mcp.ToolListChangedRequest) {
-			h.refreshTools(s, req.Session)
+			h.listChanged(s, req.Session, listTools)
+		},
+		ResourceListChangedHandler: func(_ context.Context, req *mcp.ResourceListChangedRequest) {
+			h.listChanged(s, req.Session, listResources)
+		},
+		PromptListChangedHandler: func(_ context.Context, req *mcp.PromptListChangedRequest) {
+			h.listChanged(s, req.Session, listPrompts)
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			h.events.publish(Event{Type: EventResourceUpdated, Server: s.cfg.Name, URI: req.Params.URI})
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			p := req.Params
+			h.events.publish(Event{
+				Type: EventProgress, Server: s.cfg.Name, Message: p.Message,
+				Progress: &Progress{Token: p.ProgressToken, Progress: p.Progress, Total: p.Total},
+			})
 		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			p := req.Params
@@ -32,58 +62,123 @@ func (h *Host) newClient(s *server) *mcp.Client {
 			text += renderData(p.Data)
 			h.addLog(s, LogLine{Level: level, Text: text})
 		},
-	})
+	}
+	h.serverRequests(s, opts)
+	c := mcp.NewClient(&mcp.Implementation{Name: h.opts.ClientName, Version: h.opts.ClientVersion}, opts)
+	if len(h.opts.Roots) > 0 {
+		c.AddRoots(h.opts.Roots...)
+	}
+	return c
 }
 
-// refreshTools re-lists a server's tools after tools/list_changed. A
-// refresh already running is enough for a burst of notifications; one more
-// runs after it if another arrived meanwhile.
-func (h *Host) refreshTools(s *server, sess *mcp.ClientSession) {
+// listChanged refreshes one of a server's lists after */list_changed
+// (SPEC F26): debounced, one refresh at a time per list, and one more if
+// another notification came in meanwhile. A change event follows only
+// when the list really changed.
+func (h *Host) listChanged(s *server, sess *mcp.ClientSession, kind listKind) {
 	h.mu.Lock()
-	if s.detached || h.closed || s.session != sess && s.session != nil {
-		h.mu.Unlock()
+	defer h.mu.Unlock()
+	if s.detached || h.closed {
 		return
 	}
-	if s.refreshing {
-		s.refreshAgain = true
-		h.mu.Unlock()
+	if s.refreshing[kind] {
+		s.again[kind] = true
 		return
 	}
-	s.refreshing = true
+	s.refreshing[kind] = true
 	// A notification can arrive mid-handshake, before the session is
-	// published: let the connect finish first, or its result would win.
+	// published: let the connect settle first, or its result would win.
 	settled := s.settled
 	h.goTracked(func() {
-		<-settled
+		select {
+		case <-settled:
+		case <-h.life.Done():
+		}
 		for {
-			ctx, cancel := context.WithTimeout(h.life, s.cfg.EffectiveTimeout())
-			tools, err := collect(sess.Tools(ctx, nil))
-			cancel()
+			select {
+			case <-time.After(listChangedDebounce):
+			case <-h.life.Done():
+			}
 			h.mu.Lock()
-			if err == nil && s.session == sess && !s.detached {
-				s.live, s.cached = tools, tools
-			}
-			again := s.refreshAgain && !s.detached && !h.closed
-			s.refreshAgain = false
-			if !again {
-				s.refreshing = false
-			}
-			changed := err == nil && h.rebuildToolsLocked()
+			s.again[kind] = false
+			live := s.session == sess && !s.detached && !h.closed
 			h.mu.Unlock()
-			if err != nil {
-				h.addLog(s, LogLine{Level: LevelWarn, Text: "refreshing tools after list_changed: " + err.Error()})
+			if live {
+				h.refreshList(s, sess, kind)
 			}
-			if changed {
-				h.publishTools()
-				if err := h.cache.Store(s.cfg.Name, s.fingerprint, tools); err != nil {
-					h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
-				}
+			h.mu.Lock()
+			again := s.again[kind] && live
+			if !again {
+				s.refreshing[kind] = false
 			}
+			h.mu.Unlock()
 			if !again {
 				return
 			}
 		}
 	})
+}
+
+// refreshList re-reads one list from a live session and publishes it.
+func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
+	ctx, cancel := context.WithTimeout(h.life, s.cfg.EffectiveTimeout())
+	defer cancel()
+	var (
+		tools     []*mcp.Tool
+		resources []*mcp.Resource
+		templates []*mcp.ResourceTemplate
+		prompts   []*mcp.Prompt
+		err       error
+	)
+	switch kind {
+	case listTools:
+		tools, err = collect(sess.Tools(ctx, nil))
+	case listResources:
+		if resources, err = collect(sess.Resources(ctx, nil)); err == nil {
+			templates, _ = collect(sess.ResourceTemplates(ctx, nil))
+		}
+	case listPrompts:
+		prompts, err = collect(sess.Prompts(ctx, nil))
+	}
+	if err != nil {
+		h.addLog(s, LogLine{Level: LevelWarn, Text: "refreshing " + string(kind) + " after list_changed: " + err.Error()})
+		return
+	}
+	h.mu.Lock()
+	if s.session != sess || s.detached {
+		h.mu.Unlock()
+		return
+	}
+	changed := false
+	switch kind {
+	case listTools:
+		if tools == nil {
+			tools = []*mcp.Tool{}
+		}
+		s.live, s.cached = tools, tools
+		changed = h.rebuildToolsLocked()
+	case listResources:
+		s.resources, s.templates = resources, templates
+		changed = true
+	case listPrompts:
+		s.prompts = prompts
+		changed = true
+	}
+	h.mu.Unlock()
+	if !changed {
+		return
+	}
+	switch kind {
+	case listTools:
+		h.publishTools()
+		if err := h.cache.Store(s.cfg.Name, s.fingerprint, tools); err != nil {
+			h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
+		}
+	case listResources:
+		h.events.publish(Event{Type: EventResources, Server: s.cfg.Name})
+	case listPrompts:
+		h.events.publish(Event{Type: EventPrompts, Server: s.cfg.Name})
+	}
 }
 
 // renderData turns a log notification's data into one line of text.

@@ -13,21 +13,45 @@ const (
 	EventState EventType = "state"
 	// EventTools: the tool set changed; Version is the new version.
 	EventTools EventType = "tools"
-	// EventLog: a server wrote a line to stderr, or a non-JSON line to stdout.
+	// EventLog: a server wrote a line to stderr or a log notification, or
+	// a non-JSON line to stdout.
 	EventLog EventType = "log"
+	// EventProgress: a server reported progress on a request.
+	EventProgress EventType = "progress"
+	// EventResources and EventPrompts: a server's resource or prompt list
+	// changed.
+	EventResources EventType = "resources"
+	EventPrompts   EventType = "prompts"
+	// EventResourceUpdated: a subscribed resource changed; URI says which.
+	EventResourceUpdated EventType = "resource-updated"
 )
+
+// Progress is a progress notification's payload.
+type Progress struct {
+	Token    any     `json:"token"`
+	Progress float64 `json:"progress"`
+	Total    float64 `json:"total,omitempty"`
+}
 
 // Event is one thing that happened in the host.
 type Event struct {
-	Time    time.Time `json:"time"`
-	Type    EventType `json:"type"`
-	Server  string    `json:"server,omitempty"`
-	State   State     `json:"state,omitempty"`
-	PID     int       `json:"pid,omitempty"`
-	Error   string    `json:"error,omitempty"`
-	Version uint64    `json:"version,omitempty"`
-	Level   LogLevel  `json:"level,omitempty"`
-	Message string    `json:"message,omitempty"`
+	Time     time.Time `json:"time"`
+	Type     EventType `json:"type"`
+	Server   string    `json:"server,omitempty"`
+	State    State     `json:"state,omitempty"`
+	PID      int       `json:"pid,omitempty"`
+	Error    string    `json:"error,omitempty"`
+	Version  uint64    `json:"version,omitempty"`
+	Level    LogLevel  `json:"level,omitempty"`
+	Message  string    `json:"message,omitempty"`
+	URI      string    `json:"uri,omitempty"`
+	Progress *Progress `json:"progress,omitempty"`
+}
+
+// notification reports whether an event is one the backlog keeps for a
+// consumer that drains later: what servers said, not state bookkeeping.
+func (e Event) notification() bool {
+	return e.Type != EventState && e.Type != EventTools
 }
 
 // subscriberBuffer is how many events a subscriber may fall behind before
@@ -53,9 +77,19 @@ func (s *Subscription) Dropped() int {
 func (s *Subscription) Close() { s.hub.remove(s) }
 
 type hub struct {
-	mu     sync.Mutex
-	subs   map[*Subscription]struct{}
-	closed bool
+	mu         sync.Mutex
+	subs       map[*Subscription]struct{}
+	closed     bool
+	backlog    []Event // notifications while nobody listens
+	backlogCap int
+}
+
+func (h *hub) drain() []Event {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := h.backlog
+	h.backlog = nil
+	return out
 }
 
 func (h *hub) subscribe() *Subscription {
@@ -89,6 +123,12 @@ func (h *hub) publish(e Event) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if len(h.subs) == 0 && e.notification() && h.backlogCap > 0 {
+		if len(h.backlog) == h.backlogCap {
+			h.backlog = append(h.backlog[:0], h.backlog[1:]...)
+		}
+		h.backlog = append(h.backlog, e)
+	}
 	for s := range h.subs {
 		select {
 		case s.c <- e:

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/toolcache"
 	"github.com/switchboard-mcp/switchboard/internal/transport"
@@ -51,7 +53,25 @@ type Options struct {
 	// ClientName and ClientVersion are what servers see in initialize.
 	// Empty means "switchboard" and Version.
 	ClientName, ClientVersion string
+
+	// Roots are offered to servers that ask for roots/list (SPEC F27).
+	Roots []*mcp.Root
+	// Sampling answers a server's sampling/createMessage request. Nil means
+	// sampling is not offered, and a server that asks anyway is refused.
+	Sampling func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// Elicitation answers a server's elicitation/create request; defaults
+	// from the requested schema are filled into an accepted answer. Nil
+	// means elicitation is not offered.
+	Elicitation func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// NotificationBuffer is how many notification events (logs, progress,
+	// list changes, resource updates) are kept while nobody subscribes, for
+	// DrainEvents. Zero means DefaultNotificationBuffer.
+	NotificationBuffer int
 }
+
+// DefaultNotificationBuffer is how many events wait for a consumer that
+// has not subscribed (SPEC F26).
+const DefaultNotificationBuffer = 100
 
 // NoToolPrefix as Options.ToolPrefix exposes tools as <server>__<tool>.
 const NoToolPrefix = "-"
@@ -106,6 +126,9 @@ func New(opts *Options) *Host {
 	if o.ClientVersion == "" {
 		o.ClientVersion = Version
 	}
+	if o.NotificationBuffer <= 0 {
+		o.NotificationBuffer = DefaultNotificationBuffer
+	}
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -119,6 +142,7 @@ func New(opts *Options) *Host {
 		stopLife: stop,
 		servers:  map[string]*server{},
 		index:    map[string]toolKey{},
+		events:   hub{backlogCap: o.NotificationBuffer},
 	}
 }
 
@@ -146,7 +170,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		h.servers[cfg.Name] = s
 		h.order = append(h.order, cfg.Name)
 		if s.admin == "" && !cfg.Lazy {
-			h.startConnectLocked(s)
+			h.startLocked(s)
 			pending = append(pending, s)
 		}
 	}
@@ -211,6 +235,11 @@ func (h *Host) WaitSettled(ctx context.Context) error {
 // Subscribe returns a subscription to host events. Close it when done.
 func (h *Host) Subscribe() *Subscription { return h.events.subscribe() }
 
+// DrainEvents returns the notification events that arrived while nobody
+// was subscribed, oldest first, at most Options.NotificationBuffer of them,
+// and empties the buffer.
+func (h *Host) DrainEvents() []Event { return h.events.drain() }
+
 // Disconnect stops one server: its connection is closed, its process ended,
 // its tools removed (one change event), and it is forgotten (SPEC F33).
 // Disconnecting an unknown server is not an error.
@@ -228,11 +257,43 @@ func (h *Host) Disconnect(name string) error {
 			break
 		}
 	}
-	sess := s.detachLocked()
+	s.detached = true
+	done := s.stopLocked()
 	changed := h.rebuildToolsLocked()
 	h.mu.Unlock()
-	s.stop(sess)
+	<-done
 	h.events.publish(Event{Type: EventState, Server: name, State: StateDisconnected})
+	if changed {
+		h.publishTools()
+	}
+	return nil
+}
+
+// Restart disconnects a server and connects it again from its current
+// config, showing connecting meanwhile (SPEC F34). It also revives a server
+// given up on after a crash loop. Its tools stay listed, deferred.
+func (h *Host) Restart(name string) error {
+	h.mu.Lock()
+	s, ok := h.servers[name]
+	if !ok {
+		h.mu.Unlock()
+		return fmt.Errorf("unknown server %q", name)
+	}
+	if s.admin != "" {
+		h.mu.Unlock()
+		return fmt.Errorf("server %q is %s", name, s.admin)
+	}
+	done := s.stopLocked()
+	h.mu.Unlock()
+	<-done
+	h.mu.Lock()
+	if h.closed || s.detached {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	h.startLocked(s)
+	changed := h.rebuildToolsLocked()
+	h.mu.Unlock()
 	if changed {
 		h.publishTools()
 	}
@@ -250,31 +311,22 @@ func (h *Host) Close() error {
 		return nil
 	}
 	h.closed = true
-	servers := h.servers
+	var stopping []<-chan struct{}
+	for _, s := range h.servers {
+		s.detached = true
+		stopping = append(stopping, s.stopLocked())
+	}
 	h.servers = map[string]*server{}
 	h.order = nil
 	h.index = map[string]toolKey{}
 	h.tools = ToolSet{Version: h.tools.Version + 1}
-	type stopping struct {
-		s    *server
-		sess closer
-	}
-	var all []stopping
-	for _, s := range servers {
-		all = append(all, stopping{s, s.detachLocked()})
-	}
 	h.mu.Unlock()
 
+	// Each supervisor closes its own connection: all at once.
 	h.stopLife()
-	var wg sync.WaitGroup
-	for _, st := range all {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			st.s.stop(st.sess)
-		}()
+	for _, done := range stopping {
+		<-done
 	}
-	wg.Wait()
 	h.wg.Wait()
 	h.events.close()
 	transport.CloseIdleConnections()

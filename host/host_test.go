@@ -321,6 +321,7 @@ func TestDisabledAndUntrusted(t *testing.T) {
 	off.Disabled = true
 	proj := demoServer(t, "proj")
 	proj.Source.Level = config.LevelProject
+	proj.Untrusted = true
 	h := start(t, nil, off, proj)
 	if st := status(t, h, "off"); st.State != host.StateDisabled || st.PID != 0 {
 		t.Errorf("off: %+v", st)

@@ -29,14 +29,15 @@ const (
 	// StateIdle is a lazy server not started yet: its cached tools are
 	// offered as deferred tools and the first call connects it (SPEC F19).
 	StateIdle State = "idle"
+	// StateDuplicate is a server that is another configured server under a
+	// second name (same command and args, or same url): connected once,
+	// under the other name.
+	StateDuplicate State = "duplicate"
 )
 
-// closer is what ends a connection: a client session, or a bare transport
-// when the handshake never produced one.
-type closer interface{ Close() error }
-
-// server is one configured server and its connection. Fields below the
-// line are guarded by Host.mu.
+// server is one configured server. Its connection is owned by one
+// supervisor goroutine (supervise); the fields below the line are guarded
+// by Host.mu and read by everyone else.
 type server struct {
 	h           *Host
 	cfg         config.ServerConfig
@@ -44,41 +45,51 @@ type server struct {
 	log         ringLog
 
 	// admin is a state that holds regardless of connections: disabled,
-	// untrusted, blocked, or failed for an unusable config.
+	// untrusted, blocked, duplicate, or failed for an unusable config.
 	admin      State
 	err        error
 	session    *mcp.ClientSession
-	stdio      *transport.Stdio
-	connecting bool          // a connect attempt is running
-	settled    chan struct{} // closed when the current attempt ends
-	cancel     context.CancelFunc
-	detached   bool // disconnected or host closed: late results are dropped
+	connecting bool          // the supervisor is trying to (re)connect
+	settled    chan struct{} // closed when the supervisor connects or gives up
+	stopSup    context.CancelFunc
+	supDone    chan struct{} // closed when the supervisor has ended
+	detached   bool          // disconnected or host closed
 	since      time.Time
 	attempts   int
+	failures   []time.Time // recent drops and failed reconnects, for the crash-loop guard
 	connectDur time.Duration
 	pid        int
 	transport  config.Transport // the one actually used
 
 	live      []*mcp.Tool // from the connected session, unfiltered
-	cached    []*mcp.Tool // from the cache, deferred until live
+	cached    []*mcp.Tool // from the cache or the last session; deferred until live
 	resources []*mcp.Resource
 	templates []*mcp.ResourceTemplate
 	prompts   []*mcp.Prompt
 	initRes   *mcp.InitializeResult
 
-	refreshing, refreshAgain bool // a tools/list_changed refresh is running
+	refreshing map[listKind]bool // a list_changed refresh is pending or running
+	again      map[listKind]bool // another notification came during the refresh
 }
 
 func (h *Host) newServer(cfg config.ServerConfig) *server {
-	s := &server{h: h, cfg: cfg, since: time.Now(), settled: closedChan(), transport: cfg.TransportKind()}
+	s := &server{
+		h: h, cfg: cfg, since: time.Now(), transport: cfg.TransportKind(),
+		settled: closedChan(), supDone: closedChan(),
+		refreshing: map[listKind]bool{}, again: map[listKind]bool{},
+	}
 	switch {
 	case cfg.Err != nil:
 		s.admin, s.err = StateFailed, cfg.Err
 	case cfg.Disabled:
 		s.admin = StateDisabled
-	case cfg.Source.Level == config.LevelProject && !h.opts.TrustProject:
+	case cfg.Blocked != "":
+		s.admin, s.err = StateBlocked, fmt.Errorf("blocked by policy: %s", cfg.Blocked)
+	case cfg.Untrusted && !h.opts.TrustProject:
 		s.admin = StateUntrusted
-		s.err = errors.New("project config is not trusted; run with --trust-project to allow it")
+		s.err = errors.New("project not trusted: run 'switchboard trust' to allow its servers")
+	case cfg.DuplicateOf != "":
+		s.admin, s.err = StateDuplicate, fmt.Errorf("same server as %q, connected under that name", cfg.DuplicateOf)
 	}
 	if s.admin == "" {
 		s.fingerprint = toolcache.Fingerprint(&cfg, h.opts.ProjectDir)
@@ -99,7 +110,8 @@ func (s *server) hasCache() bool {
 	return s.cached != nil
 }
 
-// stateLocked derives the public state from what the host tracks.
+// stateLocked derives the public state from what the host tracks (SPEC
+// F16): the administrative state, then connected, connecting, failed.
 func (s *server) stateLocked() State {
 	switch {
 	case s.admin != "":
@@ -116,90 +128,278 @@ func (s *server) stateLocked() State {
 	return StateDisconnected
 }
 
-// startConnectLocked begins a connect attempt in the background.
-func (h *Host) startConnectLocked(s *server) {
-	ctx, cancel := context.WithTimeout(h.life, s.cfg.EffectiveStartupTimeout())
-	s.connecting = true
-	s.cancel = cancel
-	s.settled = make(chan struct{})
-	s.attempts++
-	s.err = nil
-	s.since = time.Now()
-	settled := s.settled
-	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateConnecting})
+// startLocked starts the server's supervisor. The server must not have a
+// running one.
+func (h *Host) startLocked(s *server) {
+	ctx, stop := context.WithCancel(h.life)
+	s.stopSup = stop
+	s.supDone = make(chan struct{})
+	s.failures = nil
+	h.setConnectingLocked(s, nil)
+	done := s.supDone
 	h.goTracked(func() {
-		defer cancel()
-		h.connect(ctx, s, settled)
+		defer close(done)
+		defer stop()
+		h.supervise(ctx, s)
 	})
 }
 
-// connect runs the pipeline for one server: connect, list everything,
-// publish, write the cache (SPEC F12, F14).
-func (h *Host) connect(ctx context.Context, s *server, settled chan struct{}) {
-	start := time.Now()
-	sess, stdio, kind, err := h.dial(ctx, s)
-	var c catalog
-	if err == nil {
-		c, err = list(ctx, sess)
-		if err != nil {
-			sess.Close()
-		}
-	}
-	if err != nil && ctx.Err() == context.DeadlineExceeded && h.life.Err() == nil {
-		err = fmt.Errorf("no answer within startup timeout %s: %w", s.cfg.EffectiveStartupTimeout(), err)
-	}
-
-	h.mu.Lock()
-	if s.detached {
-		h.mu.Unlock()
-		close(settled)
-		if sess != nil && err == nil {
-			sess.Close()
-		}
-		return
-	}
-	s.connecting = false
+// setConnectingLocked marks a server as (re)connecting; calls arriving now
+// wait on the new settled channel.
+func (h *Host) setConnectingLocked(s *server, why error) {
+	s.connecting = true
+	s.err = why
 	s.since = time.Now()
-	s.connectDur = time.Since(start)
-	s.transport = kind
-	if err != nil {
-		s.err = describeFailure(err, &s.log)
-	} else {
-		s.session, s.stdio = sess, stdio
-		if stdio != nil {
-			s.pid = stdio.PID()
-		}
-		s.live, s.resources, s.templates, s.prompts, s.initRes = c.tools, c.resources, c.templates, c.prompts, sess.InitializeResult()
-		s.cached = c.tools
-		if c.warning != nil {
-			s.log.add(LogLine{Time: time.Now(), Level: LevelWarn, Text: c.warning.Error()})
-		}
-	}
-	state, pid := s.stateLocked(), s.pid
-	close(settled)
-	changed := h.rebuildToolsLocked()
-	if err == nil {
-		h.goTracked(func() { h.monitor(s, sess, stdio) })
-	}
-	h.mu.Unlock()
-
-	ev := Event{Type: EventState, Server: s.cfg.Name, State: state, PID: pid}
-	if err != nil {
-		ev.Error = s.err.Error()
-		h.log.Warn("server failed", "server", s.cfg.Name, "error", s.err)
+	s.settled = make(chan struct{})
+	ev := Event{Type: EventState, Server: s.cfg.Name, State: StateConnecting}
+	if why != nil {
+		ev.Error = why.Error()
 	}
 	h.events.publish(ev)
-	if changed {
-		h.publishTools()
+}
+
+// stopLocked stops the supervisor and returns a channel closed once it has
+// ended, its session closed and its process gone.
+func (s *server) stopLocked() <-chan struct{} {
+	if s.stopSup != nil {
+		s.stopSup()
 	}
-	if err == nil {
-		if err := h.cache.Store(s.cfg.Name, s.fingerprint, c.tools); err != nil {
-			h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
+	return s.supDone
+}
+
+// conn is one live connection.
+type conn struct {
+	sess  *mcp.ClientSession
+	stdio *transport.Stdio
+	kind  config.Transport
+	cat   catalog
+	took  time.Duration
+}
+
+// supervise owns a server's connection for as long as ctx lives: connect,
+// wait for the connection to drop, reconnect with backoff, and give up
+// after a crash loop (SPEC F30, F31). A first connect that fails is not
+// retried: that is nearly always a config problem, and the person should
+// see "failed" rather than endless attempts.
+func (h *Host) supervise(ctx context.Context, s *server) {
+	everConnected := false
+	for {
+		c, err := h.connectOnce(ctx, s)
+		if ctx.Err() != nil {
+			if c != nil {
+				c.sess.Close()
+			}
+			h.settleStopped(s)
+			return
+		}
+		if err != nil {
+			if !everConnected {
+				h.settleFailed(s, err)
+				return
+			}
+			if !h.retryAfter(ctx, s, err) {
+				return
+			}
+			continue
+		}
+		everConnected = true
+		h.settleConnected(s, c)
+		err = h.awaitDrop(ctx, c)
+		if ctx.Err() != nil {
+			c.sess.Close()
+			h.settleStopped(s)
+			return
+		}
+		if !h.retryAfter(ctx, s, err) {
+			return
 		}
 	}
 }
 
-// describeFailure adds the server's last error lines on stderr to a connect
+// retryAfter handles a drop or a failed reconnect: it counts the failure,
+// gives up when the server is crash-looping, and otherwise waits out the
+// backoff. It reports whether to try again.
+func (h *Host) retryAfter(ctx context.Context, s *server, cause error) bool {
+	h.mu.Lock()
+	now := time.Now()
+	s.failures = append(recentFailures(s.failures, now), now)
+	wasLive := s.session != nil
+	if wasLive {
+		s.session, s.pid, s.live = nil, 0, nil
+	}
+	cause = describeFailure(cause, &s.log)
+	if len(s.failures) >= CrashLoopFailures {
+		s.connecting = false
+		s.err = fmt.Errorf("gave up after %d failures within %s (crash loop); last: %w", len(s.failures), CrashLoopWindow, cause)
+		s.since = now
+		s.releaseLocked()
+		changed := h.rebuildToolsLocked()
+		h.mu.Unlock()
+		h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateFailed, Error: s.err.Error()})
+		if changed {
+			h.publishTools()
+		}
+		return false
+	}
+	delay := backoff(len(s.failures))
+	if wasLive {
+		h.setConnectingLocked(s, cause)
+	} else {
+		s.err = cause
+	}
+	changed := wasLive && h.rebuildToolsLocked()
+	h.mu.Unlock()
+	if changed {
+		h.publishTools()
+	}
+	h.log.Info("server dropped, reconnecting", "server", s.cfg.Name, "in", delay, "error", cause)
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		h.settleStopped(s)
+		return false
+	}
+}
+
+// settleConnected publishes a new connection and its lists.
+func (h *Host) settleConnected(s *server, c *conn) {
+	h.mu.Lock()
+	s.connecting = false
+	s.err = nil
+	s.since = time.Now()
+	s.connectDur = c.took
+	s.transport = c.kind
+	s.session = c.sess
+	s.pid = 0
+	if c.stdio != nil {
+		s.pid = c.stdio.PID()
+	}
+	s.live, s.cached = c.cat.tools, c.cat.tools
+	s.resources, s.templates, s.prompts = c.cat.resources, c.cat.templates, c.cat.prompts
+	s.initRes = c.sess.InitializeResult()
+	s.releaseLocked()
+	pid := s.pid
+	changed := h.rebuildToolsLocked()
+	h.mu.Unlock()
+
+	if c.cat.warning != nil {
+		h.addLog(s, LogLine{Level: LevelWarn, Text: c.cat.warning.Error()})
+	}
+	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateConnected, PID: pid})
+	if changed {
+		h.publishTools()
+	}
+	if err := h.cache.Store(s.cfg.Name, s.fingerprint, c.cat.tools); err != nil {
+		h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
+	}
+}
+
+// settleFailed reports a first connect that failed.
+func (h *Host) settleFailed(s *server, err error) {
+	h.mu.Lock()
+	s.connecting = false
+	s.err = describeFailure(err, &s.log)
+	s.since = time.Now()
+	s.releaseLocked()
+	changed := h.rebuildToolsLocked()
+	msg := s.err.Error()
+	h.mu.Unlock()
+	h.log.Warn("server failed", "server", s.cfg.Name, "error", msg)
+	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateFailed, Error: msg})
+	if changed {
+		h.publishTools()
+	}
+}
+
+// settleStopped releases waiting calls when the supervisor is stopped.
+func (h *Host) settleStopped(s *server) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.connecting = false
+	s.session, s.pid, s.live = nil, 0, nil
+	s.releaseLocked()
+}
+
+// releaseLocked closes settled, waking the calls that wait for the server.
+func (s *server) releaseLocked() {
+	select {
+	case <-s.settled:
+	default:
+		close(s.settled)
+	}
+}
+
+// connectOnce runs the pipeline for one attempt: dial, handshake, list
+// everything (SPEC F12), all bounded by the startup timeout.
+func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
+	h.mu.Lock()
+	s.attempts++
+	h.mu.Unlock()
+	start := time.Now()
+	timeout := s.cfg.EffectiveStartupTimeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	sess, stdio, kind, err := h.dial(ctx, s)
+	if err != nil {
+		return nil, h.explain(ctx, err, timeout)
+	}
+	cat, err := list(ctx, sess)
+	if err != nil {
+		sess.Close()
+		return nil, h.explain(ctx, err, timeout)
+	}
+	return &conn{sess: sess, stdio: stdio, kind: kind, cat: cat, took: time.Since(start)}, nil
+}
+
+func (h *Host) explain(ctx context.Context, err error, timeout time.Duration) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no answer within startup timeout %s: %w", timeout, err)
+	}
+	return err
+}
+
+// awaitDrop waits until a connection ends without the host asking: the
+// session's Wait returns, or a stdio child exits while a grandchild keeps
+// its stdout open. It returns why, or nil when ctx ended first.
+func (h *Host) awaitDrop(ctx context.Context, c *conn) error {
+	done := make(chan error, 1)
+	go func() { done <- c.sess.Wait() }()
+	var exited <-chan struct{}
+	if c.stdio != nil {
+		exited = c.stdio.Exited()
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-exited:
+		err = c.stdio.ExitErr()
+		if err == nil {
+			err = errors.New("server process exited")
+		}
+		c.sess.Close()
+		<-done
+	case <-ctx.Done():
+		c.sess.Close()
+		<-done
+		return nil
+	}
+	if c.stdio != nil {
+		// The process may still be running (a protocol error ended the
+		// session): Close above or the session's own close ended it.
+		if exitErr := c.stdio.ExitErr(); exitErr != nil && transport.IsExitError(exitErr) {
+			err = fmt.Errorf("server process ended: %w", exitErr)
+		}
+	}
+	if err == nil {
+		err = errors.New("server closed the connection")
+	}
+	return fmt.Errorf("connection lost: %w", err)
+}
+
+// describeFailure adds the server's last error lines on stderr to an
 // error: "exit status 1" alone tells a person nothing.
 func describeFailure(err error, log *ringLog) error {
 	lines := log.tailErrors(3)
@@ -252,72 +452,6 @@ func (h *Host) serverLog(s *server, line, prefix string) {
 		l.Level = LevelWarn
 	}
 	h.addLog(s, l)
-}
-
-// monitor notices a connection that ends without the host asking: the
-// session's Wait returns, or a stdio child exits while a grandchild keeps
-// its stdout open.
-func (h *Host) monitor(s *server, sess *mcp.ClientSession, stdio *transport.Stdio) {
-	done := make(chan error, 1)
-	go func() { done <- sess.Wait() }()
-	var err error
-	var exited <-chan struct{}
-	if stdio != nil {
-		exited = stdio.Exited()
-	}
-	select {
-	case err = <-done:
-	case <-exited:
-		err = stdio.ExitErr()
-		sess.Close()
-		<-done
-	}
-	h.mu.Lock()
-	if s.session != sess || s.detached {
-		h.mu.Unlock()
-		return
-	}
-	s.session, s.stdio, s.pid = nil, nil, 0
-	s.live = nil
-	if err == nil {
-		err = errors.New("server closed the connection")
-	}
-	s.err = describeFailure(fmt.Errorf("connection lost: %w", err), &s.log)
-	s.since = time.Now()
-	state := s.stateLocked()
-	changed := h.rebuildToolsLocked()
-	h.mu.Unlock()
-	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: state, Error: s.err.Error()})
-	if changed {
-		h.publishTools()
-	}
-}
-
-// detachLocked marks a server as gone and returns its connection, which
-// the caller closes with stop after releasing the lock.
-func (s *server) detachLocked() closer {
-	s.detached = true
-	if s.cancel != nil {
-		s.cancel()
-	}
-	sess := s.session
-	s.session, s.live = nil, nil
-	if sess == nil {
-		return nil
-	}
-	return sess
-}
-
-// stop closes a detached server's connection and waits for a running
-// connect attempt to give up (it closes its own transport).
-func (s *server) stop(c closer) {
-	if c != nil {
-		c.Close()
-	}
-	s.h.mu.Lock()
-	settled := s.settled
-	s.h.mu.Unlock()
-	<-settled
 }
 
 // catalog is everything a server offers, listed right after connecting.

@@ -80,3 +80,20 @@ func jsonText(v any) string {
 	}
 	return string(b)
 }
+
+// asMap turns a schema of any Go shape into a generic map by a JSON round
+// trip; go-sdk hands schemas over as `any`.
+func asMap(v any) (map[string]any, bool) {
+	if m, ok := v.(map[string]any); ok {
+		return m, true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, false
+	}
+	return m, true
+}

@@ -209,8 +209,8 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 		return nil, toolKey{}, 0, fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
 	s := h.servers[key.server]
-	if s.session == nil && !s.connecting && s.cfg.Lazy && s.admin == "" {
-		h.startConnectLocked(s)
+	if s.session == nil && !s.connecting && s.cfg.Lazy && s.admin == "" && s.err == nil {
+		h.startLocked(s)
 	}
 	sess, settled, timeout := s.session, s.settled, s.cfg.EffectiveTimeout()
 	startup := s.cfg.EffectiveStartupTimeout()

@@ -111,7 +111,7 @@ func lookPathIn(file, path string) (string, error) {
 func NewHTTP(cfg *config.ServerConfig, kind config.Transport) mcp.Transport {
 	client := HTTPClient(cfg.Headers)
 	if kind == config.TransportSSE {
-		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+		return &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}
 	}
 	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
 }
