@@ -20,7 +20,9 @@ type FileRef struct {
 // (SPEC F2: the first definition wins; entries are not merged).
 type Shadowed struct {
 	Config ServerConfig
-	By     Source // where the winning definition is
+	By     Source // where the winning definition is; zero when it was dropped
+	// Reason says why Config lost, for a person ("shadowed by …").
+	Reason string
 }
 
 // LoadResult is what Load found.

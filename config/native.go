@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -30,13 +31,42 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // without mcpServers has no servers and no error. A nil lookup means
 // os.LookupEnv.
 func ParseNative(path string, data []byte, level Level, lookup LookupFunc) (servers []ServerConfig, err error) {
-	lookup = orEnv(lookup)
+	entries, lines, err := parseNativeEntries(path, data, level)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		c := e.c
+		if c.Err == nil {
+			if diag := e.d.position(lines, &c, e.keyOff, Substitute(&c, lookup)); diag != nil {
+				c.Err = diag
+			} else if diag := e.d.position(lines, &c, e.keyOff, Validate(&c)); diag != nil {
+				c.Err = diag
+			}
+		}
+		servers = append(servers, c)
+	}
+	return servers, nil
+}
+
+// nativeEntry is one server of a native file as written, before
+// substitution, with what is needed to position later errors in it.
+type nativeEntry struct {
+	c      ServerConfig // Err set for a field of the wrong type or a repeated name
+	d      *serverDecoder
+	keyOff int
+}
+
+// parseNativeEntries is the first half of ParseNative: it reads the file
+// and decodes each server as written. Substitution and validation are left
+// to the caller, since discovery does them only once trust is known.
+func parseNativeEntries(path string, data []byte, level Level) ([]nativeEntry, lineTable, error) {
 	// Editors on Windows like to start files with a byte order mark, which
 	// encoding/json rejects. Dropping it keeps line 1's columns right too.
 	data = bytes.TrimPrefix(data, utf8BOM)
 	lines := newLineTable(data)
 	if isJSONBlank(data) {
-		return nil, nil
+		return nil, lines, nil
 	}
 	root, perr := parseJSON(data)
 	if perr != nil {
@@ -44,19 +74,20 @@ func ParseNative(path string, data []byte, level Level, lookup LookupFunc) (serv
 		if !errors.As(perr, &pe) {
 			pe = &positionError{msg: perr.Error()}
 		}
-		return nil, lines.diag(path, pe.off, "", "", pe.msg)
+		return nil, lines, lines.diag(path, pe.off, "", "", pe.msg)
 	}
 	if root.kind != jsonObject {
-		return nil, lines.diag(path, root.off, "", "", fmt.Sprintf("top level must be an object, got %s", root.kind))
+		return nil, lines, lines.diag(path, root.off, "", "", fmt.Sprintf("top level must be an object, got %s", root.kind))
 	}
 	list := root.member("mcpServers")
 	if list == nil || list.kind == jsonNull {
-		return nil, nil
+		return nil, lines, nil
 	}
 	if list.kind != jsonObject {
-		return nil, lines.diag(path, list.off, "", "mcpServers", fmt.Sprintf("want an object of server configs by name, got %s", list.kind))
+		return nil, lines, lines.diag(path, list.off, "", "mcpServers", fmt.Sprintf("want an object of server configs by name, got %s", list.kind))
 	}
 
+	var entries []nativeEntry
 	firstLine := make(map[string]int)
 	for _, m := range list.members {
 		line, _ := lines.pos(m.off)
@@ -67,27 +98,18 @@ func ParseNative(path string, data []byte, level Level, lookup LookupFunc) (serv
 		d := &serverDecoder{c: &c, fields: make(map[string]int)}
 		d.decode(m.val)
 
-		var diag *Diagnostic
 		if first, dup := firstLine[m.key]; dup {
-			diag = lines.diag(path, m.off, m.key, "", fmt.Sprintf("server defined twice; the first definition, at line %d, wins", first))
+			c.Err = lines.diag(path, m.off, m.key, "", fmt.Sprintf("server defined twice; the first definition, at line %d, wins", first))
 		} else {
 			firstLine[m.key] = line
 		}
-		if diag == nil && d.problem != nil {
-			diag = lines.diag(path, d.problem.off, m.key, d.problem.field, d.problem.msg)
+		if c.Err == nil && d.problem != nil {
+			c.Err = lines.diag(path, d.problem.off, m.key, d.problem.field, d.problem.msg)
 		}
-		if diag == nil {
-			diag = d.position(lines, m.off, Substitute(&c, lookup))
-		}
-		if diag == nil {
-			diag = d.position(lines, m.off, Validate(&c))
-		}
-		if diag != nil {
-			c.Err = diag
-		}
-		servers = append(servers, c)
+		d.c = nil // the entry owns its config now
+		entries = append(entries, nativeEntry{c: c, d: d, keyOff: m.off})
 	}
-	return servers, nil
+	return entries, lines, nil
 }
 
 // serverDecoder fills one ServerConfig from its JSON object, remembering
@@ -111,7 +133,7 @@ func (d *serverDecoder) fail(v *jsonValue, field, msg string) {
 
 // position moves a Diagnostic from Substitute or Validate to the line and
 // column of the field it names, or of the server's key.
-func (d *serverDecoder) position(lines lineTable, keyOff int, err error) *Diagnostic {
+func (d *serverDecoder) position(lines lineTable, c *ServerConfig, keyOff int, err error) *Diagnostic {
 	if err == nil {
 		return nil
 	}
@@ -123,7 +145,7 @@ func (d *serverDecoder) position(lines lineTable, keyOff int, err error) *Diagno
 	if !ok {
 		off = keyOff
 	}
-	out := lines.diag(d.c.Source.Path, off, d.c.Name, src.Field, src.Message)
+	out := lines.diag(c.Source.Path, off, c.Name, src.Field, src.Message)
 	out.Err = src.Err
 	return out
 }
@@ -274,4 +296,43 @@ func (d *serverDecoder) toolFilter(field string, v *jsonValue) ToolFilter {
 		}
 	}
 	return f
+}
+
+// The native format is documented in README.md ("Config"): the mcpServers
+// map Claude Desktop introduced, with every field switchboard has. Its
+// files come first in precedence (SPEC §8).
+func init() {
+	register(&Provider{
+		Name: ProviderNative,
+		ID:   "switchboard",
+		Locations: func(env Env) []Location {
+			var locs []Location
+			if env.ProjectDir != "" {
+				locs = append(locs, Location{Path: ProjectConfigPath(env.ProjectDir), Level: LevelProject})
+			}
+			if env.Home != "" || hasAbsEnv(env, "XDG_CONFIG_HOME") {
+				locs = append(locs, Location{Path: filepath.Join(env.configHome(), "switchboard", "mcp.json"), Level: LevelUser})
+			}
+			return locs
+		},
+		Parse: func(loc Location, data []byte, _ Env) ([]ServerConfig, []*Diagnostic, error) {
+			entries, _, err := parseNativeEntries(loc.Path, data, loc.Level)
+			if err != nil {
+				return nil, nil, err
+			}
+			servers := make([]ServerConfig, 0, len(entries))
+			for _, e := range entries {
+				servers = append(servers, e.c)
+			}
+			return servers, nil, nil
+		},
+		Sniff: func(path string, _ []byte) bool {
+			return nameIs(path, "/switchboard/mcp.json", "/.switchboard/mcp.json")
+		},
+	})
+}
+
+func hasAbsEnv(env Env, name string) bool {
+	v, ok := env.lookup(name)
+	return ok && filepath.IsAbs(v)
 }
