@@ -36,11 +36,13 @@ func (e *UnsetVariableError) Error() string {
 //	${VAR:-default}   VAR, or default when VAR is unset or empty (default may
 //	                  itself hold references, expanded only when used)
 //	${env:VAR}        the same as ${VAR}, as VS Code and Cline write it
+//	{env:VAR}         the same again, as opencode writes it
 //
 // A "$" not followed by "{" is literal, and "$$" is kept as written ("$${X}"
 // stays "$${X}"), so shell snippets like "echo $$" or "$HOME" survive. An
-// unterminated "${" and a malformed reference are errors. An unset
-// variable is an *UnsetVariableError.
+// unterminated "${" and a malformed reference are errors; a "{" that does
+// not start a well-formed "{env:VAR}" is literal. An unset variable is an
+// *UnsetVariableError.
 func Expand(s string, lookup LookupFunc) (string, error) {
 	return expand(s, orEnv(lookup), 0)
 }
@@ -51,7 +53,7 @@ func Expand(s string, lookup LookupFunc) (string, error) {
 const maxNesting = 8
 
 func expand(s string, lookup LookupFunc, depth int) (string, error) {
-	if !strings.Contains(s, "${") {
+	if !strings.Contains(s, "${") && !strings.Contains(s, "{env:") {
 		return s, nil
 	}
 	if depth > maxNesting {
@@ -59,13 +61,28 @@ func expand(s string, lookup LookupFunc, depth int) (string, error) {
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '$')
+		j := strings.IndexAny(s[i:], "${")
 		if j < 0 {
 			b.WriteString(s[i:])
 			break
 		}
 		b.WriteString(s[i : i+j])
 		i += j
+		if s[i] == '{' {
+			name, n := braceEnvRef(s[i:])
+			if n == 0 {
+				b.WriteByte('{')
+				i++
+				continue
+			}
+			v, ok := lookup(name)
+			if !ok {
+				return "", &UnsetVariableError{Name: name}
+			}
+			b.WriteString(v)
+			i += n
+			continue
+		}
 		switch {
 		case strings.HasPrefix(s[i:], "$$"):
 			b.WriteString("$$")
@@ -100,6 +117,9 @@ func closingBrace(s string, i int) int {
 		case strings.HasPrefix(s[i:], "${"):
 			depth++
 			i += 2
+		case strings.HasPrefix(s[i:], "{env:"):
+			_, n := braceEnvRef(s[i:])
+			i += max(n, 1)
 		case s[i] == '}':
 			if depth == 0 {
 				return i
@@ -143,6 +163,24 @@ func expandRef(body string, lookup LookupFunc, depth int) (string, error) {
 	return v, nil
 }
 
+// braceEnvRef reads opencode's "{env:NAME}" at the start of s and returns
+// the name and the reference's length, or 0 when s does not start with a
+// well-formed one.
+func braceEnvRef(s string) (name string, n int) {
+	const prefix = "{env:"
+	if !strings.HasPrefix(s, prefix) {
+		return "", 0
+	}
+	i := len(prefix)
+	for i < len(s) && isNameByte(s[i], i == len(prefix)) {
+		i++
+	}
+	if i == len(prefix) || i >= len(s) || s[i] != '}' {
+		return "", 0
+	}
+	return s[len(prefix):i], i + 1
+}
+
 // isNameByte reports whether c may appear in a variable name, as in the
 // shell: letters, digits and underscores, not starting with a digit.
 func isNameByte(c byte, first bool) bool {
@@ -181,6 +219,13 @@ func expandPath(s string, lookup LookupFunc) (string, error) {
 // c.Source, and leaves c unchanged; it never mutates c's slices or maps in
 // place, since a caller may share them.
 func Substitute(c *ServerConfig, lookup LookupFunc) error {
+	return substitute(c, lookup, false)
+}
+
+// substitute is Substitute; with keepCommands, env and header values that
+// are "!command"s are left as written, for resolveCommands: the shell
+// expands the command's own variables.
+func substitute(c *ServerConfig, lookup LookupFunc, keepCommands bool) error {
 	lookup = orEnv(lookup)
 	fail := func(field string, err error) error {
 		return &Diagnostic{Path: c.Source.Path, Line: c.Source.Line, Server: c.Name, Field: field, Message: err.Error(), Err: err}
@@ -197,7 +242,7 @@ func Substitute(c *ServerConfig, lookup LookupFunc) error {
 		}
 		args = append(args, v)
 	}
-	env, err := expandMap("env", c.Env, lookup, fail)
+	env, err := expandMap("env", c.Env, lookup, keepCommands, fail)
 	if err != nil {
 		return err
 	}
@@ -209,7 +254,7 @@ func Substitute(c *ServerConfig, lookup LookupFunc) error {
 	if err != nil {
 		return fail("url", err)
 	}
-	headers, err := expandMap("headers", c.Headers, lookup, fail)
+	headers, err := expandMap("headers", c.Headers, lookup, keepCommands, fail)
 	if err != nil {
 		return err
 	}
@@ -219,12 +264,16 @@ func Substitute(c *ServerConfig, lookup LookupFunc) error {
 
 // expandMap expands a map's values in key order, so the error reported
 // for several bad values is always the same one.
-func expandMap(field string, m map[string]string, lookup LookupFunc, fail func(string, error) error) (map[string]string, error) {
+func expandMap(field string, m map[string]string, lookup LookupFunc, keepCommands bool, fail func(string, error) error) (map[string]string, error) {
 	if m == nil {
 		return nil, nil
 	}
 	out := make(map[string]string, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if keepCommands && strings.HasPrefix(m[k], "!") {
+			out[k] = m[k]
+			continue
+		}
 		v, err := Expand(m[k], lookup)
 		if err != nil {
 			return nil, fail(field+"."+k, err)

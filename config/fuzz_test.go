@@ -63,6 +63,7 @@ func FuzzExpand(f *testing.F) {
 	for _, s := range []string{
 		"", "plain", "${A}", "${env:A}", "${A:-d}", "${NOPE:-${A}}", "${A:-${NOPE}}", "$$", "$${A}",
 		"$", "price $5", "${", "${A", "${}", "${1}", "${input:x}", "${A:-${B", "}}${A}}", "~/x/${A}",
+		"{env:A}", "{env:}", "{env:1}", "{env:A", "${X:-{env:A}}", "{{env:A}}",
 	} {
 		f.Add(s)
 	}
@@ -71,7 +72,7 @@ func FuzzExpand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		got, errAll := Expand(s, all)
 		_, errNone := Expand(s, none)
-		if !strings.Contains(s, "${") {
+		if !strings.Contains(s, "${") && !strings.Contains(s, "{env:") {
 			if errAll != nil || got != s {
 				t.Errorf("Expand(%q) = %q, %v; want it unchanged", s, got, errAll)
 			}
