@@ -1,0 +1,38 @@
+package config
+
+import "path/filepath"
+
+// Cursor, as its MCP documentation (cursor.com/docs/context/mcp) describes
+// it: ~/.cursor/mcp.json for the user and .cursor/mcp.json in a project,
+// each {"mcpServers": {name: entry}}. An entry is a local server
+// ({"type": "stdio", "command", "args", "env", "envFile"}) or a remote one
+// ({"url", "headers"}, streamable HTTP or SSE, with "type" optional).
+// Config interpolation: ${env:NAME}, ${userHome}, ${workspaceFolder},
+// ${workspaceFolderBasename}, ${pathSeparator} and ${/} in command, args,
+// env, url and headers. Cursor reads the file leniently, so comments and
+// trailing commas are accepted. Servers are switched off in Cursor's UI,
+// not in the file. "envFile" and OAuth settings ("auth") are not read:
+// envFile is reported as a warning.
+var cursorDialect = &dialect{
+	extra: func(e *entry, key string, v *jsonValue) bool {
+		if key == "envFile" {
+			e.doc.warn(v, e.c.Name, key, "envFile is not supported; ignored (put the variables in env)")
+			return true
+		}
+		return false
+	},
+}
+
+func init() {
+	register(&Provider{
+		Name: "Cursor",
+		ID:   "cursor",
+		Locations: func(env Env) []Location {
+			return projectAndUser(env, filepath.Join(".cursor", "mcp.json"), filepath.Join(env.Home, ".cursor", "mcp.json"))
+		},
+		Parse: func(loc Location, data []byte, env Env) ([]ServerConfig, []*Diagnostic, error) {
+			return parseMCPServers("Cursor", loc, data, "mcpServers", true, cursorDialect, editorVariables("Cursor", env))
+		},
+		Sniff: func(path string, _ []byte) bool { return nameIs(path, "/.cursor/mcp.json") },
+	})
+}
