@@ -106,3 +106,40 @@ func (h *Host) sortedNamesLocked() []string {
 	sort.Strings(names)
 	return names
 }
+
+// SubscribeResource asks a server to report changes to a resource; each
+// change arrives as an EventResourceUpdated. The subscription is renewed
+// when the server reconnects.
+func (h *Host) SubscribeResource(ctx context.Context, server, uri string) error {
+	sess, timeout, err := h.liveSession(server)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		return fmt.Errorf("server %q: subscribe %s: %w", server, uri, err)
+	}
+	h.mu.Lock()
+	if s, ok := h.servers[server]; ok {
+		s.subscriptions[uri] = true
+	}
+	h.mu.Unlock()
+	return nil
+}
+
+// UnsubscribeResource ends a subscription made with SubscribeResource.
+func (h *Host) UnsubscribeResource(ctx context.Context, server, uri string) error {
+	h.mu.Lock()
+	if s, ok := h.servers[server]; ok {
+		delete(s.subscriptions, uri)
+	}
+	h.mu.Unlock()
+	sess, timeout, err := h.liveSession(server)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return sess.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+}

@@ -42,7 +42,7 @@ func (h *Host) newClient(s *server) *mcp.Client {
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			p := req.Params
 			h.events.publish(Event{
-				Type: EventProgress, Server: s.cfg.Name, Message: p.Message,
+				Type: EventProgress, Server: s.cfg.Name, Message: p.Message, Tool: h.callFor(p.ProgressToken),
 				Progress: &Progress{Token: p.ProgressToken, Progress: p.Progress, Total: p.Total},
 			})
 		},
@@ -170,7 +170,6 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 	}
 	switch kind {
 	case listTools:
-		h.publishTools()
 		if err := h.cache.Store(s.cfg.Name, s.fingerprint, tools); err != nil {
 			h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
 		}

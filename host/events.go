@@ -45,6 +45,7 @@ type Event struct {
 	Level    LogLevel  `json:"level,omitempty"`
 	Message  string    `json:"message,omitempty"`
 	URI      string    `json:"uri,omitempty"`
+	Tool     string    `json:"tool,omitempty"` // the exposed tool a progress event is about
 	Progress *Progress `json:"progress,omitempty"`
 }
 
@@ -82,6 +83,8 @@ type hub struct {
 	closed     bool
 	backlog    []Event // notifications while nobody listens
 	backlogCap int
+	// published, when set (by tests), sees every event after delivery.
+	published func(Event)
 }
 
 func (h *hub) drain() []Event {
@@ -123,6 +126,9 @@ func (h *hub) publish(e Event) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.published != nil {
+		defer h.published(e)
+	}
 	if len(h.subs) == 0 && e.notification() && h.backlogCap > 0 {
 		if len(h.backlog) == h.backlogCap {
 			h.backlog = append(h.backlog[:0], h.backlog[1:]...)

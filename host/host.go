@@ -63,6 +63,9 @@ type Options struct {
 	// from the requested schema are filled into an accepted answer. Nil
 	// means elicitation is not offered.
 	Elicitation func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// LogLevel is the level asked of servers that offer logging. Empty
+	// means "info".
+	LogLevel mcp.LoggingLevel
 	// NotificationBuffer is how many notification events (logs, progress,
 	// list changes, resource updates) are kept while nobody subscribes, for
 	// DrainEvents. Zero means DefaultNotificationBuffer.
@@ -100,6 +103,9 @@ type Host struct {
 	order   []string // names in config order, for Status
 	tools   ToolSet
 	index   map[string]toolKey // exposed name -> server and tool
+
+	callSeq  uint64
+	inflight map[string]string // progress token -> exposed tool name
 }
 
 // New returns a host with no servers. Start adds them.
@@ -125,6 +131,9 @@ func New(opts *Options) *Host {
 	}
 	if o.ClientVersion == "" {
 		o.ClientVersion = Version
+	}
+	if o.LogLevel == "" {
+		o.LogLevel = "info"
 	}
 	if o.NotificationBuffer <= 0 {
 		o.NotificationBuffer = DefaultNotificationBuffer
@@ -159,7 +168,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		h.mu.Unlock()
 		return ErrClosed
 	}
-	var pending []*server
+	var pending []waiting
 	for i := range configs {
 		cfg := configs[i]
 		if _, dup := h.servers[cfg.Name]; dup {
@@ -171,7 +180,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		h.order = append(h.order, cfg.Name)
 		if s.admin == "" && !cfg.Lazy {
 			h.startLocked(s)
-			pending = append(pending, s)
+			pending = append(pending, waiting{settled: s.settled, cached: s.cached != nil})
 		}
 	}
 	h.rebuildToolsLocked()
@@ -180,8 +189,15 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	return h.gate(ctx, pending)
 }
 
+// waiting is a server Start waits for: its first connect attempt, and
+// whether the cache can stand in for it.
+type waiting struct {
+	settled <-chan struct{}
+	cached  bool
+}
+
 // gate waits for pending servers as SPEC F13 says.
-func (h *Host) gate(ctx context.Context, pending []*server) error {
+func (h *Host) gate(ctx context.Context, pending []waiting) error {
 	timer := time.NewTimer(h.opts.StartupGate)
 	defer timer.Stop()
 	i := 0
@@ -195,12 +211,12 @@ wait:
 			return ctx.Err()
 		}
 	}
-	for _, s := range pending[i:] {
-		if s.hasCache() {
+	for _, w := range pending[i:] {
+		if w.cached {
 			continue
 		}
 		select {
-		case <-s.settled:
+		case <-w.settled:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -259,13 +275,10 @@ func (h *Host) Disconnect(name string) error {
 	}
 	s.detached = true
 	done := s.stopLocked()
-	changed := h.rebuildToolsLocked()
+	h.rebuildToolsLocked()
 	h.mu.Unlock()
 	<-done
 	h.events.publish(Event{Type: EventState, Server: name, State: StateDisconnected})
-	if changed {
-		h.publishTools()
-	}
 	return nil
 }
 
@@ -292,11 +305,8 @@ func (h *Host) Restart(name string) error {
 		return ErrClosed
 	}
 	h.startLocked(s)
-	changed := h.rebuildToolsLocked()
+	h.rebuildToolsLocked()
 	h.mu.Unlock()
-	if changed {
-		h.publishTools()
-	}
 	return nil
 }
 

@@ -68,6 +68,8 @@ type server struct {
 	prompts   []*mcp.Prompt
 	initRes   *mcp.InitializeResult
 
+	subscriptions map[string]bool // resource URIs to keep subscribed across reconnects
+
 	refreshing map[listKind]bool // a list_changed refresh is pending or running
 	again      map[listKind]bool // another notification came during the refresh
 }
@@ -77,6 +79,7 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 		h: h, cfg: cfg, since: time.Now(), transport: cfg.TransportKind(),
 		settled: closedChan(), supDone: closedChan(),
 		refreshing: map[listKind]bool{}, again: map[listKind]bool{},
+		subscriptions: map[string]bool{},
 	}
 	switch {
 	case cfg.Err != nil:
@@ -102,12 +105,6 @@ func closedChan() chan struct{} {
 	c := make(chan struct{})
 	close(c)
 	return c
-}
-
-func (s *server) hasCache() bool {
-	s.h.mu.Lock()
-	defer s.h.mu.Unlock()
-	return s.cached != nil
 }
 
 // stateLocked derives the public state from what the host tracks (SPEC
@@ -232,13 +229,10 @@ func (h *Host) retryAfter(ctx context.Context, s *server, cause error) bool {
 		s.connecting = false
 		s.err = fmt.Errorf("gave up after %d failures within %s (crash loop); last: %w", len(s.failures), CrashLoopWindow, cause)
 		s.since = now
-		s.releaseLocked()
-		changed := h.rebuildToolsLocked()
-		h.mu.Unlock()
 		h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateFailed, Error: s.err.Error()})
-		if changed {
-			h.publishTools()
-		}
+		h.rebuildToolsLocked()
+		s.releaseLocked()
+		h.mu.Unlock()
 		return false
 	}
 	delay := backoff(len(s.failures))
@@ -247,11 +241,10 @@ func (h *Host) retryAfter(ctx context.Context, s *server, cause error) bool {
 	} else {
 		s.err = cause
 	}
-	changed := wasLive && h.rebuildToolsLocked()
-	h.mu.Unlock()
-	if changed {
-		h.publishTools()
+	if wasLive {
+		h.rebuildToolsLocked()
 	}
+	h.mu.Unlock()
 	h.log.Info("server dropped, reconnecting", "server", s.cfg.Name, "in", delay, "error", cause)
 	timer := time.NewTimer(delay)
 	defer timer.Stop()
@@ -280,17 +273,15 @@ func (h *Host) settleConnected(s *server, c *conn) {
 	s.live, s.cached = c.cat.tools, c.cat.tools
 	s.resources, s.templates, s.prompts = c.cat.resources, c.cat.templates, c.cat.prompts
 	s.initRes = c.sess.InitializeResult()
+	// Events go out before waiters wake: whoever waited for this server
+	// (Start, a deferred call) finds them already published.
+	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateConnected, PID: s.pid})
+	h.rebuildToolsLocked()
 	s.releaseLocked()
-	pid := s.pid
-	changed := h.rebuildToolsLocked()
 	h.mu.Unlock()
 
 	if c.cat.warning != nil {
 		h.addLog(s, LogLine{Level: LevelWarn, Text: c.cat.warning.Error()})
-	}
-	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateConnected, PID: pid})
-	if changed {
-		h.publishTools()
 	}
 	if err := h.cache.Store(s.cfg.Name, s.fingerprint, c.cat.tools); err != nil {
 		h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
@@ -303,15 +294,12 @@ func (h *Host) settleFailed(s *server, err error) {
 	s.connecting = false
 	s.err = describeFailure(err, &s.log)
 	s.since = time.Now()
-	s.releaseLocked()
-	changed := h.rebuildToolsLocked()
 	msg := s.err.Error()
+	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateFailed, Error: msg})
+	h.rebuildToolsLocked()
+	s.releaseLocked()
 	h.mu.Unlock()
 	h.log.Warn("server failed", "server", s.cfg.Name, "error", msg)
-	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateFailed, Error: msg})
-	if changed {
-		h.publishTools()
-	}
 }
 
 // settleStopped releases waiting calls when the supervisor is stopped.
@@ -351,6 +339,7 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 		sess.Close()
 		return nil, h.explain(ctx, err, timeout)
 	}
+	h.afterConnect(ctx, s, sess)
 	return &conn{sess: sess, stdio: stdio, kind: kind, cat: cat, took: time.Since(start)}, nil
 }
 
@@ -509,4 +498,28 @@ func collect[T any](seq func(yield func(T, error) bool)) ([]T, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// afterConnect sets up what a new session needs before it is published:
+// the log level (go-sdk servers send no log notifications until a client
+// sets one) and the resource subscriptions of the previous session.
+func (h *Host) afterConnect(ctx context.Context, s *server, sess *mcp.ClientSession) {
+	caps := sess.InitializeResult().Capabilities
+	if caps != nil && caps.Logging != nil {
+		//lint:ignore SA1019 the level is how 2025-11-25 servers learn to send logs
+		if err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: h.opts.LogLevel}); err != nil {
+			h.addLog(s, LogLine{Level: LevelWarn, Text: "logging/setLevel: " + err.Error()})
+		}
+	}
+	h.mu.Lock()
+	var uris []string
+	for uri := range s.subscriptions {
+		uris = append(uris, uri)
+	}
+	h.mu.Unlock()
+	for _, uri := range uris {
+		if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			h.addLog(s, LogLine{Level: LevelWarn, Text: "resubscribing to " + uri + ": " + err.Error()})
+		}
+	}
 }

@@ -46,7 +46,8 @@ func (h *Host) Tools() ToolSet {
 }
 
 // rebuildToolsLocked recomputes the tool set from every server and reports
-// whether it changed; the version grows only then.
+// whether it changed; only then does the version grow and a tools event go
+// out.
 func (h *Host) rebuildToolsLocked() bool {
 	type entry struct {
 		s        *server
@@ -105,6 +106,7 @@ func (h *Host) rebuildToolsLocked() bool {
 	}
 	h.tools = ToolSet{Version: h.tools.Version + 1, Tools: set}
 	h.index = index
+	h.events.publish(Event{Type: EventTools, Version: h.tools.Version})
 	return true
 }
 
@@ -118,13 +120,6 @@ func sameTools(a, b []Tool) bool {
 			x.Deferred == y.Deferred && x.Description == y.Description && x.Title == y.Title &&
 			x.AutoApprove == y.AutoApprove
 	})
-}
-
-func (h *Host) publishTools() {
-	h.mu.Lock()
-	v := h.tools.Version
-	h.mu.Unlock()
-	h.events.publish(Event{Type: EventTools, Version: v})
 }
 
 // allowed applies a server's tool filter (SPEC F29): deny wins, and an
@@ -182,7 +177,13 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := sess.CallTool(callCtx, &mcp.CallToolParams{Name: key.tool, Arguments: args})
+	params := &mcp.CallToolParams{Name: key.tool, Arguments: args}
+	// Every call carries a progress token, so a server can report progress
+	// and the report reaches events tagged with the tool it belongs to.
+	token := h.trackCall(name)
+	defer h.untrackCall(token)
+	params.SetProgressToken(token)
+	res, err := sess.CallTool(callCtx, params)
 	switch {
 	case err == nil:
 		return res, nil
@@ -278,4 +279,34 @@ func ResultText(res *mcp.CallToolResult) string {
 		fmt.Fprintf(&b, "%v", jsonText(res.StructuredContent))
 	}
 	return b.String()
+}
+
+// trackCall registers an in-flight call under a fresh progress token.
+func (h *Host) trackCall(name string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.callSeq++
+	token := fmt.Sprintf("switchboard-%d", h.callSeq)
+	if h.inflight == nil {
+		h.inflight = map[string]string{}
+	}
+	h.inflight[token] = name
+	return token
+}
+
+func (h *Host) untrackCall(token string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.inflight, token)
+}
+
+// callFor names the tool an in-flight call's progress token belongs to.
+func (h *Host) callFor(token any) string {
+	t, ok := token.(string)
+	if !ok {
+		return ""
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.inflight[t]
 }

@@ -72,6 +72,14 @@ type Options struct {
 	// ToolsCount adds that many echo tools named extra_0, extra_1, …
 	// (--tools-count). Zero adds none.
 	ToolsCount int
+	// TestTools adds tools that drive the host's notification handling:
+	// add_tool (a new tool, announced with tools/list_changed), log (a log
+	// notification) and progress (progress notifications) (--test-tools).
+	TestTools bool
+	// FreezeAfter makes the server stop reading its input this long after
+	// Run starts, while staying alive: it no longer answers anything, pings
+	// included (--freeze-after). Zero means never.
+	FreezeAfter time.Duration
 	// ExitAfter makes the process exit with code 3 this long after Run
 	// starts (--exit-after). Zero means never.
 	ExitAfter time.Duration
@@ -123,6 +131,8 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.WeirdNames, "weird-names", false, "add tools with unusual names (dots, spaces, slashes, 80 characters)")
 	fs.IntVar(&o.ToolsCount, "tools-count", 0, "add `n` extra echo tools named extra_0 … extra_{n-1}")
 	fs.DurationVar(&o.ExitAfter, "exit-after", 0, "exit with code 3 after this `duration` (a crash)")
+	fs.DurationVar(&o.FreezeAfter, "freeze-after", 0, "stop answering anything, pings included, after this `duration`")
+	fs.BoolVar(&o.TestTools, "test-tools", false, "add tools that send notifications: add_tool, log, progress")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: switchboard demo-server [flags]
 
@@ -204,7 +214,11 @@ func Run(opts Options) int {
 		}
 		stdout = &garbageWriter{w: os.Stdout}
 	}
-	t := &mcp.IOTransport{Reader: os.Stdin, Writer: stdout}
+	var stdin io.ReadCloser = os.Stdin
+	if opts.FreezeAfter > 0 {
+		stdin = &freezingReader{r: os.Stdin, at: time.Now().Add(opts.FreezeAfter)}
+	}
+	t := &mcp.IOTransport{Reader: stdin, Writer: stdout}
 	err := NewServer(opts).Run(context.Background(), t)
 	code := ExitOK
 	if err != nil && !errors.Is(err, io.EOF) {

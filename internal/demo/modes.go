@@ -92,3 +92,23 @@ func blockForever() {
 		time.Sleep(time.Hour)
 	}
 }
+
+// freezingReader reads normally until a moment, then blocks forever: the
+// server stays alive but answers nothing (--freeze-after).
+type freezingReader struct {
+	r  io.ReadCloser
+	at time.Time
+}
+
+func (f *freezingReader) Read(p []byte) (int, error) {
+	if time.Now().After(f.at) {
+		blockForever()
+	}
+	n, err := f.r.Read(p)
+	if time.Now().After(f.at) {
+		blockForever() // what arrived after the moment is never answered
+	}
+	return n, err
+}
+
+func (f *freezingReader) Close() error { return f.r.Close() }

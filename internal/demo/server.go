@@ -91,6 +91,9 @@ func NewServer(opts Options) *mcp.Server {
 		Logger: logger,
 	})
 	addTools(s)
+	if opts.TestTools {
+		addTestTools(s)
+	}
 	if opts.WeirdNames {
 		for _, n := range WeirdToolNames {
 			addEchoTool(s, n, "Echoes its text back. Exists to exercise tool-name handling: its name is unusual on purpose.")
@@ -284,4 +287,58 @@ func greet(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, 
 			Content: &mcp.TextContent{Text: "Write a short, friendly greeting for " + name + "."},
 		}},
 	}, nil
+}
+
+type addToolIn struct {
+	Name string `json:"name" jsonschema:"the name of the echo tool to add"`
+}
+
+type logIn struct {
+	Level   string `json:"level,omitempty" jsonschema:"debug, info, notice, warning or error; info when omitted"`
+	Message string `json:"message" jsonschema:"the log message"`
+}
+
+type progressIn struct {
+	Steps int `json:"steps" jsonschema:"how many progress notifications to send"`
+}
+
+// addTestTools adds the --test-tools tools: each makes the server send
+// something a host must handle.
+func addTestTools(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "add_tool",
+		Description: "Adds an echo tool with the given name; the server announces it with tools/list_changed.",
+	}, func(_ context.Context, _ *mcp.CallToolRequest, in addToolIn) (*mcp.CallToolResult, any, error) {
+		addEchoTool(s, in.Name, "An echo tool added at run time by add_tool.")
+		return text("added " + in.Name), nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "log",
+		Description: "Sends the message as a notifications/message log entry.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in logIn) (*mcp.CallToolResult, any, error) {
+		level := mcp.LoggingLevel(in.Level)
+		if level == "" {
+			level = "info"
+		}
+		err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "demo", Data: in.Message})
+		if err != nil {
+			return nil, nil, err
+		}
+		return text("logged"), nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "progress",
+		Description: "Sends the given number of progress notifications for this call, then answers.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, in progressIn) (*mcp.CallToolResult, any, error) {
+		token := req.Params.GetProgressToken()
+		for i := 1; i <= in.Steps && token != nil; i++ {
+			err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: token, Progress: float64(i), Total: float64(in.Steps), Message: fmt.Sprintf("step %d", i),
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		return text(fmt.Sprintf("sent %d progress notifications", in.Steps)), nil, nil
+	})
 }

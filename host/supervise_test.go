@@ -1,0 +1,246 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// faultBound is how long a fault test waits for something that takes
+// milliseconds when the host works; reaching it means the host is broken,
+// not that the machine is slow.
+const faultBound = 20 * time.Second
+
+func awaitState(t *testing.T, sub *host.Subscription, server string, state host.State) host.Event {
+	t.Helper()
+	return await(t, sub, server+" "+string(state), func(e host.Event) bool {
+		return e.Type == host.EventState && e.Server == server && e.State == state
+	})
+}
+
+// A server killed mid-call fails its in-flight call at once, comes back,
+// and the next call succeeds.
+func TestKillMidCall(t *testing.T) {
+	h := host.New(nil)
+	defer h.Close()
+	sub := h.Subscribe()
+	defer sub.Close()
+	if err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "victim")}); err != nil {
+		t.Fatal(err)
+	}
+	oldPID := status(t, h, "victim").PID
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.CallTool(context.Background(), "mcp__victim__sleep", map[string]any{"ms": 600000})
+		done <- err
+	}()
+	// The sleep tool reports progress once it runs: the call is in flight.
+	await(t, sub, "sleep running", func(e host.Event) bool {
+		return e.Type == host.EventProgress && e.Tool == "mcp__victim__sleep"
+	})
+	if err := syscall.Kill(oldPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		var cerr *host.CallError
+		if !errors.As(err, &cerr) || cerr.Server != "victim" {
+			t.Errorf("in-flight call: err = %v, want a CallError naming the server", err)
+		}
+	case <-time.After(faultBound):
+		t.Fatal("in-flight call still waiting after its server was killed")
+	}
+	e := awaitState(t, sub, "victim", host.StateConnecting)
+	if !strings.Contains(e.Error, "connection lost") {
+		t.Errorf("connecting event error = %q", e.Error)
+	}
+	e = awaitState(t, sub, "victim", host.StateConnected)
+	if e.PID == 0 || e.PID == oldPID {
+		t.Errorf("reconnected with pid %d (old %d)", e.PID, oldPID)
+	}
+	res, err := h.CallTool(context.Background(), "mcp__victim__echo", map[string]any{"text": "back"})
+	if err != nil || text(t, res) != "back" {
+		t.Fatalf("call after reconnect: %v %+v", err, res)
+	}
+	if alive(oldPID) {
+		t.Errorf("killed process %d still there", oldPID)
+	}
+}
+
+// A call made while the server is reconnecting waits for it and succeeds.
+func TestCallDuringReconnect(t *testing.T) {
+	h := start(t, nil, demoServer(t, "flaky"))
+	sub := h.Subscribe()
+	defer sub.Close()
+	if err := syscall.Kill(status(t, h, "flaky").PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	awaitState(t, sub, "flaky", host.StateConnecting)
+	if tool, ok := toolNamed(h, "mcp__flaky__echo"); !ok {
+		t.Fatal("tool dropped from the set while its server reconnects")
+	} else if st := status(t, h, "flaky"); st.State == host.StateConnecting && !tool.Deferred {
+		t.Error("tool of a reconnecting server is not deferred")
+	}
+	res, err := h.CallTool(context.Background(), "mcp__flaky__echo", map[string]any{"text": "in the gap"})
+	if err != nil || text(t, res) != "in the gap" {
+		t.Fatalf("call during reconnect: %v %+v", err, res)
+	}
+}
+
+// A server that keeps dying is given up on after a bounded number of
+// spawns, with its last stderr lines in the error; Restart revives it.
+func TestCrashLoopGivesUp(t *testing.T) {
+	h := host.New(nil)
+	defer h.Close()
+	sub := h.Subscribe()
+	defer sub.Close()
+	cfg := demoServer(t, "crashy", "--exit-after", "300ms")
+	if err := h.Start(context.Background(), []config.ServerConfig{cfg}); err != nil {
+		t.Fatal(err)
+	}
+	spawns := 1
+	for {
+		e := await(t, sub, "crash loop", func(e host.Event) bool {
+			return e.Type == host.EventState && e.Server == "crashy" && (e.State == host.StateConnected || e.State == host.StateFailed)
+		})
+		if e.State == host.StateFailed {
+			if !strings.Contains(e.Error, "crash loop") || !strings.Contains(e.Error, "exiting with code 3") {
+				t.Errorf("failed event error = %q; want the crash loop and the server's last stderr line", e.Error)
+			}
+			break
+		}
+		spawns++
+	}
+	if spawns > host.CrashLoopFailures+1 {
+		t.Errorf("%d spawns, want at most %d", spawns, host.CrashLoopFailures+1)
+	}
+	if st := status(t, h, "crashy"); st.State != host.StateFailed || st.PID != 0 {
+		t.Errorf("after giving up: %+v", st)
+	}
+	if _, ok := toolNamed(h, "mcp__crashy__echo"); ok {
+		t.Error("a given-up server's tools are still offered")
+	}
+	if err := h.Restart("crashy"); err != nil {
+		t.Fatal(err)
+	}
+	awaitState(t, sub, "crashy", host.StateConnected)
+}
+
+// A server that stops answering pings is treated as dropped.
+func TestPingDetectsFrozenServer(t *testing.T) {
+	cfg := demoServer(t, "frozen", "--freeze-after", "500ms")
+	cfg.PingInterval = 100 * time.Millisecond
+	h := start(t, nil, cfg)
+	sub := h.Subscribe()
+	defer sub.Close()
+	first := status(t, h, "frozen").PID
+	awaitState(t, sub, "frozen", host.StateConnecting)
+	e := awaitState(t, sub, "frozen", host.StateConnected)
+	if e.PID == first {
+		t.Errorf("reconnected to the frozen process %d", first)
+	}
+	if alive(first) {
+		t.Errorf("frozen process %d left running", first)
+	}
+}
+
+func TestRestart(t *testing.T) {
+	h := start(t, nil, demoServer(t, "r"))
+	sub := h.Subscribe()
+	defer sub.Close()
+	old := status(t, h, "r").PID
+	if err := h.Restart("r"); err != nil {
+		t.Fatal(err)
+	}
+	e := awaitState(t, sub, "r", host.StateConnected)
+	if e.PID == old || alive(old) {
+		t.Errorf("restart: new pid %d, old pid %d alive=%v", e.PID, old, alive(old))
+	}
+	if err := h.Restart("nosuch"); err == nil {
+		t.Error("Restart of an unknown server succeeded")
+	}
+}
+
+// A lazy server starts on its first call; before that its cached tools
+// are offered deferred.
+func TestLazyServer(t *testing.T) {
+	cache := t.TempDir()
+	cfg := demoServer(t, "lazy")
+	warm := host.New(&host.Options{CacheDir: cache})
+	if err := warm.Start(context.Background(), []config.ServerConfig{cfg}); err != nil {
+		t.Fatal(err)
+	}
+	warm.Close()
+
+	cfg.Lazy = true
+	h := start(t, &host.Options{CacheDir: cache}, cfg)
+	if st := status(t, h, "lazy"); st.State != host.StateIdle || st.PID != 0 {
+		t.Fatalf("lazy server before any call: %+v", st)
+	}
+	if tool, ok := toolNamed(h, "mcp__lazy__echo"); !ok || !tool.Deferred {
+		t.Fatalf("lazy server's cached tool: %+v %v", tool, ok)
+	}
+	res, err := h.CallTool(context.Background(), "mcp__lazy__echo", map[string]any{"text": "woke"})
+	if err != nil || text(t, res) != "woke" {
+		t.Fatalf("first call: %v %+v", err, res)
+	}
+	if st := status(t, h, "lazy"); st.State != host.StateConnected {
+		t.Errorf("after first call: %+v", st)
+	}
+}
+
+// tools/list_changed brings the new tool in with one change event.
+func TestListChangedRefresh(t *testing.T) {
+	h := start(t, nil, demoServer(t, "dyn", "--test-tools"))
+	sub := h.Subscribe()
+	defer sub.Close()
+	before := h.Tools().Version
+	if _, err := h.CallTool(context.Background(), "mcp__dyn__add_tool", map[string]any{"name": "fresh"}); err != nil {
+		t.Fatal(err)
+	}
+	// Start may still be publishing its own (older) version: skip it.
+	e := await(t, sub, "tool set change", func(e host.Event) bool { return e.Type == host.EventTools && e.Version > before })
+	if e.Version != before+1 {
+		t.Errorf("tool set went from version %d to %d; want one change", before, e.Version)
+	}
+	if _, ok := toolNamed(h, "mcp__dyn__fresh"); !ok {
+		t.Fatal("new tool not in the set after list_changed")
+	}
+	res, err := h.CallTool(context.Background(), "mcp__dyn__fresh", map[string]any{"text": "new"})
+	if err != nil || text(t, res) != "new" {
+		t.Errorf("calling the new tool: %v %+v", err, res)
+	}
+}
+
+func TestView(t *testing.T) {
+	h := start(t, nil, demoServer(t, "a"), demoServer(t, "b"))
+	v := h.View(host.ViewFilter{Servers: []string{"a"}, Tools: config.ToolFilter{Deny: []string{"*__sleep"}}})
+	for _, tool := range v.Tools().Tools {
+		if tool.Server != "a" || tool.Tool == "sleep" {
+			t.Errorf("view shows %s", tool.Name)
+		}
+	}
+	if len(v.Tools().Tools) == 0 {
+		t.Fatal("view shows nothing")
+	}
+	if _, err := v.CallTool(context.Background(), "mcp__a__echo", map[string]any{"text": "x"}); err != nil {
+		t.Error(err)
+	}
+	if _, err := v.CallTool(context.Background(), "mcp__b__echo", map[string]any{"text": "x"}); !errors.Is(err, host.ErrUnknownTool) {
+		t.Errorf("call outside the view: %v", err)
+	}
+	// A reconnect under the view is invisible to it.
+	if err := h.Restart("a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.CallTool(context.Background(), "mcp__a__echo", map[string]any{"text": "x"}); err != nil {
+		t.Errorf("call through the view after a restart: %v", err)
+	}
+}
