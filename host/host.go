@@ -97,6 +97,8 @@ type Host struct {
 	stopLife context.CancelFunc
 	wg       sync.WaitGroup // every goroutine the host starts
 
+	reloadMu sync.Mutex // serialises Reload
+
 	mu      sync.Mutex
 	closed  bool
 	servers map[string]*server

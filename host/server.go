@@ -142,12 +142,17 @@ func (h *Host) startLocked(s *server) {
 }
 
 // setConnectingLocked marks a server as (re)connecting; calls arriving now
-// wait on the new settled channel.
+// wait on its settled channel. A channel still open is kept, so calls
+// already waiting (during a reload, say) are woken by this attempt.
 func (h *Host) setConnectingLocked(s *server, why error) {
 	s.connecting = true
 	s.err = why
 	s.since = time.Now()
-	s.settled = make(chan struct{})
+	select {
+	case <-s.settled:
+		s.settled = make(chan struct{})
+	default:
+	}
 	ev := Event{Type: EventState, Server: s.cfg.Name, State: StateConnecting}
 	if why != nil {
 		ev.Error = why.Error()

@@ -210,6 +210,10 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 		return nil, toolKey{}, 0, fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
 	s := h.servers[key.server]
+	if s == nil { // removed by a reload the tool set has not caught up with
+		h.mu.Unlock()
+		return nil, toolKey{}, 0, fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
 	if s.session == nil && !s.connecting && s.cfg.Lazy && s.admin == "" && s.err == nil {
 		h.startLocked(s)
 	}

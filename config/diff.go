@@ -1,0 +1,85 @@
+package config
+
+import (
+	"maps"
+	"slices"
+)
+
+// Diff says how a new list of server configs differs from an old one, by
+// name (SPEC F35). Each list keeps the order of the configs it came from.
+type Diff struct {
+	// Added are names only in the new list.
+	Added []string
+	// Removed are names only in the old list.
+	Removed []string
+	// Changed are servers whose connection changed: they must restart.
+	Changed []string
+	// Updated are servers whose metadata only changed (auto-approve,
+	// request timeout, tool filters, source position): applied in place.
+	Updated []string
+	// Unchanged are servers identical in both lists.
+	Unchanged []string
+}
+
+// Empty reports whether nothing changed.
+func (d Diff) Empty() bool {
+	return len(d.Added)+len(d.Removed)+len(d.Changed)+len(d.Updated) == 0
+}
+
+// DiffConfigs compares two lists of server configs.
+func DiffConfigs(old, new []ServerConfig) Diff {
+	var d Diff
+	before := make(map[string]*ServerConfig, len(old))
+	for i := range old {
+		before[old[i].Name] = &old[i]
+	}
+	seen := make(map[string]bool, len(new))
+	for i := range new {
+		c := &new[i]
+		seen[c.Name] = true
+		o, ok := before[c.Name]
+		switch {
+		case !ok:
+			d.Added = append(d.Added, c.Name)
+		case !o.SameConnection(c):
+			d.Changed = append(d.Changed, c.Name)
+		case !o.sameMetadata(c):
+			d.Updated = append(d.Updated, c.Name)
+		default:
+			d.Unchanged = append(d.Unchanged, c.Name)
+		}
+	}
+	for i := range old {
+		if !seen[old[i].Name] {
+			d.Removed = append(d.Removed, old[i].Name)
+		}
+	}
+	return d
+}
+
+// SameConnection reports whether two configs connect to the same server in
+// the same way, so a live connection made for one serves the other. It
+// covers everything that reaches the transport or decides whether the
+// server may start at all.
+func (c *ServerConfig) SameConnection(o *ServerConfig) bool {
+	return c.Type == o.Type && c.Command == o.Command && slices.Equal(c.Args, o.Args) &&
+		maps.Equal(c.Env, o.Env) && c.Cwd == o.Cwd && c.URL == o.URL && maps.Equal(c.Headers, o.Headers) &&
+		c.Disabled == o.Disabled && c.Lazy == o.Lazy &&
+		c.StartupTimeout == o.StartupTimeout && c.PingInterval == o.PingInterval &&
+		c.Untrusted == o.Untrusted && c.Blocked == o.Blocked && c.DuplicateOf == o.DuplicateOf &&
+		errString(c.Err) == errString(o.Err) && c.Source.Level == o.Source.Level
+}
+
+// sameMetadata compares what SameConnection leaves out.
+func (c *ServerConfig) sameMetadata(o *ServerConfig) bool {
+	return slices.Equal(c.AutoApprove, o.AutoApprove) && c.Timeout == o.Timeout &&
+		slices.Equal(c.Tools.Allow, o.Tools.Allow) && slices.Equal(c.Tools.Deny, o.Tools.Deny) &&
+		c.Source == o.Source
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,60 @@
+package config
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDiffConfigs(t *testing.T) {
+	base := func(name string) ServerConfig {
+		return ServerConfig{Name: name, Command: "srv", Args: []string{"--" + name}, Env: map[string]string{"K": "v"}}
+	}
+	with := func(name string, change func(*ServerConfig)) ServerConfig {
+		c := base(name)
+		change(&c)
+		return c
+	}
+	tests := []struct {
+		name     string
+		old, new []ServerConfig
+		want     Diff
+	}{
+		{"identical", []ServerConfig{base("a")}, []ServerConfig{base("a")}, Diff{Unchanged: []string{"a"}}},
+		{"added and removed", []ServerConfig{base("a"), base("b")}, []ServerConfig{base("b"), base("c")},
+			Diff{Added: []string{"c"}, Removed: []string{"a"}, Unchanged: []string{"b"}}},
+		{"args restart", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Args = []string{"x"} })},
+			Diff{Changed: []string{"a"}}},
+		{"secret restart", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Env = map[string]string{"K": "w"} })},
+			Diff{Changed: []string{"a"}}},
+		{"url restart", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.URL = "http://x" })},
+			Diff{Changed: []string{"a"}}},
+		{"disable restart", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Disabled = true })},
+			Diff{Changed: []string{"a"}}},
+		{"now invalid restart", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Err = errors.New("bad") })},
+			Diff{Changed: []string{"a"}}},
+		{"trust restart", []ServerConfig{with("a", func(c *ServerConfig) { c.Untrusted = true })}, []ServerConfig{base("a")},
+			Diff{Changed: []string{"a"}}},
+		{"auto-approve in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.AutoApprove = []string{"echo"} })},
+			Diff{Updated: []string{"a"}}},
+		{"timeout in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Timeout = time.Minute })},
+			Diff{Updated: []string{"a"}}},
+		{"tool filter in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Tools.Deny = []string{"rm"} })},
+			Diff{Updated: []string{"a"}}},
+		{"moved line in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Source.Line = 9 })},
+			Diff{Updated: []string{"a"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := DiffConfigs(tt.old, tt.new)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("DiffConfigs (-want +got):\n%s", diff)
+			}
+			if got.Empty() != (len(tt.want.Added)+len(tt.want.Removed)+len(tt.want.Changed)+len(tt.want.Updated) == 0) {
+				t.Errorf("Empty() = %v", got.Empty())
+			}
+		})
+	}
+}

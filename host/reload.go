@@ -1,0 +1,100 @@
+package host
+
+import (
+	"context"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// Reload makes the host run configs (SPEC F35). It compares them with the
+// current configs by name: added servers start, removed ones stop, changed
+// ones restart, and unchanged ones keep their session, their process and
+// their in-flight calls. A change of metadata only (auto-approve, request
+// timeout, tool filters) applies in place. Calls to a restarting server
+// wait for it as they would during a reconnect.
+//
+// The tool set changes once, with one change event, when the new state is
+// in place; servers that connect afterwards change it as they always do.
+// Like Start, Reload returns at the startup gate.
+func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (config.Diff, error) {
+	// One reload at a time: the second compares with what the first made.
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return config.Diff{}, ErrClosed
+	}
+	old := make([]config.ServerConfig, 0, len(h.order))
+	for _, name := range h.order {
+		old = append(old, h.servers[name].cfg)
+	}
+	diff := config.DiffConfigs(old, configs)
+	if diff.Empty() {
+		h.mu.Unlock()
+		return diff, nil
+	}
+
+	// Phase one: stop what goes away or changes, and put the new entries in
+	// place, marked connecting so calls to them wait instead of failing.
+	var stopping []<-chan struct{}
+	stop := func(name string) {
+		s := h.servers[name]
+		s.detached = true
+		stopping = append(stopping, s.stopLocked())
+		h.events.publish(Event{Type: EventState, Server: name, State: StateDisconnected})
+	}
+	for _, name := range diff.Removed {
+		stop(name)
+		delete(h.servers, name)
+	}
+	byName := make(map[string]config.ServerConfig, len(configs))
+	for _, c := range configs {
+		byName[c.Name] = c
+	}
+	var fresh []*server
+	for _, name := range append(append([]string(nil), diff.Changed...), diff.Added...) {
+		if _, ok := h.servers[name]; ok {
+			stop(name)
+		}
+		s := h.newServer(byName[name])
+		if s.admin == "" && !s.cfg.Lazy {
+			s.connecting = true
+			s.settled = make(chan struct{})
+			fresh = append(fresh, s)
+		}
+		h.servers[name] = s
+	}
+	for _, name := range diff.Updated {
+		h.servers[name].cfg = byName[name]
+	}
+	h.order = h.order[:0]
+	for _, c := range configs {
+		h.order = append(h.order, c.Name)
+	}
+	h.mu.Unlock()
+
+	// The old processes end before their replacements start: a server may
+	// hold a port or a lock file.
+	for _, done := range stopping {
+		<-done
+	}
+
+	// Phase two: start the new entries and publish the new tool set.
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return diff, ErrClosed
+	}
+	var pending []waiting
+	for _, s := range fresh {
+		if s.detached {
+			continue
+		}
+		h.startLocked(s)
+		pending = append(pending, waiting{settled: s.settled, cached: s.cached != nil})
+	}
+	h.rebuildToolsLocked()
+	h.mu.Unlock()
+	return diff, h.gate(ctx, pending)
+}
