@@ -18,7 +18,9 @@ import (
 type globalOptions struct {
 	io           IO
 	configs      []string
+	noDiscover   bool
 	cacheDir     string
+	stateDir     string
 	noCache      bool
 	projectDir   string
 	trustProject bool
@@ -28,11 +30,13 @@ type globalOptions struct {
 
 func (g *globalOptions) register(root *cobra.Command) {
 	f := root.PersistentFlags()
-	f.StringArrayVarP(&g.configs, "config", "c", nil, "read only this config `file` (repeatable)")
+	f.StringArrayVarP(&g.configs, "config", "c", nil, "read only this config `file`, in any supported format (repeatable)")
+	f.BoolVar(&g.noDiscover, "no-discover", false, "read only switchboard's own config files, not other tools'")
 	f.StringVar(&g.cacheDir, "cache-dir", "", "tool cache `dir` (default $XDG_CACHE_HOME/switchboard)")
+	f.StringVar(&g.stateDir, "state-dir", "", "state `dir` holding trust decisions (default $XDG_STATE_HOME/switchboard)")
 	f.BoolVar(&g.noCache, "no-cache", false, "neither read nor write the tool cache")
 	f.StringVar(&g.projectDir, "project", "", "project `dir` whose config to read (default: current directory)")
-	f.BoolVar(&g.trustProject, "trust-project", false, "connect the project's servers too (they can run programs)")
+	f.BoolVar(&g.trustProject, "trust-project", false, "trust the project's config for this run (its servers can run programs)")
 	f.DurationVar(&g.gate, "gate", host.DefaultStartupGate, "how long to wait for slow servers that have cached tools")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log what the host does to stderr")
 	_ = f.MarkHidden("gate")
@@ -44,45 +48,68 @@ type loaded struct {
 	// demo is set when no config exists anywhere and the embedded demo
 	// config stands in.
 	demo bool
-	// problems are files that could not be read; their servers are lost,
-	// the rest go on.
+	// problems are sources that could not be read (and trust store or
+	// policy problems); their servers are lost, the rest go on.
 	problems []error
+	// discovery is what discovery found; nil for the demo.
+	discovery *config.Discovery
 }
 
-// load reads --config files, or the default locations; with neither
-// present it falls back to the embedded demo config (SPEC F45).
-func (g *globalOptions) load() (*loaded, error) {
+// discoverOptions are the discovery settings the flags and environment
+// make: the project directory, $HOME, the state directory, trust.
+func (g *globalOptions) discoverOptions() (config.DiscoverOptions, error) {
+	dir, err := g.project()
+	if err != nil {
+		return config.DiscoverOptions{}, err
+	}
 	lookup := config.LookupFunc(g.io.LookupEnv)
-	var files []config.FileRef
+	home, _ := lookup("HOME")
+	opts := config.DiscoverOptions{
+		Env:          config.Env{Home: home, ProjectDir: dir, Lookup: lookup},
+		StateDir:     g.stateDirPath(),
+		TrustProject: g.trustProject,
+	}
+	if g.noDiscover {
+		opts.Providers = []*config.Provider{config.ProviderByID(config.ProviderNative)}
+	}
+	return opts, nil
+}
+
+func (g *globalOptions) stateDirPath() string {
+	if g.stateDir != "" {
+		return g.stateDir
+	}
+	return config.StateDir(config.LookupFunc(g.io.LookupEnv))
+}
+
+// discover reads the --config files, or discovers every source (only
+// ours with --no-discover).
+func (g *globalOptions) discover() (*config.Discovery, error) {
+	opts, err := g.discoverOptions()
+	if err != nil {
+		return nil, err
+	}
 	if len(g.configs) > 0 {
-		for _, p := range g.configs {
-			files = append(files, config.FileRef{Path: p, Level: config.LevelExplicit, Required: true})
-		}
-	} else {
-		dir, err := g.project()
+		return config.LoadFiles(g.configs, opts), nil
+	}
+	return config.Discover(opts), nil
+}
+
+// load discovers the configs; when no server is found anywhere (and no
+// --config was given) it falls back to the embedded demo config (SPEC F45).
+func (g *globalOptions) load() (*loaded, error) {
+	d, err := g.discover()
+	if err != nil {
+		return nil, err
+	}
+	if len(g.configs) == 0 && len(d.Servers) == 0 && len(d.Shadowed) == 0 && len(d.Errors) == 0 {
+		servers, err := demoConfig()
 		if err != nil {
 			return nil, err
 		}
-		files = config.DefaultFiles(dir, lookup)
-		if !anyExists(files) {
-			servers, err := demoConfig()
-			if err != nil {
-				return nil, err
-			}
-			return &loaded{servers: servers, demo: true}, nil
-		}
+		return &loaded{servers: servers, demo: true}, nil
 	}
-	res := config.Load(files, lookup) // parses, substitutes and validates
-	return &loaded{servers: res.Servers, problems: res.FileErrors}, nil
-}
-
-func anyExists(files []config.FileRef) bool {
-	for _, f := range files {
-		if _, err := os.Stat(f.Path); err == nil {
-			return true
-		}
-	}
-	return false
+	return &loaded{servers: d.Servers, problems: d.Errors, discovery: d}, nil
 }
 
 func (g *globalOptions) project() (string, error) {
@@ -138,12 +165,7 @@ func (g *globalOptions) startHost(ctx context.Context, wait bool) (*session, err
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range l.problems {
-		fmt.Fprintf(g.io.Err, "switchboard: %v\n", oneLine(p.Error()))
-	}
-	if l.demo {
-		g.note("no config found; using the bundled demo server (see 'switchboard --help')")
-	}
+	g.report(l)
 	h, err := g.newHost()
 	if err != nil {
 		return nil, err
@@ -166,5 +188,25 @@ func (g *globalOptions) startHost(ctx context.Context, wait bool) (*session, err
 func (g *globalOptions) note(msg string) {
 	if g.io.ErrTTY {
 		fmt.Fprintf(g.io.Err, "%s\n", g.dim(msg))
+	}
+}
+
+// report tells a person what loading found that the listing will not
+// show: unreadable sources always (one line each, on stderr); on a
+// terminal also warnings, an untrusted project and the demo fallback.
+func (g *globalOptions) report(l *loaded) {
+	for _, p := range l.problems {
+		fmt.Fprintf(g.io.Err, "switchboard: %v\n", oneLine(p.Error()))
+	}
+	if l.demo {
+		g.note("no config found; using the bundled demo server (see 'switchboard --help')")
+		return
+	}
+	d := l.discovery
+	for _, w := range d.Warnings {
+		g.note("warning: " + oneLine(w.Error()))
+	}
+	if len(d.ProjectFiles) > 0 && !d.ProjectTrusted {
+		g.note(fmt.Sprintf("the project config in %s is not trusted; its servers will not start until you run 'switchboard trust'", d.ProjectDir))
 	}
 }

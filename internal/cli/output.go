@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -73,9 +74,18 @@ func (g *globalOptions) serverTable(w io.Writer, statuses []host.Status) {
 		padded := state + strings.Repeat(" ", max(0, 12-len(state)))
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n",
 			s.Name, paint(colorOn, stateColor(s.State), padded), transportName(s), s.Tools,
-			connectTime(s), s.Source.String(), oneLine(s.Error))
+			connectTime(s), sourceLabel(s.Source), oneLine(s.Error))
 	}
 	tw.Flush()
+}
+
+// sourceLabel is the SOURCE column: the provider, and the level when it is
+// not the user's own ("Cursor (project)"); sources shows the files.
+func sourceLabel(src config.Source) string {
+	if src.Provider == "demo" {
+		return src.Path
+	}
+	return src.Label()
 }
 
 func transportName(s host.Status) string {

@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+type sourcesOptions struct {
+	json bool
+}
+
+func newSourcesCmd(g *globalOptions) *cobra.Command {
+	var o sourcesOptions
+	cmd := &cobra.Command{
+		Use:   "sources",
+		Short: "Show every config file looked at and what each one gave",
+		Long: `Show every place switchboard looks for server configs — its own files and
+those of Claude Code, Cursor, VS Code and the other tools — in order of
+precedence: whether the file exists, the servers it gave, the servers it
+lost to an earlier definition of the same name (and why), warnings and
+errors. It connects nothing and runs no commands for servers that lose.
+
+A project's config is untrusted until you run 'switchboard trust'; an
+untrusted or policy-blocked definition does not take a name from a later
+one.`,
+		Example: `  $ switchboard sources
+  $ switchboard sources --json | jq '.sources[] | select(.found)'`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			d, err := g.discover()
+			if err != nil {
+				return err
+			}
+			if o.json {
+				return writeJSON(g.io.Out, toSourcesJSON(d))
+			}
+			home, _ := g.io.LookupEnv("HOME")
+			writeSources(g.io.Out, d, home)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: sources, servers, project trust, policy")
+	return cmd
+}
+
+// sourcesJSON is the --json shape of sources. Like every listing it never
+// holds env or header values.
+type sourcesJSON struct {
+	Project *projectJSON       `json:"project,omitempty"`
+	Policy  string             `json:"policy,omitempty"`
+	Sources []sourceReportJSON `json:"sources"`
+	Servers []discoveredJSON   `json:"servers"`
+	Errors  []string           `json:"errors"`
+}
+
+type projectJSON struct {
+	Dir     string               `json:"dir"`
+	Trusted bool                 `json:"trusted"`
+	Files   []config.ProjectFile `json:"files"`
+}
+
+type sourceReportJSON struct {
+	config.SourceReport
+	Servers  []string            `json:"servers"`
+	Lost     []config.LostServer `json:"lost"`
+	Warnings []string            `json:"warnings"`
+}
+
+// discoveredJSON is one winning definition and its marks.
+type discoveredJSON struct {
+	Name        string `json:"name"`
+	Provider    string `json:"provider"`
+	Level       string `json:"level"`
+	Source      string `json:"source"`
+	Transport   string `json:"transport"`
+	Disabled    bool   `json:"disabled"`
+	Untrusted   bool   `json:"untrusted"`
+	Blocked     string `json:"blocked"`
+	DuplicateOf string `json:"duplicateOf"`
+	Error       string `json:"error"`
+}
+
+func toSourcesJSON(d *config.Discovery) sourcesJSON {
+	out := sourcesJSON{Sources: []sourceReportJSON{}, Servers: []discoveredJSON{}, Errors: []string{}}
+	if d.ProjectDir != "" {
+		files := d.ProjectFiles
+		if files == nil {
+			files = []config.ProjectFile{}
+		}
+		out.Project = &projectJSON{Dir: d.ProjectDir, Trusted: d.ProjectTrusted, Files: files}
+	}
+	if d.Policy != nil {
+		out.Policy = d.Policy.Path
+	}
+	for _, s := range d.Sources {
+		r := sourceReportJSON{SourceReport: s, Servers: s.Servers, Lost: s.Lost, Warnings: s.Warnings}
+		if r.Servers == nil {
+			r.Servers = []string{}
+		}
+		if r.Lost == nil {
+			r.Lost = []config.LostServer{}
+		}
+		if r.Warnings == nil {
+			r.Warnings = []string{}
+		}
+		out.Sources = append(out.Sources, r)
+	}
+	for _, c := range d.Servers {
+		s := discoveredJSON{
+			Name: c.Name, Provider: c.Source.Provider, Level: string(c.Source.Level), Source: c.Source.String(),
+			Transport: string(c.TransportKind()), Disabled: c.Disabled, Untrusted: c.Untrusted,
+			Blocked: c.Blocked, DuplicateOf: c.DuplicateOf,
+		}
+		if s.Transport == "" {
+			s.Transport = "http"
+		}
+		if c.Err != nil {
+			s.Error = c.Err.Error()
+		}
+		out.Servers = append(out.Servers, s)
+	}
+	for _, e := range d.Errors {
+		out.Errors = append(out.Errors, e.Error())
+	}
+	return out
+}
+
+// writeSources prints one line per location, with what it lost, its
+// warnings and its error indented below, then the project's trust and the
+// policy.
+func writeSources(w io.Writer, d *config.Discovery, home string) {
+	marks := map[string]string{}
+	for _, c := range d.Servers {
+		var m []string
+		switch {
+		case c.Blocked != "":
+			m = append(m, "blocked")
+		case c.Untrusted:
+			m = append(m, "untrusted")
+		case c.Err != nil:
+			m = append(m, "invalid")
+		case c.Disabled:
+			m = append(m, "disabled")
+		case c.DuplicateOf != "":
+			m = append(m, "duplicate of "+c.DuplicateOf)
+		}
+		if len(m) > 0 {
+			marks[c.Source.String()+"\x00"+c.Name] = " (" + strings.Join(m, ", ") + ")"
+		}
+	}
+	byName := map[string]config.ServerConfig{}
+	for _, c := range d.Servers {
+		byName[c.Name] = c
+	}
+
+	type row struct{ provider, level, path, servers string }
+	var rows []row
+	for _, s := range d.Sources {
+		path := tildePath(s.Path, home)
+		if s.Key != "" {
+			path += " (" + s.Key + " scope)"
+		}
+		servers := "-"
+		switch {
+		case !s.Found:
+			servers = "not found"
+		case s.Error != "":
+			servers = "error"
+		case len(s.Servers) > 0:
+			var names []string
+			for _, n := range s.Servers {
+				c := byName[n]
+				names = append(names, n+marks[c.Source.String()+"\x00"+n])
+			}
+			servers = strings.Join(names, ", ")
+		}
+		rows = append(rows, row{s.Provider, string(s.Level), path, servers})
+	}
+	wp, wl, wf := len("PROVIDER"), len("LEVEL"), len("FILE")
+	for _, r := range rows {
+		wp, wl, wf = max(wp, len(r.provider)), max(wl, len(r.level)), max(wf, len(r.path))
+	}
+	line := func(p, l, f, s string) {
+		fmt.Fprintf(w, "%-*s  %-*s  %-*s  %s\n", wp, p, wl, l, wf, f, s)
+	}
+	line("PROVIDER", "LEVEL", "FILE", "SERVERS")
+	for i, r := range rows {
+		line(r.provider, r.level, r.path, r.servers)
+		s := d.Sources[i]
+		for _, l := range s.Lost {
+			fmt.Fprintf(w, "    %s: %s\n", l.Name, l.Reason)
+		}
+		for _, warn := range s.Warnings {
+			fmt.Fprintf(w, "    warning: %s\n", oneLine(warn))
+		}
+		if s.Error != "" {
+			fmt.Fprintf(w, "    error: %s\n", oneLine(s.Error))
+		}
+	}
+
+	if len(d.ProjectFiles) > 0 {
+		fmt.Fprintln(w)
+		if d.ProjectTrusted {
+			fmt.Fprintf(w, "Project %s: trusted.\n", d.ProjectDir)
+		} else {
+			fmt.Fprintf(w, "Project %s: not trusted; its servers do not start. Run 'switchboard trust' to allow them.\n", d.ProjectDir)
+		}
+	}
+	if d.Policy != nil {
+		fmt.Fprintf(w, "Policy: %s\n", d.Policy.Path)
+	}
+	for _, e := range d.Errors {
+		if !strings.Contains(e.Error(), "trust store") && !strings.HasPrefix(e.Error(), "policy file") {
+			continue // source errors are shown with their source
+		}
+		fmt.Fprintf(w, "error: %s\n", oneLine(e.Error()))
+	}
+}
+
+// tildePath shortens a path under home to ~/…, as people write it.
+func tildePath(path, home string) string {
+	if home == "" || home == "/" {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(path, strings.TrimSuffix(home, "/")+"/"); ok {
+		return "~/" + rest
+	}
+	return path
+}

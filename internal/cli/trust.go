@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+func newTrustCmd(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "trust",
+		Short: "Allow the current project's config files to start servers",
+		Long: `Trust the MCP config files of the current project (or --project DIR):
+.switchboard/mcp.json, .mcp.json, .cursor/mcp.json, .vscode/mcp.json and
+the other tools' project files. Their servers can run programs from a
+repository someone else wrote, so until then they are listed as untrusted
+and not started.
+
+Trust is remembered per project directory and for exactly these files:
+when one changes, or one is added or removed, the project needs trusting
+again. It prints what it trusted.`,
+		Example: `  $ switchboard sources      # see what the project's files would start
+  $ switchboard trust
+  $ switchboard trust --project ~/src/app`,
+		Args: cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			opts, err := g.discoverOptions()
+			if err != nil {
+				return err
+			}
+			dir := opts.Env.ProjectDir
+			files := config.ScanProject(opts)
+			if len(files) == 0 {
+				fmt.Fprintf(g.io.Out, "No MCP config files in %s: nothing to trust.\n", dir)
+				return nil
+			}
+			if err := config.TrustProject(opts.StateDir, dir, files); err != nil {
+				return fmt.Errorf("trust %s: %w", dir, err)
+			}
+			fmt.Fprintf(g.io.Out, "Trusted %s: the servers in these files may start.\n", dir)
+			w := 0
+			for _, f := range files {
+				w = max(w, len(f.Provider))
+			}
+			for _, f := range files {
+				servers := strings.Join(f.Servers, ", ")
+				if servers == "" {
+					servers = "no servers"
+				}
+				fmt.Fprintf(g.io.Out, "  %-*s  %s  %s\n", w, f.Provider, f.Path, servers)
+			}
+			return nil
+		},
+	}
+}
