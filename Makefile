@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 # FUZZTIME is how long each fuzz target runs, in `make fuzz` and in the short
 # pass at the end of `make test`: make fuzz FUZZTIME=5m
-FUZZTIME ?= 10s
+FUZZTIME ?= 5s
 
 PEERS := test/peers
 # Written after a complete `npm ci`; npm ci deletes node_modules first, so a
