@@ -108,6 +108,10 @@ type Host struct {
 
 	callSeq  uint64
 	inflight map[string]string // progress token -> exposed tool name
+	// finished holds the tokens of the last finishedCalls calls to end, which
+	// stay in inflight until pushed out (see finishedCalls).
+	finished     [finishedCalls]string
+	finishedNext int
 }
 
 // New returns a host with no servers. Start adds them.

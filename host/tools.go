@@ -298,10 +298,23 @@ func (h *Host) trackCall(name string) string {
 	return token
 }
 
+// finishedCalls is how many ended calls keep their progress token. go-sdk
+// handles notifications on another goroutine than responses, so a server's
+// last progress report, sent just before its result, is often handled after
+// CallTool has returned; it must still name its tool. Tokens are never
+// reused, so keeping a few hundred costs little and misleads no one.
+const finishedCalls = 256
+
+// untrackCall marks a call as ended; its token is forgotten finishedCalls
+// calls later.
 func (h *Host) untrackCall(token string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.inflight, token)
+	if old := h.finished[h.finishedNext]; old != "" {
+		delete(h.inflight, old)
+	}
+	h.finished[h.finishedNext] = token
+	h.finishedNext = (h.finishedNext + 1) % finishedCalls
 }
 
 // callFor names the tool an in-flight call's progress token belongs to.
