@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -168,21 +169,28 @@ func TestConnectListCall(t *testing.T) {
 // back deferred, and a call to one waits for the server and succeeds.
 func TestSlowServerWarmCache(t *testing.T) {
 	cache := t.TempDir()
-	slow := demoServer(t, "slow", "--init-delay", "3s")
+	slowFlag := filepath.Join(t.TempDir(), "slow")
+	slow := demoServer(t, "slow", "--init-delay", "4s", "--slow-when", slowFlag)
 	fast := demoServer(t, "fast")
+	// A gate far above a demo server's connect time, far below the slow
+	// server's delay: a loaded machine cannot make either land on the
+	// wrong side.
+	opts := &host.Options{CacheDir: cache, StartupGate: 1500 * time.Millisecond}
 
-	// First run: no cache, so Start waits for the slow server; that fills
-	// the cache.
-	h := host.New(&host.Options{CacheDir: cache})
+	// First run: the slow server is fast this once, and fills the cache.
+	h := host.New(opts)
 	if err := h.Start(context.Background(), []config.ServerConfig{slow, fast}); err != nil {
 		t.Fatal(err)
 	}
 	if st := status(t, h, "slow"); st.State != host.StateConnected {
-		t.Fatalf("without a cache, Start returned before the slow server connected: %+v", st)
+		t.Fatalf("first run: %+v", st)
 	}
 	h.Close()
+	if err := os.WriteFile(slowFlag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 
-	h = host.New(&host.Options{CacheDir: cache})
+	h = host.New(opts)
 	defer h.Close()
 	sub := h.Subscribe()
 	defer sub.Close()
@@ -211,6 +219,12 @@ func TestSlowServerWarmCache(t *testing.T) {
 	})
 	if tool, _ := toolNamed(h, "mcp__slow__echo"); tool.Deferred {
 		t.Error("tool still deferred after its server connected")
+	}
+
+	// Without a cache the gate waits for it (correctness over speed).
+	nocache := start(t, &host.Options{StartupGate: 100 * time.Millisecond}, slow)
+	if st := status(t, nocache, "slow"); st.State != host.StateConnected {
+		t.Errorf("without a cache, Start returned before the slow server connected: %+v", st)
 	}
 }
 

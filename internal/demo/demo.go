@@ -46,6 +46,10 @@ type Options struct {
 	// InitDelay is slept before serving, so a client's initialize waits
 	// (--init-delay). Zero means serve at once.
 	InitDelay time.Duration
+	// SlowWhen limits InitDelay to runs where this file exists
+	// (--slow-when), so a test can have one server config connect fast
+	// once (to fill a cache) and slowly the next time.
+	SlowWhen string
 	// FailStart makes Run write FailStartMessage to stderr and return 1 at
 	// once (--fail-start).
 	FailStart bool
@@ -121,6 +125,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.Name, "name", DefaultName, "server implementation `name` reported at initialize")
 	fs.DurationVar(&o.InitDelay, "init-delay", 0, "wait this `duration` before serving (a slow server)")
+	fs.StringVar(&o.SlowWhen, "slow-when", "", "apply --init-delay only while this `file` exists")
 	fs.BoolVar(&o.FailStart, "fail-start", false, "print an error to stderr and exit 1 at once")
 	fs.BoolVar(&o.Hang, "hang", false, "read stdin but never answer, and keep running after it closes")
 	fs.BoolVar(&o.Garbage, "garbage", false, "write non-JSON lines to stdout, before serving and before every message")
@@ -196,7 +201,7 @@ func Run(opts Options) int {
 			return ExitFailStart
 		}
 	}
-	if opts.InitDelay > 0 {
+	if opts.InitDelay > 0 && (opts.SlowWhen == "" || exists(opts.SlowWhen)) {
 		time.Sleep(opts.InitDelay)
 	}
 	if opts.Hang {
@@ -230,4 +235,9 @@ func Run(opts Options) int {
 		blockForever()
 	}
 	return code
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
