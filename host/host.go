@@ -44,8 +44,9 @@ type Options struct {
 	// and part of the cache key of project-level servers. Empty means the
 	// current directory.
 	ProjectDir string
-	// TrustProject lets project-level servers connect. Without it they are
-	// listed as untrusted: a cloned repository must not start programs.
+	// TrustProject starts servers that discovery marked Untrusted (project
+	// configs not yet trusted). Without it they are listed as untrusted and
+	// never started: a cloned repository must not start programs.
 	TrustProject bool
 	// ToolPrefix starts every exposed tool name. Empty means
 	// DefaultToolPrefix; use NoToolPrefix for none.
