@@ -65,6 +65,13 @@ func TestCommandSubstitution(t *testing.T) {
 		}
 	}
 
+	// SkipCommands runs nothing and leaves the values as written.
+	for _, c := range m.discover(func(o *DiscoverOptions) { o.SkipCommands = true }).Servers {
+		if c.Name == "fails" && (c.Err != nil || !strings.HasPrefix(c.Env["TOKEN"], "!echo SECRET-OUT")) {
+			t.Errorf("SkipCommands: %v %v", c.Env, c.Err)
+		}
+	}
+
 	// A trusted project may.
 	d := m.discover(func(o *DiscoverOptions) { o.TrustProject = true })
 	for _, c := range d.Servers {

@@ -42,6 +42,10 @@ type DiscoverOptions struct {
 	// PolicyPath is the administrator's policy file; "" means
 	// $SWITCHBOARD_POLICY, or /etc/switchboard/policy.json.
 	PolicyPath string
+	// SkipCommands leaves "!command" env and header values as written,
+	// for a caller that only lists (switchboard sources): nothing runs.
+	// False runs them for the servers that win, where allowed.
+	SkipCommands bool
 }
 
 // Discovery is what discovery found (SPEC F9). It never fails as a whole:
@@ -189,9 +193,9 @@ func LoadFiles(paths []string, opts DiscoverOptions) *Discovery {
 	for _, path := range paths {
 		rep := SourceReport{Path: path, Level: LevelExplicit}
 		data, ok := d.read(&rep, true)
+		p := DetectProvider(path, data)
+		rep.Provider, rep.ID = p.Name, p.ID
 		if ok {
-			p := DetectProvider(path, data)
-			rep.Provider, rep.ID = p.Name, p.ID
 			for _, c := range d.parse(&rep, p, Location{Path: path, Level: LevelExplicit}, data, env) {
 				cands = append(cands, &candidate{c: c, report: len(d.Sources)})
 			}
@@ -208,20 +212,19 @@ func LoadFiles(paths []string, opts DiscoverOptions) *Discovery {
 // any mcpServers file.
 func DetectProvider(path string, data []byte) *Provider {
 	providers := Providers()
-	for _, content := range [][]byte{nil, data} {
-		if content == nil && data == nil {
-			continue
-		}
+	passes := [][]byte{nil}
+	if data != nil {
+		passes = append(passes, data)
+	}
+	for _, content := range passes {
 		for _, p := range providers {
 			if safeSniff(p, path, content) {
 				return p
 			}
 		}
 	}
-	for _, p := range providers {
-		if safeSniff(p, path, nil) || p.ID == "switchboard" {
-			return p
-		}
+	if p := ProviderByID(ProviderNative); p != nil {
+		return p
 	}
 	return providers[0]
 }

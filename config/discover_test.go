@@ -498,7 +498,7 @@ func TestLoadFiles(t *testing.T) {
 	if len(d.Shadowed) != 1 || d.Shadowed[0].Config.Command != "other" {
 		t.Errorf("shadowed %v", d.Shadowed)
 	}
-	if d.Sources[0].ID != "cursor" || d.Sources[2].ID != "vscode" || d.Sources[1].Found {
+	if d.Sources[0].ID != "cursor" || d.Sources[2].ID != "vscode" || d.Sources[1].Found || d.Sources[1].ID != "switchboard" {
 		t.Errorf("sources %+v", d.Sources)
 	}
 }

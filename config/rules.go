@@ -79,7 +79,7 @@ func (d *Discovery) applyRules(cands []*candidate, opts DiscoverOptions, env Env
 				if winner != nil || k.done || k.claims() != pass {
 					continue
 				}
-				d.finish(k)
+				d.finish(k, opts.SkipCommands)
 				if opts.Filter != nil && !safeFilter(opts.Filter, k.c) {
 					d.lose(k, nil, "dropped by the discovery filter")
 					k.done = true
@@ -125,9 +125,9 @@ func (d *Discovery) applyRules(cands []*candidate, opts DiscoverOptions, env Env
 // finish runs a definition's "!command"s, now that it may win (SPEC F5):
 // only for one that would start, and only where commands are allowed —
 // user level, a file named with --config, or a trusted project.
-func (d *Discovery) finish(k *candidate) {
+func (d *Discovery) finish(k *candidate, skip bool) {
 	c := &k.c
-	if c.Err != nil || c.Disabled || c.Blocked != "" || !hasCommands(c) {
+	if skip || c.Err != nil || c.Disabled || c.Blocked != "" || !hasCommands(c) {
 		return
 	}
 	allowed := c.Source.Level != LevelProject || d.ProjectTrusted

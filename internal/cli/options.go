@@ -83,11 +83,15 @@ func (g *globalOptions) stateDirPath() string {
 }
 
 // discover reads the --config files, or discovers every source (only
-// ours with --no-discover).
-func (g *globalOptions) discover() (*config.Discovery, error) {
+// ours with --no-discover). mods adjust the options, for a command that
+// needs something particular.
+func (g *globalOptions) discover(mods ...func(*config.DiscoverOptions)) (*config.Discovery, error) {
 	opts, err := g.discoverOptions()
 	if err != nil {
 		return nil, err
+	}
+	for _, m := range mods {
+		m(&opts)
 	}
 	if len(g.configs) > 0 {
 		return config.LoadFiles(g.configs, opts), nil

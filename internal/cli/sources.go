@@ -23,7 +23,7 @@ func newSourcesCmd(g *globalOptions) *cobra.Command {
 those of Claude Code, Cursor, VS Code and the other tools — in order of
 precedence: whether the file exists, the servers it gave, the servers it
 lost to an earlier definition of the same name (and why), warnings and
-errors. It connects nothing and runs no commands for servers that lose.
+errors. It connects nothing and runs no "!command" values.
 
 A project's config is untrusted until you run 'switchboard trust'; an
 untrusted or policy-blocked definition does not take a name from a later
@@ -32,7 +32,7 @@ one.`,
   $ switchboard sources --json | jq '.sources[] | select(.found)'`,
 		Args: cobra.NoArgs,
 		RunE: func(_ *cobra.Command, _ []string) error {
-			d, err := g.discover()
+			d, err := g.discover(func(o *config.DiscoverOptions) { o.SkipCommands = true })
 			if err != nil {
 				return err
 			}
