@@ -9,16 +9,16 @@ import (
 // name (SPEC F35). Each list keeps the order of the configs it came from.
 type Diff struct {
 	// Added are names only in the new list.
-	Added []string
+	Added []string `json:"added,omitempty"`
 	// Removed are names only in the old list.
-	Removed []string
+	Removed []string `json:"removed,omitempty"`
 	// Changed are servers whose connection changed: they must restart.
-	Changed []string
+	Changed []string `json:"changed,omitempty"`
 	// Updated are servers whose metadata only changed (auto-approve,
 	// request timeout, tool filters, source position): applied in place.
-	Updated []string
+	Updated []string `json:"updated,omitempty"`
 	// Unchanged are servers identical in both lists.
-	Unchanged []string
+	Unchanged []string `json:"unchanged,omitempty"`
 }
 
 // Empty reports whether nothing changed.

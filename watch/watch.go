@@ -90,6 +90,9 @@ func Run(ctx context.Context, h *host.Host, first *Loaded, load func() (*Loaded,
 	defer fw.close()
 	files := first.Files
 	fw.setFiles(files)
+	// A file may have changed between the first reading and now, before
+	// anything watched it: read once more (a no-op when nothing changed).
+	fw.changed <- struct{}{}
 
 	for {
 		select {

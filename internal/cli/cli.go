@@ -142,7 +142,9 @@ something to look at.`,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	g.register(root)
-	root.AddCommand(newListCmd(g), newToolsCmd(g), newCallCmd(g), newWatchCmd(g), newSourcesCmd(g), newTrustCmd(g), newDemoServerCmd())
+	root.AddCommand(newListCmd(g), newToolsCmd(g), newCallCmd(g), newWatchCmd(g), newSourcesCmd(g), newTrustCmd(g),
+		newLogsCmd(g), newResourcesCmd(g), newReadCmd(g), newPromptsCmd(g), newPromptCmd(g), newDemoServerCmd())
+	root.AddCommand(newEditCmds(g)...)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return root
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -153,5 +154,83 @@ func writeFile(t *testing.T, path, data string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWatchShowsKillAndRecovery: a person kills a server by hand while
+// watch runs, and watch --json tells the whole story: connected with a
+// pid, connecting after the drop, connected again under a new pid.
+func TestWatchShowsKillAndRecovery(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "mcp.json")
+	writeFile(t, cfg, `{"mcpServers": {
+		"victim": {"command": "`+exe+`", "args": ["demo-server"], "env": {"`+asCLI+`": "1"}},
+		"bystander": {"command": "`+exe+`", "args": ["demo-server"], "env": {"`+asCLI+`": "1"}}}}`)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() {
+		defer pw.Close()
+		done <- cli.Run(ctx, []string{"--config", cfg, "watch", "--json"}, cli.IO{
+			In: strings.NewReader(""), Out: pw, Err: io.Discard,
+			Getenv: os.Getenv, LookupEnv: os.LookupEnv,
+		})
+	}()
+	defer func() {
+		cancel()
+		go io.Copy(io.Discard, pr)
+		if code := <-done; code != 0 {
+			t.Errorf("watch exited %d", code)
+		}
+	}()
+
+	type event struct {
+		Type, Server, State, Error string
+		PID                        *int
+	}
+	sc := bufio.NewScanner(pr)
+	next := func(match func(event) bool) event {
+		t.Helper()
+		for sc.Scan() {
+			var e event
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+				t.Fatalf("not JSON: %q", sc.Text())
+			}
+			if match(e) {
+				return e
+			}
+		}
+		t.Fatalf("watch output ended: %v", sc.Err())
+		return event{}
+	}
+	state := func(server, st string) func(event) bool {
+		return func(e event) bool { return e.Type == "state" && e.Server == server && e.State == st }
+	}
+	first := next(state("victim", "connected"))
+	if first.PID == nil || *first.PID <= 0 {
+		t.Fatalf("connected event without a pid: %+v", first)
+	}
+	if err := syscall.Kill(*first.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	lost := next(func(e event) bool { return e.Type == "state" && e.Server != "bystander" && e.State == "connecting" })
+	if lost.Server != "victim" || !strings.Contains(lost.Error, "connection lost") {
+		t.Errorf("after the kill: %+v", lost)
+	}
+	back := next(func(e event) bool {
+		if e.Type == "state" && e.Server == "bystander" && e.Error != "" {
+			t.Errorf("the bystander was disturbed: %+v", e)
+		}
+		return e.Type == "state" && e.Server == "victim" && e.State == "connected"
+	})
+	if back.PID == nil || *back.PID == *first.PID || *back.PID <= 0 {
+		t.Errorf("back under pid %v, was %d", back.PID, *first.PID)
 	}
 }

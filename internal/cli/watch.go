@@ -2,11 +2,17 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/watch"
 )
 
 type watchOptions struct {
@@ -22,6 +28,11 @@ func newWatchCmd(g *globalOptions) *cobra.Command {
 happens: state changes, tool-set changes and the servers' log lines.
 Stop it with Ctrl-C.
 
+While it runs it watches every config file it read, and the places where
+new ones would appear: when one changes, exactly the servers whose config
+changed restart, and a file that does not parse is reported (file, line,
+column) while the servers keep running on the last good config.
+
 With --json each event is one JSON object on its own line, with at least
 time, type and server, and for state events state and pid.`,
 		Example: `  $ switchboard watch
@@ -29,40 +40,55 @@ time, type and server, and for state events state and pid.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			l, err := g.load()
+			first, err := g.watchLoad()
 			if err != nil {
 				return err
-			}
-			for _, p := range l.problems {
-				fmt.Fprintf(g.io.Err, "switchboard: %v\n", oneLine(p.Error()))
 			}
 			h, err := g.newHost()
 			if err != nil {
 				return err
 			}
 			defer h.Close()
+			var mu sync.Mutex // host events and watcher events share the output
+			emit := func(f func()) {
+				mu.Lock()
+				defer mu.Unlock()
+				f()
+			}
 			sub := h.Subscribe()
 			defer sub.Close()
 			printed := make(chan struct{})
 			go func() {
 				defer close(printed)
 				for e := range sub.C {
-					if o.json {
-						writeEventJSON(g, e)
-					} else {
-						printEvent(g, e)
-					}
+					emit(func() {
+						if o.json {
+							writeEventJSON(g, e)
+						} else {
+							printEvent(g, e)
+						}
+					})
 				}
 			}()
-			if err := h.Start(ctx, l.servers); err != nil {
+			stop := func() {
 				sub.Close()
 				<-printed
+			}
+			for _, err := range first.Errors {
+				emit(func() {
+					g.printWatchEvent(watch.Event{Time: time.Now(), Type: watch.EventConfigError, Error: err.Error()}, o.json)
+				})
+			}
+			if err := h.Start(ctx, first.Servers); err != nil {
+				stop()
 				return err
 			}
-			<-ctx.Done()
-			sub.Close()
-			<-printed
-			return nil
+			err = watch.Run(ctx, h, first, g.watchLoad, &watch.Options{
+				Logger: g.logger(),
+				Notify: func(e watch.Event) { emit(func() { g.printWatchEvent(e, o.json) }) },
+			})
+			stop()
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
@@ -121,5 +147,71 @@ func printEvent(g *globalOptions, e host.Event) {
 			msg = paint(colorOn, ansiRed, msg)
 		}
 		fmt.Fprintf(g.io.Out, "%s %-16s %s\n", ts, e.Server, msg)
+	}
+}
+
+// watchLoad reads the configs for watch: the servers, every file to watch
+// (each source looked at, found or not; the policy and the trust store,
+// whose changes reload too), and the sources that could not be read.
+func (g *globalOptions) watchLoad() (*watch.Loaded, error) {
+	l, err := g.load()
+	if err != nil {
+		return nil, err
+	}
+	d := l.discovery
+	if d == nil { // the demo stands in: watch where a config would appear
+		if d, err = g.discover(); err != nil {
+			return nil, err
+		}
+	}
+	var files []string
+	for _, src := range d.Sources {
+		files = append(files, src.Path)
+	}
+	if d.Policy != nil && d.Policy.Path != "" {
+		files = append(files, d.Policy.Path)
+	}
+	if dir := g.stateDirPath(); dir != "" {
+		files = append(files, filepath.Join(dir, config.TrustFileName))
+	}
+	slices.Sort(files)
+	return &watch.Loaded{Servers: l.servers, Files: slices.Compact(files), Errors: l.problems}, nil
+}
+
+// watchEventJSON is the --json shape of a watcher event, beside the host's.
+type watchEventJSON struct {
+	Time   string       `json:"time"`
+	Type   string       `json:"type"`
+	Server string       `json:"server"`
+	Error  string       `json:"error,omitempty"`
+	Diff   *config.Diff `json:"diff,omitempty"`
+}
+
+func (g *globalOptions) printWatchEvent(e watch.Event, asJSON bool) {
+	if asJSON {
+		out := watchEventJSON{Time: e.Time.UTC().Format(time.RFC3339Nano), Type: string(e.Type), Error: e.Error}
+		if e.Type == watch.EventReload {
+			out.Diff = &e.Diff
+		}
+		b, _ := jsonLine(out)
+		g.io.Out.Write(b)
+		return
+	}
+	colorOn := g.color(g.io.OutTTY)
+	ts := paint(colorOn, ansiDim, e.Time.Format("15:04:05.000"))
+	switch e.Type {
+	case watch.EventConfigError:
+		fmt.Fprintf(g.io.Out, "%s %-16s %s\n", ts, "*", paint(colorOn, ansiRed, "config error: "+oneLine(e.Error)+" (still running the last good config)"))
+	case watch.EventReload:
+		var parts []string
+		for _, p := range []struct {
+			what  string
+			names []string
+		}{{"added", e.Diff.Added}, {"removed", e.Diff.Removed}, {"restarted", e.Diff.Changed}, {"updated", e.Diff.Updated}} {
+			if len(p.names) > 0 {
+				parts = append(parts, p.what+" "+strings.Join(p.names, ", "))
+			}
+		}
+		fmt.Fprintf(g.io.Out, "%s %-16s config reloaded: %s\n", ts, "*", strings.Join(parts, "; "))
 	}
 }
