@@ -81,9 +81,10 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 		refreshing: map[listKind]bool{}, again: map[listKind]bool{},
 		subscriptions: map[string]bool{},
 	}
+	// What the person decided (disabled) and what protects them (policy,
+	// trust) come before what is wrong with the entry: an untrusted
+	// project's server that cannot be substituted is untrusted first.
 	switch {
-	case cfg.Err != nil:
-		s.admin, s.err = StateFailed, cfg.Err
 	case cfg.Disabled:
 		s.admin = StateDisabled
 	case cfg.Blocked != "":
@@ -91,6 +92,8 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 	case cfg.Untrusted && !h.opts.TrustProject:
 		s.admin = StateUntrusted
 		s.err = errors.New("project not trusted: run 'switchboard trust' to allow its servers")
+	case cfg.Err != nil:
+		s.admin, s.err = StateFailed, cfg.Err
 	case cfg.DuplicateOf != "":
 		s.admin, s.err = StateDuplicate, fmt.Errorf("same server as %q, connected under that name", cfg.DuplicateOf)
 	}
