@@ -191,6 +191,8 @@ func (d *serverDecoder) decode(v *jsonValue) {
 			c.Tools = d.toolFilter(m.key, val)
 		case "lazy":
 			c.Lazy = d.bool(m.key, val, c.Lazy)
+		case "pingInterval":
+			c.PingInterval = d.duration(m.key, val)
 		}
 	}
 	c.Disabled = disabled || !enabled

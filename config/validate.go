@@ -50,7 +50,7 @@ func Validate(c *ServerConfig) error {
 	for _, t := range []struct {
 		field string
 		d     time.Duration
-	}{{"startupTimeout", c.StartupTimeout}, {"timeout", c.Timeout}} {
+	}{{"startupTimeout", c.StartupTimeout}, {"timeout", c.Timeout}, {"pingInterval", c.PingInterval}} {
 		// Zero means the default; a config cannot ask for zero.
 		if t.d < 0 || t.d > MaxTimeout {
 			return fail(t.field, "%s is out of range (want more than 0s and at most %s)", t.d, MaxTimeout)
