@@ -3,6 +3,8 @@ package host_test
 import (
 	"context"
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -242,5 +244,34 @@ func TestView(t *testing.T) {
 	}
 	if _, err := v.CallTool(context.Background(), "mcp__a__echo", map[string]any{"text": "x"}); err != nil {
 		t.Errorf("call through the view after a restart: %v", err)
+	}
+}
+
+// A server that left a grandchild and then died does not leave it behind
+// when it is reconnected: the whole process group goes.
+func TestReconnectEndsGrandchildren(t *testing.T) {
+	h := host.New(nil)
+	defer h.Close()
+	sub := h.Subscribe()
+	defer sub.Close()
+	if err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "parent", "--grandchild")}); err != nil {
+		t.Fatal(err)
+	}
+	grandchild := 0
+	re := regexp.MustCompile(`grandchild pid (\d+)`)
+	for grandchild == 0 {
+		e := await(t, sub, "grandchild pid line", func(e host.Event) bool { return e.Type == host.EventLog })
+		if m := re.FindStringSubmatch(e.Message); m != nil {
+			grandchild, _ = strconv.Atoi(m[1])
+		}
+	}
+	leader := status(t, h, "parent").PID
+	if err := syscall.Kill(leader, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	awaitState(t, sub, "parent", host.StateConnecting)
+	awaitState(t, sub, "parent", host.StateConnected)
+	if alive(grandchild) {
+		t.Errorf("grandchild %d of the killed server survived the reconnect", grandchild)
 	}
 }
