@@ -36,8 +36,6 @@ import (
 // one stays "${VAR}". A header in both http_headers and env_http_headers
 // becomes "${VAR:-static}": the variable when set, as in Codex. An inline bearer_token is rejected, as Codex does.
 // Unknown fields (required, scopes, oauth_resource, …) are ignored.
-func init() { register(CodexProvider) }
-
 var CodexProvider = &Provider{
 	Name:      codexName,
 	ID:        "codex",
@@ -45,6 +43,8 @@ var CodexProvider = &Provider{
 	Parse:     parseCodex,
 	Sniff:     sniffCodex,
 }
+
+func init() { register(CodexProvider) }
 
 const codexName = "Codex"
 

@@ -35,8 +35,6 @@ import (
 // skipped with a warning. The old config.json and its
 // experimental.modelContextProtocolServers are no longer documented and
 // are not read.
-func init() { register(ContinueProvider) }
-
 var ContinueProvider = &Provider{
 	Name:      continueName,
 	ID:        "continue",
@@ -44,6 +42,8 @@ var ContinueProvider = &Provider{
 	Parse:     parseContinue,
 	Sniff:     sniffContinue,
 }
+
+func init() { register(ContinueProvider) }
 
 const continueName = "Continue"
 

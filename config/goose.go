@@ -35,8 +35,6 @@ import (
 // and "enabled" (false disables), "timeout" in seconds, and
 // "available_tools" (the tools to load; empty means all), our allow list.
 // "name", "display_name", "description" and "bundled" are ignored.
-func init() { register(GooseProvider) }
-
 var GooseProvider = &Provider{
 	Name:      gooseName,
 	ID:        "goose",
@@ -44,6 +42,8 @@ var GooseProvider = &Provider{
 	Parse:     parseGoose,
 	Sniff:     sniffGoose,
 }
+
+func init() { register(GooseProvider) }
 
 const gooseName = "Goose"
 

@@ -25,8 +25,6 @@ import (
 // "timeout", milliseconds for fetching the tool list, which bounds the
 // connect and so is our startup timeout. opencode's "{env:VAR}" references
 // are left as they are, for discovery's substitution; "oauth" is ignored.
-func init() { register(OpencodeProvider) }
-
 var OpencodeProvider = &Provider{
 	Name:      opencodeName,
 	ID:        "opencode",
@@ -34,6 +32,8 @@ var OpencodeProvider = &Provider{
 	Parse:     parseOpencode,
 	Sniff:     sniffOpencode,
 }
+
+func init() { register(OpencodeProvider) }
 
 const opencodeName = "opencode"
 

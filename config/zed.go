@@ -26,8 +26,6 @@ import (
 // "enabled": false disables an entry. "source": "custom" is the older
 // spelling of a custom entry and changes nothing; "remote" (run on a
 // remote development host) is ignored.
-func init() { register(ZedProvider) }
-
 var ZedProvider = &Provider{
 	Name:      zedName,
 	ID:        "zed",
@@ -35,6 +33,8 @@ var ZedProvider = &Provider{
 	Parse:     parseZed,
 	Sniff:     sniffZed,
 }
+
+func init() { register(ZedProvider) }
 
 const zedName = "Zed"
 

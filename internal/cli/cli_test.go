@@ -94,20 +94,8 @@ func TestWatchJSON(t *testing.T) {
 	writeFile(t, cfg, `{"mcpServers": {"demo": {"command": "`+exe+`", "args": ["demo-server", "--stderr-lines"], "env": {"`+asCLI+`": "1"}}}}`)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() {
-		defer pw.Close()
-		done <- cli.Run(ctx, []string{"--config", cfg, "watch", "--json"}, cli.IO{
-			In: strings.NewReader(""), Out: pw, Err: io.Discard,
-			Getenv: os.Getenv, LookupEnv: os.LookupEnv,
-		})
-	}()
-
+	sc, stop := startWatch(t, cfg)
 	seen := map[string]bool{}
-	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		var e map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
@@ -136,15 +124,10 @@ func TestWatchJSON(t *testing.T) {
 			seen["tools"] = true
 		}
 		if seen["state:connecting"] && seen["state:connected"] && seen["log"] && seen["tools"] {
-			cancel()
-			// Drain what remains so watch is never blocked writing.
-			go io.Copy(io.Discard, pr)
 			break
 		}
 	}
-	if code := <-done; code != 0 {
-		t.Errorf("watch exited %d after interrupt, want 0", code)
-	}
+	stop() // the interrupt ends it with exit 0
 	if !seen["state:connected"] {
 		t.Errorf("saw %v", seen)
 	}
@@ -172,30 +155,13 @@ func TestWatchShowsKillAndRecovery(t *testing.T) {
 		"bystander": {"command": "`+exe+`", "args": ["demo-server"], "env": {"`+asCLI+`": "1"}}}}`)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() {
-		defer pw.Close()
-		done <- cli.Run(ctx, []string{"--config", cfg, "watch", "--json"}, cli.IO{
-			In: strings.NewReader(""), Out: pw, Err: io.Discard,
-			Getenv: os.Getenv, LookupEnv: os.LookupEnv,
-		})
-	}()
-	defer func() {
-		cancel()
-		go io.Copy(io.Discard, pr)
-		if code := <-done; code != 0 {
-			t.Errorf("watch exited %d", code)
-		}
-	}()
+	sc, stop := startWatch(t, cfg)
+	defer stop()
 
 	type event struct {
 		Type, Server, State, Error string
 		PID                        *int
 	}
-	sc := bufio.NewScanner(pr)
 	next := func(match func(event) bool) event {
 		t.Helper()
 		for sc.Scan() {
@@ -232,5 +198,29 @@ func TestWatchShowsKillAndRecovery(t *testing.T) {
 	})
 	if back.PID == nil || *back.PID == *first.PID || *back.PID <= 0 {
 		t.Errorf("back under pid %v, was %d", back.PID, *first.PID)
+	}
+}
+
+// startWatch runs `switchboard --config cfg watch --json` in this process.
+// stop interrupts it, as Ctrl-C would, and checks that it exited 0.
+func startWatch(t *testing.T, cfg string) (lines *bufio.Scanner, stop func()) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		defer pw.Close()
+		done <- cli.Run(ctx, []string{"--config", cfg, "watch", "--json"}, cli.IO{
+			In: strings.NewReader(""), Out: pw, Err: io.Discard,
+			Getenv: os.Getenv, LookupEnv: os.LookupEnv,
+		})
+	}()
+	return bufio.NewScanner(pr), func() {
+		t.Helper()
+		cancel()
+		go io.Copy(io.Discard, pr) // watch must never block writing
+		if code := <-done; code != 0 {
+			t.Errorf("watch exited %d after the interrupt, want 0", code)
+		}
 	}
 }

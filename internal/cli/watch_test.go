@@ -1,17 +1,13 @@
 package cli_test
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/cli"
 )
 
 // watchEvent is one line of watch --json, host and watcher events alike.
@@ -54,26 +50,10 @@ func TestWatchReloadsEdits(t *testing.T) {
 	writeFile(t, cfg, doc(server("steady"), server("moving")))
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 
-	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		defer pw.Close()
-		done <- cli.Run(ctx, []string{"--config", cfg, "watch", "--json"}, cli.IO{
-			In: strings.NewReader(""), Out: pw, Err: io.Discard,
-			Getenv: os.Getenv, LookupEnv: os.LookupEnv,
-		})
-	}()
-	defer func() {
-		cancel()
-		go io.Copy(io.Discard, pr)
-		if code := <-done; code != 0 {
-			t.Errorf("watch exited %d", code)
-		}
-	}()
+	sc, stop := startWatch(t, cfg)
+	defer stop()
 
 	pids := map[string]int{}
-	sc := bufio.NewScanner(pr)
 	// next reads events until match, recording pids and failing on any
 	// restart of a server the test did not touch.
 	var touched map[string]bool
