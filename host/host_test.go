@@ -393,14 +393,7 @@ func TestCloseLeavesNothingRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grandchild := 0
-	re := regexp.MustCompile(`grandchild pid (\d+)`)
-	for grandchild == 0 {
-		e := await(t, sub, "grandchild pid line", func(e host.Event) bool { return e.Type == host.EventLog })
-		if m := re.FindStringSubmatch(e.Message); m != nil {
-			grandchild, _ = strconv.Atoi(m[1])
-		}
-	}
+	grandchild := awaitGrandchild(t, sub)
 	var pids []int
 	for _, st := range h.Status() {
 		if st.PID == 0 {
@@ -447,4 +440,17 @@ func alive(pid int) bool {
 	// Field 3 is the state; Z is a zombie waiting for a parent that is gone.
 	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// awaitGrandchild reads the pid a --grandchild demo server reports.
+func awaitGrandchild(t testing.TB, sub *host.Subscription) int {
+	t.Helper()
+	re := regexp.MustCompile(`grandchild pid (\d+)`)
+	for {
+		e := await(t, sub, "grandchild pid line", func(e host.Event) bool { return e.Type == host.EventLog })
+		if m := re.FindStringSubmatch(e.Message); m != nil {
+			pid, _ := strconv.Atoi(m[1])
+			return pid
+		}
+	}
 }

@@ -3,8 +3,6 @@ package host_test
 import (
 	"context"
 	"errors"
-	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -257,14 +255,7 @@ func TestReconnectEndsGrandchildren(t *testing.T) {
 	if err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "parent", "--grandchild")}); err != nil {
 		t.Fatal(err)
 	}
-	grandchild := 0
-	re := regexp.MustCompile(`grandchild pid (\d+)`)
-	for grandchild == 0 {
-		e := await(t, sub, "grandchild pid line", func(e host.Event) bool { return e.Type == host.EventLog })
-		if m := re.FindStringSubmatch(e.Message); m != nil {
-			grandchild, _ = strconv.Atoi(m[1])
-		}
-	}
+	grandchild := awaitGrandchild(t, sub)
 	leader := status(t, h, "parent").PID
 	if err := syscall.Kill(leader, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
