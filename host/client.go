@@ -121,7 +121,10 @@ func (h *Host) listChanged(s *server, sess *mcp.ClientSession, kind listKind) {
 
 // refreshList re-reads one list from a live session and publishes it.
 func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
-	ctx, cancel := context.WithTimeout(h.life, s.cfg.EffectiveTimeout())
+	h.mu.Lock()
+	timeout := s.cfg.EffectiveTimeout() // Reload may change it in place
+	h.mu.Unlock()
+	ctx, cancel := context.WithTimeout(h.life, timeout)
 	defer cancel()
 	var (
 		tools     []*mcp.Tool

@@ -66,7 +66,10 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		h.servers[name] = s
 	}
 	for _, name := range diff.Updated {
-		h.servers[name].cfg = byName[name]
+		// Only the metadata fields: the supervisor reads the connection
+		// fields without the lock, and those did not change.
+		s, c := h.servers[name], byName[name]
+		s.cfg.AutoApprove, s.cfg.Timeout, s.cfg.Tools, s.cfg.Source = c.AutoApprove, c.Timeout, c.Tools, c.Source
 	}
 	h.order = h.order[:0]
 	for _, c := range configs {
