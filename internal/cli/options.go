@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,8 @@ type globalOptions struct {
 	io           IO
 	configs      []string
 	noDiscover   bool
+	noProject    bool
+	exclude      []string
 	cacheDir     string
 	stateDir     string
 	noCache      bool
@@ -31,6 +34,8 @@ type globalOptions struct {
 func (g *globalOptions) register(root *cobra.Command) {
 	f := root.PersistentFlags()
 	f.StringArrayVarP(&g.configs, "config", "c", nil, "read only this config `file`, in any supported format (repeatable)")
+	f.BoolVar(&g.noProject, "no-project", false, "read no project-level config files, only the user's")
+	f.StringArrayVar(&g.exclude, "exclude", nil, "leave out servers whose name matches this `glob` (repeatable; also $SWITCHBOARD_EXCLUDE, comma-separated)")
 	f.BoolVar(&g.noDiscover, "no-discover", false, "read only switchboard's own config files, not other tools'")
 	f.StringVar(&g.cacheDir, "cache-dir", "", "tool cache `dir` (default $XDG_CACHE_HOME/switchboard)")
 	f.StringVar(&g.stateDir, "state-dir", "", "state `dir` holding trust decisions (default $XDG_STATE_HOME/switchboard)")
@@ -65,9 +70,20 @@ func (g *globalOptions) discoverOptions() (config.DiscoverOptions, error) {
 	lookup := config.LookupFunc(g.io.LookupEnv)
 	home, _ := lookup("HOME")
 	opts := config.DiscoverOptions{
-		Env:          config.Env{Home: home, ProjectDir: dir, Lookup: lookup},
-		StateDir:     g.stateDirPath(),
-		TrustProject: g.trustProject,
+		Env:             config.Env{Home: home, ProjectDir: dir, Lookup: lookup},
+		StateDir:        g.stateDirPath(),
+		TrustProject:    g.trustProject,
+		NoProjectConfig: g.noProject,
+		ExcludeNames:    g.exclude,
+	}
+	// The user's standing exclude list (SPEC F3) lives in the environment,
+	// beside the shell profile that knows which servers a person never wants.
+	if v, ok := lookup("SWITCHBOARD_EXCLUDE"); ok {
+		for _, glob := range strings.Split(v, ",") {
+			if glob = strings.TrimSpace(glob); glob != "" {
+				opts.ExcludeNames = append(opts.ExcludeNames, glob)
+			}
+		}
 	}
 	if g.noDiscover {
 		opts.Providers = []*config.Provider{config.ProviderByID(config.ProviderNative)}
