@@ -303,17 +303,37 @@ func (h *Host) Restart(name string) error {
 		h.mu.Unlock()
 		return fmt.Errorf("server %q is %s", name, s.admin)
 	}
+	if s.waitingStart || s.restarting {
+		h.mu.Unlock()
+		return nil // a Reload or another Restart is starting it afresh
+	}
+	if !s.running { // given up on, failed, or a lazy server not started
+		s.err = nil
+		h.startLocked(s)
+		h.mu.Unlock()
+		return nil
+	}
+	// Calls made from now on wait for the new connection instead of
+	// failing on the closing one.
+	s.session, s.pid, s.live = nil, 0, nil
+	s.restarting = true
+	h.setConnectingLocked(s, nil)
+	h.rebuildToolsLocked()
 	done := s.stopLocked()
 	h.mu.Unlock()
 	<-done
 	h.mu.Lock()
-	if h.closed || s.detached {
-		h.mu.Unlock()
+	defer h.mu.Unlock()
+	if h.closed {
 		return ErrClosed
 	}
+	if s.detached {
+		if _, replaced := h.servers[name]; replaced {
+			return nil // a reload restarted it under its new config
+		}
+		return fmt.Errorf("server %q was removed while restarting", name)
+	}
 	h.startLocked(s)
-	h.rebuildToolsLocked()
-	h.mu.Unlock()
 	return nil
 }
 

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"slices"
 
 	"github.com/switchboard-mcp/switchboard/config"
 )
@@ -59,7 +60,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		}
 		s := h.newServer(byName[name])
 		if s.admin == "" && !s.cfg.Lazy {
-			s.connecting = true
+			s.connecting, s.waitingStart = true, true
 			s.settled = make(chan struct{})
 			fresh = append(fresh, s)
 		}
@@ -69,7 +70,8 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		// Only the metadata fields: the supervisor reads the connection
 		// fields without the lock, and those did not change.
 		s, c := h.servers[name], byName[name]
-		s.cfg.AutoApprove, s.cfg.Timeout, s.cfg.Tools, s.cfg.Source = c.AutoApprove, c.Timeout, c.Tools, c.Source
+		s.cfg.AutoApprove, s.cfg.Timeout, s.cfg.Source = slices.Clone(c.AutoApprove), c.Timeout, c.Source
+		s.cfg.Tools = config.ToolFilter{Allow: slices.Clone(c.Tools.Allow), Deny: slices.Clone(c.Tools.Deny)}
 	}
 	h.order = h.order[:0]
 	for _, c := range configs {

@@ -53,7 +53,15 @@ type server struct {
 	settled    chan struct{} // closed when the supervisor connects or gives up
 	stopSup    context.CancelFunc
 	supDone    chan struct{} // closed when the supervisor has ended
-	detached   bool          // disconnected or host closed
+	running    bool          // a supervisor runs (from startLocked until it ends)
+	// waitingStart marks an entry Reload has put in place but not started
+	// yet: nobody else may start it (Reload will, once the old process
+	// is gone).
+	waitingStart bool
+	// restarting keeps a server connecting while Restart swaps its
+	// supervisor, so calls wait instead of failing in the gap.
+	restarting bool
+	detached   bool // disconnected or host closed
 	since      time.Time
 	attempts   int
 	failures   []time.Time // recent drops and failed reconnects, for the crash-loop guard
@@ -131,17 +139,33 @@ func (s *server) stateLocked() State {
 // startLocked starts the server's supervisor. The server must not have a
 // running one.
 func (h *Host) startLocked(s *server) {
+	if s.running || s.detached {
+		return // one supervisor per server, and none for a removed one
+	}
 	ctx, stop := context.WithCancel(h.life)
 	s.stopSup = stop
 	s.supDone = make(chan struct{})
+	s.running = true
+	s.restarting, s.waitingStart = false, false
 	s.failures = nil
 	h.setConnectingLocked(s, nil)
 	done := s.supDone
 	h.goTracked(func() {
 		defer close(done)
+		defer func() {
+			h.mu.Lock()
+			s.running = false
+			h.mu.Unlock()
+		}()
 		defer stop()
 		h.supervise(ctx, s)
 	})
+}
+
+// mayStartLocked reports whether a caller other than Reload may start the
+// server now (a lazy server's first call).
+func (s *server) mayStartLocked() bool {
+	return s.admin == "" && !s.running && !s.waitingStart && !s.detached && s.session == nil && !s.connecting
 }
 
 // setConnectingLocked marks a server as (re)connecting; calls arriving now
@@ -166,9 +190,14 @@ func (h *Host) setConnectingLocked(s *server, why error) {
 // stopLocked stops the supervisor and returns a channel closed once it has
 // ended, its session closed and its process gone.
 func (s *server) stopLocked() <-chan struct{} {
-	if s.stopSup != nil {
+	if s.running {
 		s.stopSup()
+		return s.supDone
 	}
+	// No supervisor will release the calls waiting for this server (a
+	// Reload entry not started yet): release them here.
+	s.connecting, s.restarting = false, false
+	s.releaseLocked()
 	return s.supDone
 }
 
@@ -226,6 +255,13 @@ func (h *Host) supervise(ctx context.Context, s *server) {
 // backoff. It reports whether to try again.
 func (h *Host) retryAfter(ctx context.Context, s *server, cause error) bool {
 	h.mu.Lock()
+	if s.detached {
+		s.session, s.pid, s.live = nil, 0, nil
+		s.connecting = false
+		s.releaseLocked()
+		h.mu.Unlock()
+		return false
+	}
 	now := time.Now()
 	s.failures = append(recentFailures(s.failures, now), now)
 	wasLive := s.session != nil
@@ -268,6 +304,12 @@ func (h *Host) retryAfter(ctx context.Context, s *server, cause error) bool {
 // settleConnected publishes a new connection and its lists.
 func (h *Host) settleConnected(s *server, c *conn) {
 	h.mu.Lock()
+	if s.detached {
+		// Removed while connecting: the supervisor's context is cancelled
+		// and it closes c; nothing is published for a server that is gone.
+		h.mu.Unlock()
+		return
+	}
 	s.connecting = false
 	s.err = nil
 	s.since = time.Now()
@@ -299,6 +341,12 @@ func (h *Host) settleConnected(s *server, c *conn) {
 // settleFailed reports a first connect that failed.
 func (h *Host) settleFailed(s *server, err error) {
 	h.mu.Lock()
+	if s.detached {
+		s.connecting = false
+		s.releaseLocked()
+		h.mu.Unlock()
+		return
+	}
 	s.connecting = false
 	s.err = describeFailure(err, &s.log)
 	s.since = time.Now()
@@ -314,8 +362,11 @@ func (h *Host) settleFailed(s *server, err error) {
 func (h *Host) settleStopped(s *server) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s.connecting = false
 	s.session, s.pid, s.live = nil, 0, nil
+	if s.restarting && !s.detached {
+		return // the next supervisor releases the waiting calls
+	}
+	s.connecting = false
 	s.releaseLocked()
 }
 

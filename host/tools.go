@@ -209,40 +209,48 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 		h.mu.Unlock()
 		return nil, toolKey{}, 0, fmt.Errorf("%w %q", ErrUnknownTool, name)
 	}
-	s := h.servers[key.server]
-	if s == nil { // removed by a reload the tool set has not caught up with
-		h.mu.Unlock()
-		return nil, toolKey{}, 0, fmt.Errorf("%w %q", ErrUnknownTool, name)
-	}
-	if s.session == nil && !s.connecting && s.cfg.Lazy && s.admin == "" && s.err == nil {
-		h.startLocked(s)
-	}
-	sess, settled, timeout := s.session, s.settled, s.cfg.EffectiveTimeout()
-	startup := s.cfg.EffectiveStartupTimeout()
 	h.mu.Unlock()
-	if sess != nil {
-		return sess, key, timeout, nil
-	}
 
-	wait := time.NewTimer(startup)
-	defer wait.Stop()
-	select {
-	case <-settled:
-	case <-wait.C:
-		return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: fmt.Errorf("server not connected within %s", startup)}
-	case <-ctx.Done():
-		return nil, key, 0, ctx.Err()
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if s.session == nil {
-		why := s.err
-		if why == nil {
-			why = errors.New("server is not connected")
+	var deadline <-chan time.Time
+	for {
+		h.mu.Lock()
+		s := h.servers[key.server]
+		if s == nil { // removed by a reload the tool set has not caught up with
+			h.mu.Unlock()
+			return nil, key, 0, fmt.Errorf("%w %q", ErrUnknownTool, name)
 		}
-		return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: why}
+		if s.cfg.Lazy && s.err == nil && s.mayStartLocked() {
+			h.startLocked(s)
+		}
+		sess, settled, timeout := s.session, s.settled, s.cfg.EffectiveTimeout()
+		connecting := s.connecting
+		startup := s.cfg.EffectiveStartupTimeout()
+		why := s.err
+		h.mu.Unlock()
+		if sess != nil {
+			return sess, key, timeout, nil
+		}
+		if !connecting {
+			if why == nil {
+				why = errors.New("server is not connected")
+			}
+			return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: why}
+		}
+		if deadline == nil {
+			timer := time.NewTimer(startup)
+			defer timer.Stop()
+			deadline = timer.C
+		}
+		// Wait for this attempt, then look again: a reload or a restart may
+		// have put a new entry or a new attempt in its place.
+		select {
+		case <-settled:
+		case <-deadline:
+			return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: fmt.Errorf("server not connected within %s", startup)}
+		case <-ctx.Done():
+			return nil, key, 0, ctx.Err()
+		}
 	}
-	return s.session, key, timeout, nil
 }
 
 // errorResult wraps a failure as tool output an agent can read.

@@ -92,7 +92,10 @@ func Run(ctx context.Context, h *host.Host, first *Loaded, load func() (*Loaded,
 	fw.setFiles(files)
 	// A file may have changed between the first reading and now, before
 	// anything watched it: read once more (a no-op when nothing changed).
-	fw.changed <- struct{}{}
+	select {
+	case fw.changed <- struct{}{}:
+	default: // a change is already pending
+	}
 
 	for {
 		select {

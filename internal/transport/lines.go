@@ -94,7 +94,7 @@ func (f *jsonLineFilter) nextFrame() error {
 	case len(trimmed) == 0:
 	case tooLong:
 		f.report(fmt.Sprintf("line over %d bytes", maxFrame), trimmed)
-	case json.Valid(trimmed):
+	case isFrame(trimmed):
 		f.pending = append(trimmed, '\n')
 	default:
 		f.report("", trimmed)
@@ -114,3 +114,14 @@ func (f *jsonLineFilter) report(why string, line []byte) {
 }
 
 func (f *jsonLineFilter) Close() error { return f.rc.Close() }
+
+// isFrame reports whether a line can be a JSON-RPC message or batch: valid
+// JSON, an object or an array, naming the protocol. A server's JSON log
+// line ({"level":30,"msg":…}) or a stray number is valid JSON too, and
+// would end the session if passed on.
+func isFrame(line []byte) bool {
+	if len(line) == 0 || (line[0] != '{' && line[0] != '[') {
+		return false
+	}
+	return bytes.Contains(line, []byte(`"jsonrpc"`)) && json.Valid(line)
+}

@@ -25,6 +25,10 @@ const (
 	TermGrace = 1 * time.Second
 	// killWait bounds the wait for the kernel to reap after SIGKILL.
 	killWait = 5 * time.Second
+	// stderrDrain bounds the wait for the last stderr lines once the
+	// group is gone: a process that left the group (setsid) may hold
+	// stderr open for ever, and Close must not wait on it.
+	stderrDrain = 500 * time.Millisecond
 )
 
 // maxStderrLine bounds one stderr line kept in memory; the rest of an
@@ -42,6 +46,7 @@ type Stdio struct {
 	pid    atomic.Int64
 	exited chan struct{} // closed once the child has been reaped
 	stdin  *os.File
+	stderr *os.File // read end; closed by shutdown if still held open
 	mu     sync.Mutex
 	closed bool
 	wait   error // the child's exit status, valid after exited
@@ -106,9 +111,9 @@ func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 		t.mu.Unlock()
 		close(t.exited)
 	}()
+	t.stderr = stderrR
 	go func() {
 		defer t.wg.Done()
-		defer stderrR.Close()
 		readLines(stderrR, maxStderrLine, t.hooks.stderr)
 	}()
 
@@ -144,7 +149,7 @@ func (t *Stdio) shutdown() error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
-		<-t.exited
+		t.awaitExit(killWait)
 		return nil
 	}
 	t.closed = true
@@ -162,10 +167,30 @@ func (t *Stdio) shutdown() error {
 	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	if !exited && !t.awaitExit(killWait) {
+		t.stderr.Close()
 		return fmt.Errorf("process %d did not exit after SIGKILL", pgid)
 	}
-	t.wg.Wait()
+	t.drainStderr()
 	return nil
+}
+
+// drainStderr lets the stderr reader take the last lines, then closes the
+// pipe if something outside the process group still holds it open.
+func (t *Stdio) drainStderr() {
+	read := make(chan struct{})
+	go func() {
+		t.wg.Wait()
+		close(read)
+	}()
+	timer := time.NewTimer(stderrDrain)
+	defer timer.Stop()
+	select {
+	case <-read:
+	case <-timer.C:
+		t.stderr.Close()
+		<-read
+	}
+	t.stderr.Close()
 }
 
 func (t *Stdio) awaitExit(d time.Duration) bool {
