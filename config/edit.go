@@ -66,6 +66,51 @@ func SetDisabled(path, name string, disabled bool) error {
 	})
 }
 
+// ClaimDisabled adds {"disabled": true} under name: an entry that only
+// claims the name, so a server of that name defined in another tool's
+// config stays off (our file comes first).
+func ClaimDisabled(path, name string) error {
+	return editFile(path, func(servers *orderedObject) error {
+		if _, ok := servers.get(name); ok {
+			return fmt.Errorf("server %q: %w in %s", name, ErrServerExists, path)
+		}
+		servers.set(name, json.RawMessage(`{"disabled":true}`))
+		return nil
+	})
+}
+
+// IsClaim reports whether name's entry in the file only claims the name
+// (no command, no url), as ClaimDisabled writes it.
+func IsClaim(path, name string) (bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	top, err := parseOrdered(data)
+	if err != nil {
+		return false, err
+	}
+	raw, ok := top.get("mcpServers")
+	if !ok {
+		return false, nil
+	}
+	servers, err := parseOrdered(raw)
+	if err != nil {
+		return false, err
+	}
+	entry, ok := servers.get(name)
+	if !ok {
+		return false, nil
+	}
+	e, err := parseOrdered(entry)
+	if err != nil {
+		return false, nil
+	}
+	_, hasCommand := e.get("command")
+	_, hasURL := e.get("url")
+	return !hasCommand && !hasURL, nil
+}
+
 // SetAutoApprove adds a tool to a server's autoApprove list, or removes it.
 func SetAutoApprove(path, name, tool string, approve bool) error {
 	var err error

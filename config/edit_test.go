@@ -146,3 +146,31 @@ func TestEditConcurrent(t *testing.T) {
 		t.Errorf("%d servers after 10 concurrent adds", n)
 	}
 }
+
+// A claim-only entry is valid and disabled: it turns off a server of the
+// same name defined elsewhere.
+func TestClaimDisabled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	if err := AddServer(path, "mine", EntryFields{Command: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ClaimDisabled(path, "theirs"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ClaimDisabled(path, "mine"); !errors.Is(err, ErrServerExists) {
+		t.Errorf("claiming an existing name: %v", err)
+	}
+	servers := readServers(t, path)
+	if len(servers) != 2 || servers[1].Name != "theirs" || !servers[1].Disabled || servers[1].Err != nil {
+		t.Fatalf("servers = %+v", servers)
+	}
+	for name, want := range map[string]bool{"theirs": true, "mine": false, "absent": false} {
+		if got, err := IsClaim(path, name); err != nil || got != want {
+			t.Errorf("IsClaim(%s) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	// Enabled, the same entry is an error: it does not say what to run.
+	if err := Validate(&ServerConfig{Name: "theirs"}); err == nil {
+		t.Error("an enabled entry with neither command nor url validated")
+	}
+}

@@ -32,6 +32,11 @@ func Validate(c *ServerConfig) error {
 	default:
 		return fail("type", "unknown type %q (want stdio, http or sse)", clip(string(c.Type)))
 	}
+	if c.Disabled && c.Command == "" && c.URL == "" && c.Type == TransportAuto {
+		// {"disabled": true} alone claims a name: it turns off a server of
+		// that name defined in another tool's config (SPEC F2).
+		return nil
+	}
 	switch {
 	case c.Command != "" && c.URL != "":
 		return fail("url", "both command and url are set (want exactly one)")

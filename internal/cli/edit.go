@@ -161,9 +161,55 @@ func newEditCmds(g *globalOptions) []*cobra.Command {
 	return []*cobra.Command{
 		newAddCmd(g),
 		newEditCmd(g, "remove", "Remove a server from your switchboard config", "Removed", config.RemoveServer),
-		newEditCmd(g, "enable", "Enable a server in your switchboard config", "Enabled",
-			func(path, name string) error { return config.SetDisabled(path, name, false) }),
-		newEditCmd(g, "disable", "Disable a server in your switchboard config (it stays listed)", "Disabled",
-			func(path, name string) error { return config.SetDisabled(path, name, true) }),
+		newEditCmd(g, "enable", "Enable a server in your switchboard config", "Enabled", g.enable),
+		newEditCmd(g, "disable", "Disable a server, here or in another tool's config (it stays listed)", "Disabled", g.disable),
 	}
+}
+
+// disable turns a server off. One defined only in another tool's config is
+// turned off by an entry in ours that claims its name (ours comes first),
+// so the other tool's file is never touched.
+func (g *globalOptions) disable(path, name string) error {
+	err := config.SetDisabled(path, name, true)
+	if !errors.Is(err, config.ErrNoServer) {
+		return err
+	}
+	src, ok := g.definedElsewhere(name)
+	if !ok {
+		return err
+	}
+	if err := config.ClaimDisabled(path, name); err != nil {
+		return err
+	}
+	g.note(fmt.Sprintf("%q is defined in %s (%s); an entry in %s now keeps it off", name, src.Label(), src, path))
+	return nil
+}
+
+// enable undoes disable: a claim-only entry is removed, so the other
+// tool's definition applies again.
+func (g *globalOptions) enable(path, name string) error {
+	if claim, err := config.IsClaim(path, name); err == nil && claim {
+		return config.RemoveServer(path, name)
+	}
+	return config.SetDisabled(path, name, false)
+}
+
+// definedElsewhere finds a server's definition in any source discovery
+// reads, winning or shadowed.
+func (g *globalOptions) definedElsewhere(name string) (config.Source, bool) {
+	d, err := g.discover()
+	if err != nil {
+		return config.Source{}, false
+	}
+	for _, c := range d.Servers {
+		if c.Name == name {
+			return c.Source, true
+		}
+	}
+	for _, sh := range d.Shadowed {
+		if sh.Config.Name == name {
+			return sh.Config.Source, true
+		}
+	}
+	return config.Source{}, false
 }
