@@ -175,13 +175,17 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		h.mu.Unlock()
 		return ErrClosed
 	}
-	var pending []waiting
-	for i := range configs {
-		cfg := configs[i]
-		if _, dup := h.servers[cfg.Name]; dup {
+	// Refuse a duplicate before starting anything: Start is all or nothing.
+	names := make(map[string]bool, len(configs))
+	for _, cfg := range configs {
+		if _, dup := h.servers[cfg.Name]; dup || names[cfg.Name] {
 			h.mu.Unlock()
 			return fmt.Errorf("server %q: defined twice", cfg.Name)
 		}
+		names[cfg.Name] = true
+	}
+	var pending []waiting
+	for _, cfg := range configs {
 		s := h.newServer(cfg)
 		h.servers[cfg.Name] = s
 		h.order = append(h.order, cfg.Name)

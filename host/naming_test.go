@@ -52,3 +52,15 @@ func TestAssignNames(t *testing.T) {
 		}
 	}
 }
+
+// A tool re-listed with a new input schema is a change an agent must see.
+func TestSameToolsSeesSchemas(t *testing.T) {
+	a := []Tool{{Name: "mcp__s__t", Server: "s", Tool: "t", InputSchema: map[string]any{"type": "object"}}}
+	b := []Tool{{Name: "mcp__s__t", Server: "s", Tool: "t", InputSchema: map[string]any{"type": "object", "required": []any{"x"}}}}
+	if !sameTools(a, a) {
+		t.Error("a set differs from itself")
+	}
+	if sameTools(a, b) {
+		t.Error("a changed input schema went unnoticed")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -110,15 +111,17 @@ func (h *Host) rebuildToolsLocked() bool {
 	return true
 }
 
-// sameTools compares what a consumer would notice: names, owners, deferral
-// and descriptions. Schemas of a tool whose server re-listed the same tool
-// do not change without its description changing in practice; comparing
-// them deeply on every rebuild is not worth it.
+// sameTools reports whether two tool sets would look the same to a
+// consumer, schemas included: a server that re-lists a tool with a new
+// input schema must reach the agent. Sets are small and rebuilt only when
+// a server connects or changes, so a deep comparison costs nothing that
+// matters.
 func sameTools(a, b []Tool) bool {
 	return slices.EqualFunc(a, b, func(x, y Tool) bool {
 		return x.Name == y.Name && x.Server == y.Server && x.Tool == y.Tool &&
 			x.Deferred == y.Deferred && x.Description == y.Description && x.Title == y.Title &&
-			x.AutoApprove == y.AutoApprove
+			x.AutoApprove == y.AutoApprove && reflect.DeepEqual(x.InputSchema, y.InputSchema) &&
+			reflect.DeepEqual(x.OutputSchema, y.OutputSchema) && reflect.DeepEqual(x.Annotations, y.Annotations)
 	})
 }
 
