@@ -343,3 +343,12 @@ func (o *DiscoverOptions) stateDir(env Env) string {
 	}
 	return filepath.Join(env.Home, ".local", "state", "switchboard")
 }
+
+// Shadowed is a server config that lost to an earlier one of the same name
+// (SPEC F2: the first definition wins; entries are not merged).
+type Shadowed struct {
+	Config ServerConfig
+	By     Source // where the winning definition is; zero when it was dropped
+	// Reason says why Config lost, for a person ("shadowed by …").
+	Reason string
+}

@@ -56,13 +56,14 @@ func RemoveServer(path, name string) error {
 // SetDisabled disables or enables a server entry. Enabling removes both
 // "disabled" and "enabled": an entry is enabled by default.
 func SetDisabled(path, name string, disabled bool) error {
-	return editEntry(path, name, func(e *orderedObject) {
+	return editEntry(path, name, func(e *orderedObject) error {
 		e.remove("enabled")
 		if disabled {
 			e.set("disabled", json.RawMessage("true"))
 		} else {
 			e.remove("disabled")
 		}
+		return nil
 	})
 }
 
@@ -86,6 +87,7 @@ func IsClaim(path, name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	data = bytes.TrimPrefix(data, utf8BOM)
 	top, err := parseOrdered(data)
 	if err != nil {
 		return false, err
@@ -113,13 +115,11 @@ func IsClaim(path, name string) (bool, error) {
 
 // SetAutoApprove adds a tool to a server's autoApprove list, or removes it.
 func SetAutoApprove(path, name, tool string, approve bool) error {
-	var err error
-	editErr := editEntry(path, name, func(e *orderedObject) {
+	return editEntry(path, name, func(e *orderedObject) error {
 		var list []string
 		if raw, ok := e.get("autoApprove"); ok {
-			if err = json.Unmarshal(raw, &list); err != nil {
-				err = fmt.Errorf("server %q: autoApprove is not a list of strings", name)
-				return
+			if err := json.Unmarshal(raw, &list); err != nil {
+				return fmt.Errorf("server %q in %s: autoApprove is not a list of strings", name, path)
 			}
 		}
 		out := list[:0:0]
@@ -133,15 +133,12 @@ func SetAutoApprove(path, name, tool string, approve bool) error {
 		}
 		if len(out) == 0 {
 			e.remove("autoApprove")
-			return
+			return nil
 		}
 		b, _ := json.Marshal(out)
 		e.set("autoApprove", b)
+		return nil
 	})
-	if editErr != nil {
-		return editErr
-	}
-	return err
 }
 
 // EntryFields are the fields of a new server entry, in the order they are
@@ -163,7 +160,9 @@ func (e EntryFields) marshal() (json.RawMessage, error) {
 	return json.Marshal(e)
 }
 
-func editEntry(path, name string, change func(*orderedObject)) error {
+// editEntry changes one server's entry; an error from change leaves the
+// file as it was.
+func editEntry(path, name string, change func(*orderedObject) error) error {
 	return editFile(path, func(servers *orderedObject) error {
 		raw, ok := servers.get(name)
 		if !ok {
@@ -173,7 +172,9 @@ func editEntry(path, name string, change func(*orderedObject)) error {
 		if err != nil {
 			return fmt.Errorf("server %q in %s: %w", name, path, err)
 		}
-		change(entry)
+		if err := change(entry); err != nil {
+			return err
+		}
 		out, err := entry.marshal()
 		if err != nil {
 			return err
@@ -202,12 +203,13 @@ func editFile(path string, change func(servers *orderedObject) error) error {
 	case err != nil:
 		return err
 	}
+	data = bytes.TrimPrefix(data, utf8BOM) // as discovery reads it
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
 	// Refuse to rewrite a file that does not parse: the person's text
 	// would be lost. Report where it is broken instead.
-	if _, err := ParseNative(path, data, LevelUser, func(string) (string, bool) { return "", true }); err != nil {
+	if _, _, err := parseNativeEntries(path, data, LevelUser); err != nil {
 		return fmt.Errorf("not editing a file that does not parse: %w", err)
 	}
 	top, err := parseOrdered(data)

@@ -174,3 +174,22 @@ func TestClaimDisabled(t *testing.T) {
 		t.Error("an enabled entry with neither command nor url validated")
 	}
 }
+
+// A failed edit leaves the file as it was; a byte order mark is no obstacle.
+func TestEditErrorLeavesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	orig := "\xef\xbb\xbf{\"mcpServers\": {\"a\": {\"command\": \"x\", \"autoApprove\": \"oops\"}}}\n"
+	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetAutoApprove(path, "a", "echo", true); err == nil {
+		t.Fatal("an autoApprove that is not a list was edited")
+	}
+	data, _ := os.ReadFile(path)
+	if string(data) != orig {
+		t.Errorf("a failed edit rewrote the file:\n%s", data)
+	}
+	if err := SetDisabled(path, "a", true); err != nil {
+		t.Errorf("editing a file with a byte order mark: %v", err)
+	}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -447,7 +449,9 @@ func rewriteStrings(c *ServerConfig, fn func(string) (string, error)) error {
 			continue
 		}
 		*m.dst = make(map[string]string, len(m.src))
-		for k, v := range m.src {
+		// In key order, so an error always names the same field.
+		for _, k := range slices.Sorted(maps.Keys(m.src)) {
+			v := m.src[k]
 			nv, err := fn(v)
 			if err != nil {
 				return fail(m.field+"."+k, err)

@@ -35,20 +35,6 @@ func StateDir(lookup LookupFunc) string {
 	return appDir(xdgDir(lookup, "XDG_STATE_HOME", ".local", "state"))
 }
 
-// DefaultFiles lists the native config files in precedence order: the
-// project's (when projectDir is not "") before the user's (SPEC F2). Neither
-// is required.
-func DefaultFiles(projectDir string, lookup LookupFunc) []FileRef {
-	var files []FileRef
-	if projectDir != "" {
-		files = append(files, FileRef{Path: ProjectConfigPath(projectDir), Level: LevelProject})
-	}
-	if p := UserConfigPath(lookup); p != "" {
-		files = append(files, FileRef{Path: p, Level: LevelUser})
-	}
-	return files
-}
-
 func appDir(base string) string {
 	if base == "" {
 		return ""

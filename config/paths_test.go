@@ -48,17 +48,3 @@ func TestPaths(t *testing.T) {
 		t.Errorf("ProjectConfigPath = %s, want %s", got, want)
 	}
 }
-
-func TestDefaultFiles(t *testing.T) {
-	l := mapLookup(map[string]string{"HOME": "/home/ada"})
-	want := []FileRef{
-		{Path: "/src/app/.switchboard/mcp.json", Level: LevelProject},
-		{Path: "/home/ada/.config/switchboard/mcp.json", Level: LevelUser},
-	}
-	if diff := cmp.Diff(want, DefaultFiles("/src/app", l)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if got := DefaultFiles("", mapLookup(nil)); len(got) != 0 {
-		t.Errorf("DefaultFiles with nothing = %v, want none", got)
-	}
-}
