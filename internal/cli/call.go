@@ -52,6 +52,10 @@ Exit status is 1 when the tool reports an error.`,
 			defer s.Close()
 			name, err := resolveTool(s.Tools().Tools, args[0])
 			if err != nil {
+				if st, ok := unavailableServer(s.Status(), args[0]); ok {
+					// Not a mistake in the call: the server it names is down.
+					return fmt.Errorf("server %q is %s: %s", st.Name, st.State, oneLine(st.Error))
+				}
 				return err
 			}
 			res, callErr := s.CallTool(cmd.Context(), name, arguments)
@@ -177,4 +181,16 @@ func binaryLine(outDir, kind string, i int, mimeType string, data []byte) string
 		return summary + " (not written: " + err.Error() + ")"
 	}
 	return summary + " written to " + path
+}
+
+// unavailableServer finds the server an unknown exposed name belongs to
+// (mcp__<server>__…) when that server is not connected and so offers no
+// tools, failed or untrusted, say.
+func unavailableServer(statuses []host.Status, name string) (host.Status, bool) {
+	for _, st := range statuses {
+		if st.State != host.StateConnected && strings.HasPrefix(name, host.DefaultToolPrefix+st.Name+"__") {
+			return st, true
+		}
+	}
+	return host.Status{}, false
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -106,7 +107,9 @@ func TestWatchJSON(t *testing.T) {
 				t.Errorf("event without %q: %s", k, sc.Text())
 			}
 		}
-		if _, err := time.Parse(time.RFC3339Nano, e["time"].(string)); err != nil {
+		if ts, _ := e["time"].(string); ts == "" {
+			t.Errorf("no time: %s", sc.Text())
+		} else if _, err := time.Parse(time.RFC3339Nano, ts); err != nil {
 			t.Errorf("time: %v", err)
 		}
 		switch e["type"] {
@@ -128,8 +131,10 @@ func TestWatchJSON(t *testing.T) {
 		}
 	}
 	stop() // the interrupt ends it with exit 0
-	if !seen["state:connected"] {
-		t.Errorf("saw %v", seen)
+	for _, want := range []string{"state:connecting", "state:connected", "log", "tools"} {
+		if !seen[want] {
+			t.Errorf("watch output ended without a %s event (saw %v)", want, seen)
+		}
 	}
 }
 
@@ -202,11 +207,14 @@ func TestWatchShowsKillAndRecovery(t *testing.T) {
 }
 
 // startWatch runs `switchboard --config cfg watch --json` in this process.
-// stop interrupts it, as Ctrl-C would, and checks that it exited 0.
+// stop interrupts it, as Ctrl-C would, and checks that it exited 0; it also
+// runs when the test ends, however it ends. A watch still running after
+// watchBound is interrupted too, so a missing event ends the output and
+// fails the test instead of hanging it.
 func startWatch(t *testing.T, cfg string) (lines *bufio.Scanner, stop func()) {
 	t.Helper()
 	pr, pw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), watchBound)
 	done := make(chan int, 1)
 	go func() {
 		defer pw.Close()
@@ -215,12 +223,19 @@ func startWatch(t *testing.T, cfg string) (lines *bufio.Scanner, stop func()) {
 			Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 		})
 	}()
-	return bufio.NewScanner(pr), func() {
-		t.Helper()
-		cancel()
-		go io.Copy(io.Discard, pr) // watch must never block writing
-		if code := <-done; code != 0 {
-			t.Errorf("watch exited %d after the interrupt, want 0", code)
-		}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			go io.Copy(io.Discard, pr) // watch must never block writing
+			if code := <-done; code != 0 {
+				t.Errorf("watch exited %d after the interrupt, want 0", code)
+			}
+		})
 	}
+	t.Cleanup(stop)
+	return bufio.NewScanner(pr), stop
 }
+
+// watchBound is far beyond what any watch test needs on a working host.
+const watchBound = 2 * time.Minute

@@ -13,7 +13,7 @@ func completeServers(g *globalOptions) func(*cobra.Command, []string, string) ([
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		l, err := g.load()
+		l, err := g.load(namesOnly)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}

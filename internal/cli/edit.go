@@ -197,7 +197,7 @@ func (g *globalOptions) enable(path, name string) error {
 // definedElsewhere finds a server's definition in any source discovery
 // reads, winning or shadowed.
 func (g *globalOptions) definedElsewhere(name string) (config.Source, bool) {
-	d, err := g.discover()
+	d, err := g.discover(namesOnly)
 	if err != nil {
 		return config.Source{}, false
 	}

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,17 +36,22 @@ interrupted, reconnects included.`,
 				return err
 			}
 			defer h.Close()
-			if !hasConfig(servers, name) {
+			i := slices.IndexFunc(servers, func(c config.ServerConfig) bool { return c.Name == name })
+			if i < 0 {
 				return usagef("no server named %q", name)
 			}
 			sub := h.Subscribe()
 			defer sub.Close()
-			if err := h.Start(cmd.Context(), servers); err != nil {
+			// Only this server: the others' output is not asked for.
+			if err := h.Start(cmd.Context(), servers[i:i+1]); err != nil {
 				return err
 			}
 			if err := h.WaitSettled(cmd.Context()); err != nil {
 				return err
 			}
+			// Events up to now are in the log below, or are the start's own
+			// state changes: -f shows what comes after.
+			cut := time.Now()
 			lines, _ := h.Logs(name)
 			for _, l := range lines {
 				g.printLogLine(l, o.json)
@@ -52,26 +59,23 @@ interrupted, reconnects included.`,
 			if !o.follow {
 				return nil
 			}
-			// The subscription also holds what was logged before; skip up
-			// to the last line already printed.
-			skip := len(lines)
 			for {
 				select {
 				case e, ok := <-sub.C:
 					if !ok {
 						return nil
 					}
-					if e.Server != name {
+					// The subscription also holds what was printed above.
+					if !e.Time.After(cut) {
 						continue
 					}
-					if e.Type == host.EventLog {
-						if skip > 0 {
-							skip--
-							continue
-						}
+					switch e.Type {
+					case host.EventLog:
 						g.printLogLine(host.LogLine{Time: e.Time, Level: e.Level, Text: e.Message}, o.json)
-					} else if e.Type == host.EventState && !o.json {
-						fmt.Fprintf(g.io.Err, "%s %s\n", g.dim(e.Time.Format("15:04:05.000")), g.dim("-- "+string(e.State)+" --"))
+					case host.EventState:
+						if !o.json {
+							fmt.Fprintf(g.io.Err, "%s %s\n", g.dim(e.Time.Format(clockFormat)), g.dim("-- "+string(e.State)+" --"))
+						}
 					}
 				case <-cmd.Context().Done():
 					return nil
@@ -98,7 +102,7 @@ func (g *globalOptions) printLogLine(l host.LogLine, asJSON bool) {
 	case host.LevelWarn:
 		text = paint(colorOn, ansiYellow, text)
 	}
-	fmt.Fprintf(g.io.Out, "%s %-5s %s\n", paint(colorOn, ansiDim, l.Time.Format("15:04:05.000")), l.Level, text)
+	fmt.Fprintf(g.io.Out, "%s %-5s %s\n", paint(colorOn, ansiDim, l.Time.Format(clockFormat)), l.Level, text)
 }
 
 // prepare loads the configs and builds a host without starting it, for
@@ -111,13 +115,4 @@ func (g *globalOptions) prepare() (*host.Host, []config.ServerConfig, error) {
 	g.report(l)
 	h, err := g.newHost()
 	return h, l.servers, err
-}
-
-func hasConfig(servers []config.ServerConfig, name string) bool {
-	for _, s := range servers {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
 }

@@ -117,8 +117,8 @@ func (g *globalOptions) discover(mods ...func(*config.DiscoverOptions)) (*config
 
 // load discovers the configs; when no server is found anywhere (and no
 // --config was given) it falls back to the embedded demo config (SPEC F45).
-func (g *globalOptions) load() (*loaded, error) {
-	d, err := g.discover()
+func (g *globalOptions) load(mods ...func(*config.DiscoverOptions)) (*loaded, error) {
+	d, err := g.discover(mods...)
 	if err != nil {
 		return nil, err
 	}
@@ -230,3 +230,8 @@ func (g *globalOptions) report(l *loaded) {
 		g.note(fmt.Sprintf("the project config in %s is not trusted; its servers will not start until you run 'switchboard trust'", d.ProjectDir))
 	}
 }
+
+// namesOnly is a discovery that only needs names and sources: it runs no
+// "!command" (those print secrets, and may ask for a password), so
+// completion on Tab or a lookup by name never starts one.
+func namesOnly(o *config.DiscoverOptions) { o.SkipCommands = true }

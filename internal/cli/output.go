@@ -154,3 +154,6 @@ func jsonLine(v any) ([]byte, error) {
 	b, err := json.Marshal(v)
 	return append(b, '\n'), err
 }
+
+// clockFormat is how events and log lines show their time of day.
+const clockFormat = "15:04:05.000"

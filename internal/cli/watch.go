@@ -76,7 +76,7 @@ time, type and server, and for state events state and pid.`,
 			}
 			for _, err := range first.Errors {
 				emit(func() {
-					g.printWatchEvent(watch.Event{Time: time.Now(), Type: watch.EventConfigError, Error: err.Error()}, o.json)
+					g.printWatchEvent(watch.Event{Time: time.Now(), Type: watch.EventConfigError, Error: err.Error()}, o.json, false)
 				})
 			}
 			if err := h.Start(ctx, first.Servers); err != nil {
@@ -85,7 +85,7 @@ time, type and server, and for state events state and pid.`,
 			}
 			err = watch.Run(ctx, h, first, g.watchLoad, &watch.Options{
 				Logger: g.logger(),
-				Notify: func(e watch.Event) { emit(func() { g.printWatchEvent(e, o.json) }) },
+				Notify: func(e watch.Event) { emit(func() { g.printWatchEvent(e, o.json, true) }) },
 			})
 			stop()
 			return err
@@ -128,7 +128,7 @@ func writeEventJSON(g *globalOptions, e host.Event) {
 
 func printEvent(g *globalOptions, e host.Event) {
 	colorOn := g.color(g.io.OutTTY)
-	ts := paint(colorOn, ansiDim, e.Time.Format("15:04:05.000"))
+	ts := paint(colorOn, ansiDim, e.Time.Format(clockFormat))
 	switch e.Type {
 	case host.EventState:
 		line := fmt.Sprintf("%s %-16s %s", ts, e.Server, paint(colorOn, stateColor(e.State), string(e.State)))
@@ -187,7 +187,9 @@ type watchEventJSON struct {
 	Diff   *config.Diff `json:"diff,omitempty"`
 }
 
-func (g *globalOptions) printWatchEvent(e watch.Event, asJSON bool) {
+// printWatchEvent prints a watcher event; keeping says a good config runs
+// (false for the errors of the first reading, when there was none yet).
+func (g *globalOptions) printWatchEvent(e watch.Event, asJSON, keeping bool) {
 	if asJSON {
 		out := watchEventJSON{Time: e.Time.UTC().Format(time.RFC3339Nano), Type: string(e.Type), Error: e.Error}
 		if e.Type == watch.EventReload {
@@ -198,10 +200,14 @@ func (g *globalOptions) printWatchEvent(e watch.Event, asJSON bool) {
 		return
 	}
 	colorOn := g.color(g.io.OutTTY)
-	ts := paint(colorOn, ansiDim, e.Time.Format("15:04:05.000"))
+	ts := paint(colorOn, ansiDim, e.Time.Format(clockFormat))
 	switch e.Type {
 	case watch.EventConfigError:
-		fmt.Fprintf(g.io.Out, "%s %-16s %s\n", ts, "*", paint(colorOn, ansiRed, "config error: "+oneLine(e.Error)+" (still running the last good config)"))
+		msg := "config error: " + oneLine(e.Error)
+		if keeping {
+			msg += " (still running the last good config)"
+		}
+		fmt.Fprintf(g.io.Out, "%s %-16s %s\n", ts, "*", paint(colorOn, ansiRed, msg))
 	case watch.EventReload:
 		var parts []string
 		for _, p := range []struct {
