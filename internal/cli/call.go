@@ -38,7 +38,7 @@ Exit status is 1 when the tool reports an error.`,
   $ switchboard call mcp__demo__add a=2 b=40
   $ switchboard call mcp__demo__add --args '{"a": 2, "b": 40}' --json
   $ switchboard call mcp__demo__tiny_image --out ./images`,
-		Args:              cobra.MinimumNArgs(1),
+		Args:              usageArgs(cobra.MinimumNArgs(1)),
 		ValidArgsFunction: completeTools(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			arguments, err := parseArgs(o.args, args[1:])

@@ -18,7 +18,7 @@ func newResourcesCmd(g *globalOptions) *cobra.Command {
 		Short: "List the resources and resource templates the servers offer",
 		Example: `  $ switchboard resources
   $ switchboard resources --json | jq -r '.resources[].uri'`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              usageArgs(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: completeServers(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.startHost(cmd.Context(), true)
@@ -69,7 +69,7 @@ resource lists; name it with --server when the URI is not listed (a
 template) or more than one server lists it.`,
 		Example: `  $ switchboard read demo://readme
   $ switchboard read file:///tmp/notes.txt --server filesystem`,
-		Args: cobra.ExactArgs(1),
+		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			uri := args[0]
 			s, err := g.startHost(cmd.Context(), true)
@@ -129,7 +129,7 @@ func newPromptsCmd(g *globalOptions) *cobra.Command {
 		Use:     "prompts [SERVER]",
 		Short:   "List the prompts the servers offer",
 		Example: `  $ switchboard prompts`,
-		Args:    cobra.MaximumNArgs(1),
+		Args:    usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.startHost(cmd.Context(), true)
 			if err != nil {
@@ -172,7 +172,7 @@ func newPromptCmd(g *globalOptions) *cobra.Command {
 		Short: "Get a prompt with arguments and print its messages",
 		Example: `  $ switchboard prompt greet name=Ada
   $ switchboard prompt demo/greet name=Ada --json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			promptArgs := map[string]string{}
 			for _, p := range args[1:] {

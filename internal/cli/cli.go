@@ -89,7 +89,7 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 		return ExitOK
 	case errors.As(err, &exit):
 		return exit.code
-	case errors.As(err, &usage) || isCobraUsage(err):
+	case errors.As(err, &usage) || isUnknownCommand(err):
 		fmt.Fprintf(stdio.Err, "switchboard: %v\n", err)
 		fmt.Fprintln(stdio.Err, "Run 'switchboard --help' for usage.")
 		return ExitUsage
@@ -101,17 +101,20 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 	}
 }
 
-// isCobraUsage recognises cobra's own argument and flag errors, which it
-// returns as plain errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument",
-		"invalid argument", "accepts ", "requires at least", "requires at most", "bad flag syntax"} {
-		if strings.Contains(msg, p) {
-			return true
+// usageArgs marks cobra's argument-count errors as usage errors (exit 2).
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{err}
 		}
+		return nil
 	}
-	return false
+}
+
+// isUnknownCommand recognises cobra's one usage error that reaches us as a
+// plain error: a command it cannot find.
+func isUnknownCommand(err error) bool {
+	return strings.HasPrefix(err.Error(), "unknown command ")
 }
 
 // oneLine keeps an error to one line on the terminal (SPEC F48).
@@ -133,7 +136,7 @@ something to look at.`,
   $ switchboard --config ./mcp.json tools
   $ switchboard tools --json | jq '.[].name'
   $ switchboard call mcp__demo__echo text="hello"`,
-		Args:          cobra.NoArgs,
+		Args:          usageArgs(cobra.NoArgs),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {

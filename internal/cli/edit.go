@@ -57,7 +57,7 @@ step, mode 0600; a name that exists already is refused. A running
   $ switchboard add github --env GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
   $ switchboard add docs --url https://example.com/mcp --header 'Authorization=Bearer ${DOCS_TOKEN}'
   $ switchboard add legacy --url http://127.0.0.1:3001/sse --transport sse --scope project`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			entry := config.EntryFields{URL: o.url}
@@ -136,7 +136,7 @@ func newEditCmd(g *globalOptions, use, short, done string, edit func(path, name 
 		Use:               use + " NAME",
 		Short:             short,
 		Example:           "  $ switchboard " + use + " github\n  $ switchboard " + use + " github --scope project",
-		Args:              cobra.ExactArgs(1),
+		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeServers(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := s.path(g)

@@ -18,7 +18,7 @@ count. Like any host it answers at the startup gate: a slow server whose
 tools are cached shows as connecting. --wait waits for every server.`,
 		Example: `  $ switchboard list
   $ switchboard list --json | jq -r '.[] | select(.state=="failed") | .name'`,
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := g.startHost(cmd.Context(), o.wait)
 			if err != nil {

@@ -27,7 +27,7 @@ lines it printed on stdout. With -f, stay connected and follow the log until
 interrupted, reconnects included.`,
 		Example: `  $ switchboard logs github
   $ switchboard logs github -f`,
-		Args:              cobra.ExactArgs(1),
+		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeServers(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]

@@ -30,7 +30,7 @@ untrusted or policy-blocked definition does not take a name from a later
 one.`,
 		Example: `  $ switchboard sources
   $ switchboard sources --json | jq '.sources[] | select(.found)'`,
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(_ *cobra.Command, _ []string) error {
 			d, err := g.discover(func(o *config.DiscoverOptions) { o.SkipCommands = true })
 			if err != nil {

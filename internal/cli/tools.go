@@ -27,7 +27,7 @@ its server). --wait waits for every server instead.`,
 		Example: `  $ switchboard tools
   $ switchboard tools github --json
   $ switchboard tools --wait`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              usageArgs(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: completeServers(g),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := g.startHost(cmd.Context(), o.wait)

@@ -25,7 +25,7 @@ again. It prints what it trusted.`,
 		Example: `  $ switchboard sources      # see what the project's files would start
   $ switchboard trust
   $ switchboard trust --project ~/src/app`,
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(_ *cobra.Command, _ []string) error {
 			opts, err := g.discoverOptions()
 			if err != nil {

@@ -37,7 +37,7 @@ With --json each event is one JSON object on its own line, with at least
 time, type and server, and for state events state and pid.`,
 		Example: `  $ switchboard watch
   $ switchboard watch --json | jq -c 'select(.type=="state")'`,
-		Args: cobra.NoArgs,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			first, err := g.watchLoad()
