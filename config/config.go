@@ -150,3 +150,53 @@ func (c *ServerConfig) EffectiveTimeout() time.Duration {
 	}
 	return DefaultTimeout
 }
+
+// Admission says whether a server may be started, and if not, the first
+// reason in the one order every caller uses (the host's states, `sources`,
+// `list`): what the person decided (disabled), then what protects them
+// (policy, trust), then what is wrong with the entry (invalid), then
+// whether another name already runs it (duplicate). An untrusted project's
+// server that cannot be substituted is untrusted first: its error is not
+// the person's business until they trust the project.
+type Admission int
+
+const (
+	// Admitted servers may start.
+	Admitted Admission = iota
+	// AdmitDisabled: the config turns the server off.
+	AdmitDisabled
+	// AdmitBlocked: a policy rule forbids it (Blocked says which).
+	AdmitBlocked
+	// AdmitUntrusted: it comes from a project that is not trusted.
+	AdmitUntrusted
+	// AdmitInvalid: the entry cannot be used (Err says why).
+	AdmitInvalid
+	// AdmitDuplicate: it is the same server as DuplicateOf.
+	AdmitDuplicate
+)
+
+var admissionNames = [...]string{"admitted", "disabled", "blocked", "untrusted", "invalid", "duplicate"}
+
+func (a Admission) String() string {
+	if a < 0 || int(a) >= len(admissionNames) {
+		return fmt.Sprintf("Admission(%d)", int(a))
+	}
+	return admissionNames[a]
+}
+
+// Admission returns whether c may start and, if not, the first reason.
+func (c *ServerConfig) Admission() Admission {
+	switch {
+	case c.Disabled:
+		return AdmitDisabled
+	case c.Blocked != "":
+		return AdmitBlocked
+	case c.Untrusted:
+		return AdmitUntrusted
+	case c.Err != nil:
+		return AdmitInvalid
+	case c.DuplicateOf != "":
+		return AdmitDuplicate
+	}
+	return Admitted
+}

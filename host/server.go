@@ -89,20 +89,22 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 		refreshing: map[listKind]bool{}, again: map[listKind]bool{},
 		subscriptions: map[string]bool{},
 	}
-	// What the person decided (disabled) and what protects them (policy,
-	// trust) come before what is wrong with the entry: an untrusted
-	// project's server that cannot be substituted is untrusted first.
-	switch {
-	case cfg.Disabled:
+	// The admission order is config's (DESIGN.md, "Admission"): the host
+	// and `sources` report the same reason for the same server.
+	if h.opts.TrustProject {
+		cfg.Untrusted = false
+	}
+	switch cfg.Admission() {
+	case config.AdmitDisabled:
 		s.admin = StateDisabled
-	case cfg.Blocked != "":
+	case config.AdmitBlocked:
 		s.admin, s.err = StateBlocked, fmt.Errorf("blocked by policy: %s", cfg.Blocked)
-	case cfg.Untrusted && !h.opts.TrustProject:
+	case config.AdmitUntrusted:
 		s.admin = StateUntrusted
 		s.err = errors.New("project not trusted: run 'switchboard trust' to allow its servers")
-	case cfg.Err != nil:
+	case config.AdmitInvalid:
 		s.admin, s.err = StateFailed, cfg.Err
-	case cfg.DuplicateOf != "":
+	case config.AdmitDuplicate:
 		s.admin, s.err = StateDuplicate, fmt.Errorf("same server as %q, connected under that name", cfg.DuplicateOf)
 	}
 	if s.admin == "" {

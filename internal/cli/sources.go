@@ -137,17 +137,12 @@ func writeSources(w io.Writer, d *config.Discovery, home string) {
 	marks := map[string]string{}
 	for _, c := range d.Servers {
 		var m []string
-		switch {
-		case c.Blocked != "":
-			m = append(m, "blocked")
-		case c.Untrusted:
-			m = append(m, "untrusted")
-		case c.Err != nil:
-			m = append(m, "invalid")
-		case c.Disabled:
-			m = append(m, "disabled")
-		case c.DuplicateOf != "":
+		switch a := c.Admission(); a {
+		case config.Admitted:
+		case config.AdmitDuplicate:
 			m = append(m, "duplicate of "+c.DuplicateOf)
+		default:
+			m = append(m, a.String())
 		}
 		if len(m) > 0 {
 			marks[c.Source.String()+"\x00"+c.Name] = " (" + strings.Join(m, ", ") + ")"
