@@ -10,9 +10,10 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/procgroup"
 )
 
 // readyTimeout bounds the wait for server-everything's ready line. A cold start
@@ -122,7 +123,7 @@ func start(name string, args, env []string, readyLine string) (*process, error) 
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...) // later entries win
 	cmd.Stdout, cmd.Stderr = w, w          // *os.File: no copying goroutine for Wait to await
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Set(cmd)
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
@@ -206,13 +207,13 @@ func (p *process) awaitListening(port int) error {
 func (p *process) stop() {
 	p.stopOnce.Do(func() {
 		pgid := p.cmd.Process.Pid // Setpgid: the leader's pid is the group id
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		_ = procgroup.Terminate(pgid)
 		grace := time.NewTimer(stopGrace)
 		defer grace.Stop()
 		select {
 		case <-p.exited:
 		case <-grace.C:
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			_ = procgroup.Kill(pgid)
 			<-p.exited
 		}
 		// The pipe stays open while a group member outlives the leader; such a
@@ -220,7 +221,7 @@ func (p *process) stop() {
 		select {
 		case <-p.drained:
 		case <-grace.C:
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			_ = procgroup.Kill(pgid)
 			p.out.Close() // a holder outside the group must not keep us waiting
 			<-p.drained
 		}

@@ -9,10 +9,11 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/procgroup"
 )
 
 // Shutdown grace periods for stdio servers (SPEC F17). A well-behaved server
@@ -90,10 +91,7 @@ func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	t.cmd.Stdin, t.cmd.Stdout, t.cmd.Stderr = stdinR, stdoutW, stderrW
-	if t.cmd.SysProcAttr == nil {
-		t.cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	t.cmd.SysProcAttr.Setpgid = true
+	procgroup.Set(t.cmd)
 	if err := t.cmd.Start(); err != nil {
 		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
 		return nil, fmt.Errorf("start %s: %w", t.cmd.Path, err)
@@ -162,10 +160,10 @@ func (t *Stdio) shutdown() error {
 		exited = t.awaitExit(StdinGrace)
 	}
 	if !exited {
-		_ = syscall.Kill(-pgid, syscall.SIGTERM)
+		_ = procgroup.Terminate(pgid)
 		exited = t.awaitExit(TermGrace)
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = procgroup.Kill(pgid)
 	if !exited && !t.awaitExit(killWait) {
 		t.stderr.Close()
 		return fmt.Errorf("process %d did not exit after SIGKILL", pgid)
