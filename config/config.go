@@ -58,7 +58,8 @@ func (s Source) Label() string {
 	return fmt.Sprintf("%s (%s)", s.Provider, s.Level)
 }
 
-// ToolFilter keeps or drops tools by glob (path.Match syntax) before naming.
+// ToolFilter keeps or drops tools by glob (internal/glob: "*" any run of
+// characters, "?" one) before naming.
 // An empty Allow list allows every tool; Deny wins over Allow.
 type ToolFilter struct {
 	Allow []string `json:"allow,omitempty"`

@@ -6,12 +6,23 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
 // LookupFunc returns the value of a variable and whether it is set.
 // os.LookupEnv is one; tests pass a map's lookup. A nil LookupFunc given to
 // this package means os.LookupEnv.
 type LookupFunc func(name string) (string, bool)
+
+// MapLookup is a LookupFunc over a map: a fixed environment, for tests
+// and for embedders that do not want the process's own.
+func MapLookup(m map[string]string) LookupFunc {
+	return func(name string) (string, bool) {
+		v, ok := m[name]
+		return v, ok
+	}
+}
 
 func orEnv(lookup LookupFunc) LookupFunc {
 	if lookup == nil {
@@ -90,7 +101,7 @@ func expand(s string, lookup LookupFunc, depth int) (string, error) {
 		case strings.HasPrefix(s[i:], "${"):
 			end := closingBrace(s, i+2)
 			if end < 0 {
-				return "", fmt.Errorf("unterminated %q (missing \"}\")", clip(s[i:]))
+				return "", fmt.Errorf("unterminated %q (missing \"}\")", clip.Text(s[i:]))
 			}
 			v, err := expandRef(s[i+2:end], lookup, depth)
 			if err != nil {
@@ -146,9 +157,9 @@ func expandRef(body string, lookup LookupFunc, depth int) (string, error) {
 	switch {
 	case strings.HasPrefix(rest, ":") && !hasDefault:
 		// ${input:…}, ${workspaceFolder:…}, … belong to other tools.
-		return "", fmt.Errorf("unsupported variable %q (only ${VAR}, ${VAR:-default} and ${env:VAR} are supported)", clip("${"+body+"}"))
+		return "", fmt.Errorf("unsupported variable %q (only ${VAR}, ${VAR:-default} and ${env:VAR} are supported)", clip.Text("${"+body+"}"))
 	case name == "" || rest != "" && !hasDefault:
-		return "", fmt.Errorf("invalid variable reference %q", clip("${"+body+"}"))
+		return "", fmt.Errorf("invalid variable reference %q", clip.Text("${"+body+"}"))
 	}
 	v, ok := lookup(name)
 	if hasDefault {
@@ -187,13 +198,15 @@ func isNameByte(c byte, first bool) bool {
 	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
 }
 
-// clip shortens text quoted in an error message.
-func clip(s string) string {
-	const maxLen = 60
-	if len(s) <= maxLen {
-		return s
+// IsVariableName reports whether s can be referenced as ${s}: letters,
+// digits and underscores, not starting with a digit.
+func IsVariableName(s string) bool {
+	for i := range len(s) {
+		if !isNameByte(s[i], i == 0) {
+			return false
+		}
 	}
-	return s[:maxLen] + "…"
+	return s != ""
 }
 
 // expandPath is Expand plus a leading "~" or "~/" for the home directory,
@@ -220,6 +233,13 @@ func expandPath(s string, lookup LookupFunc) (string, error) {
 // place, since a caller may share them.
 func Substitute(c *ServerConfig, lookup LookupFunc) error {
 	return substitute(c, lookup, false)
+}
+
+// SubstituteKeepingCommands is Substitute, except that env and header
+// values that are "!command"s are left as written, for discovery to run:
+// the shell expands the command's own variables.
+func SubstituteKeepingCommands(c *ServerConfig, lookup LookupFunc) error {
+	return substitute(c, lookup, true)
 }
 
 // substitute is Substitute; with keepCommands, env and header values that

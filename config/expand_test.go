@@ -9,7 +9,7 @@ import (
 )
 
 func TestExpand(t *testing.T) {
-	env := mapLookup(map[string]string{
+	env := MapLookup(map[string]string{
 		"A":      "alpha",
 		"B_2":    "beta",
 		"EMPTY":  "",
@@ -82,7 +82,7 @@ func TestExpand(t *testing.T) {
 }
 
 func TestExpandUnsetIsTyped(t *testing.T) {
-	_, err := Expand("a ${TOKEN} b", mapLookup(nil))
+	_, err := Expand("a ${TOKEN} b", MapLookup(nil))
 	var unset *UnsetVariableError
 	if !errors.As(err, &unset) || unset.Name != "TOKEN" {
 		t.Errorf("err = %v; want *UnsetVariableError{TOKEN}", err)
@@ -103,7 +103,7 @@ func TestSubstitute(t *testing.T) {
 	orig := in
 	origEnv := map[string]string{"K": "${T}", "~": "~"}
 	c := in
-	if err := Substitute(&c, mapLookup(env)); err != nil {
+	if err := Substitute(&c, MapLookup(env)); err != nil {
 		t.Fatal(err)
 	}
 	want := ServerConfig{
@@ -137,7 +137,7 @@ func TestSubstituteErrors(t *testing.T) {
 		c := tt.c
 		c.Source = Source{Path: "m.json", Line: 9}
 		before := c
-		err := Substitute(&c, mapLookup(nil))
+		err := Substitute(&c, MapLookup(nil))
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("Substitute(%+v) = %v\nwant %s", tt.c, err, tt.want)
 		}
@@ -157,6 +157,6 @@ func TestExpandHostileInput(t *testing.T) {
 		strings.Repeat("${A:-x}", n),
 		strings.Repeat("$", n) + "{",
 	} {
-		Expand(s, mapLookup(map[string]string{"A": "a"}))
+		Expand(s, MapLookup(map[string]string{"A": "a"}))
 	}
 }

@@ -37,7 +37,7 @@ func TestPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := mapLookup(tt.env)
+			l := MapLookup(tt.env)
 			got := []string{UserConfigPath(l), CacheDir(l), StateDir(l)}
 			if diff := cmp.Diff([]string{tt.user, tt.cache, tt.state}, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)

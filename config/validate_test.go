@@ -30,7 +30,8 @@ func TestValidate(t *testing.T) {
 		{"control char", ServerConfig{Name: "s", URL: "https://h/\x7f"}, `f.json:4: server "s": field "url": url does not parse: net/url: invalid control character in URL`},
 		{"negative timeout", ServerConfig{Name: "s", Command: "x", Timeout: -time.Second}, `f.json:4: server "s": field "timeout": -1s is out of range (want more than 0s and at most 24h0m0s)`},
 		{"huge startup", ServerConfig{Name: "s", Command: "x", StartupTimeout: MaxTimeout + 1}, `f.json:4: server "s": field "startupTimeout": 24h0m0.000000001s is out of range (want more than 0s and at most 24h0m0s)`},
-		{"bad glob", ServerConfig{Name: "s", Command: "x", Tools: ToolFilter{Allow: []string{"ok_*", "a\\"}}}, `f.json:4: server "s": field "tools.allow[1]": bad glob "a\\": syntax error in pattern`},
+		// internal/glob has no bad pattern: a backslash is a backslash.
+		{"any glob", ServerConfig{Name: "s", Command: "x", Tools: ToolFilter{Allow: []string{"ok_*", "a\\"}}}, ""},
 		{"env name", ServerConfig{Name: "s", Command: "x", Env: map[string]string{"A=B": "x"}}, `f.json:4: server "s": field "env.A=B": invalid environment variable name "A=B"`},
 		{"header name", ServerConfig{Name: "s", URL: "https://h", Headers: map[string]string{"Bad Name": "x"}}, `f.json:4: server "s": field "headers.Bad Name": invalid HTTP header name "Bad Name"`},
 		{"header value", ServerConfig{Name: "s", URL: "https://h", Headers: map[string]string{"X": "a\r\nInjected: 1"}}, `f.json:4: server "s": field "headers.X": value contains a line break or NUL byte`},

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
@@ -34,7 +35,7 @@ func demoConfig() ([]config.ServerConfig, error) {
 		}
 		return os.LookupEnv(name)
 	}
-	servers, err := config.ParseNative(demoPath, demoJSON, config.LevelUser, lookup)
+	servers, _, err := source.ParseNative(demoPath, demoJSON, config.LevelUser, lookup)
 	for i := range servers {
 		servers[i].Source.Provider = "demo"
 		servers[i].Source.Line = 0 // a line in a file nobody can open says nothing

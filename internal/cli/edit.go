@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/edit"
 )
 
 // scopeFlag is --scope: which of our own files an edit changes.
@@ -60,7 +61,7 @@ step, mode 0600; a name that exists already is refused. A running
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			entry := config.EntryFields{URL: o.url}
+			entry := edit.EntryFields{URL: o.url}
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 				if dash != 1 {
 					return usagef("give the server's name before --")
@@ -96,8 +97,8 @@ step, mode 0600; a name that exists already is refused. A running
 			if err != nil {
 				return err
 			}
-			if err := config.AddServer(path, name, entry); err != nil {
-				if errors.Is(err, config.ErrServerExists) {
+			if err := edit.AddServer(path, name, entry); err != nil {
+				if errors.Is(err, edit.ErrServerExists) {
 					return fmt.Errorf("%w (remove it first, or choose another name)", err)
 				}
 				return err
@@ -130,7 +131,7 @@ func pairs(flag string, kvs []string) (map[string]string, error) {
 }
 
 // newEditCmd builds remove, enable and disable: one name, one edit.
-func newEditCmd(g *globalOptions, use, short, done string, edit func(path, name string) error) *cobra.Command {
+func newEditCmd(g *globalOptions, use, short, done string, change func(path, name string) error) *cobra.Command {
 	var s scopeFlag
 	cmd := &cobra.Command{
 		Use:               use + " NAME",
@@ -143,8 +144,8 @@ func newEditCmd(g *globalOptions, use, short, done string, edit func(path, name 
 			if err != nil {
 				return err
 			}
-			if err := edit(path, args[0]); err != nil {
-				if errors.Is(err, config.ErrNoServer) {
+			if err := change(path, args[0]); err != nil {
+				if errors.Is(err, edit.ErrNoServer) {
 					return fmt.Errorf("%w (only switchboard's own config is edited here; see 'switchboard sources')", err)
 				}
 				return err
@@ -160,7 +161,7 @@ func newEditCmd(g *globalOptions, use, short, done string, edit func(path, name 
 func newEditCmds(g *globalOptions) []*cobra.Command {
 	return []*cobra.Command{
 		newAddCmd(g),
-		newEditCmd(g, "remove", "Remove a server from your switchboard config", "Removed", config.RemoveServer),
+		newEditCmd(g, "remove", "Remove a server from your switchboard config", "Removed", edit.RemoveServer),
 		newEditCmd(g, "enable", "Enable a server in your switchboard config", "Enabled", g.enable),
 		newEditCmd(g, "disable", "Disable a server, here or in another tool's config (it stays listed)", "Disabled", g.disable),
 	}
@@ -170,15 +171,15 @@ func newEditCmds(g *globalOptions) []*cobra.Command {
 // turned off by an entry in ours that claims its name (ours comes first),
 // so the other tool's file is never touched.
 func (g *globalOptions) disable(path, name string) error {
-	err := config.SetDisabled(path, name, true)
-	if !errors.Is(err, config.ErrNoServer) {
+	err := edit.SetDisabled(path, name, true)
+	if !errors.Is(err, edit.ErrNoServer) {
 		return err
 	}
 	src, ok := g.definedElsewhere(name)
 	if !ok {
 		return err
 	}
-	if err := config.ClaimDisabled(path, name); err != nil {
+	if err := edit.ClaimDisabled(path, name); err != nil {
 		return err
 	}
 	g.note(fmt.Sprintf("%q is defined in %s (%s); an entry in %s now keeps it off", name, src.Label(), src, path))
@@ -188,10 +189,10 @@ func (g *globalOptions) disable(path, name string) error {
 // enable undoes disable: a claim-only entry is removed, so the other
 // tool's definition applies again.
 func (g *globalOptions) enable(path, name string) error {
-	if claim, err := config.IsClaim(path, name); err == nil && claim {
-		return config.RemoveServer(path, name)
+	if claim, err := edit.IsClaim(path, name); err == nil && claim {
+		return edit.RemoveServer(path, name)
 	}
-	return config.SetDisabled(path, name, false)
+	return edit.SetDisabled(path, name, false)
 }
 
 // definedElsewhere finds a server's definition in any source discovery

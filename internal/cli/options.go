@@ -12,7 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/discover"
+	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/secretcmd"
 )
 
 // globalOptions are the flags every command shares.
@@ -29,6 +32,9 @@ type globalOptions struct {
 	trustProject bool
 	gate         time.Duration
 	verbose      bool
+	// secrets runs "!command" secret helpers for every discovery of this
+	// process, so a reload does not run them again.
+	secrets secretcmd.Runner
 }
 
 func (g *globalOptions) register(root *cobra.Command) {
@@ -57,24 +63,25 @@ type loaded struct {
 	// policy problems); their servers are lost, the rest go on.
 	problems []error
 	// discovery is what discovery found; nil for the demo.
-	discovery *config.Discovery
+	discovery *discover.Discovery
 }
 
 // discoverOptions are the discovery settings the flags and environment
 // make: the project directory, $HOME, the state directory, trust.
-func (g *globalOptions) discoverOptions() (config.DiscoverOptions, error) {
+func (g *globalOptions) discoverOptions() (discover.Options, error) {
 	dir, err := g.project()
 	if err != nil {
-		return config.DiscoverOptions{}, err
+		return discover.Options{}, err
 	}
 	lookup := config.LookupFunc(g.io.LookupEnv)
 	home, _ := lookup("HOME")
-	opts := config.DiscoverOptions{
-		Env:             config.Env{Home: home, ProjectDir: dir, Lookup: lookup},
+	opts := discover.Options{
+		Env:             source.Env{Home: home, ProjectDir: dir, Lookup: lookup},
 		StateDir:        g.stateDirPath(),
 		TrustProject:    g.trustProject,
 		NoProjectConfig: g.noProject,
 		ExcludeNames:    g.exclude,
+		RunCommand:      g.secrets.Run,
 	}
 	// The user's standing exclude list (SPEC F3) lives in the environment,
 	// beside the shell profile that knows which servers a person never wants.
@@ -86,7 +93,7 @@ func (g *globalOptions) discoverOptions() (config.DiscoverOptions, error) {
 		}
 	}
 	if g.noDiscover {
-		opts.Providers = []*config.Provider{config.ProviderByID(config.ProviderNative)}
+		opts.Providers = []*source.Provider{source.ByID(source.NativeName)}
 	}
 	return opts, nil
 }
@@ -101,7 +108,7 @@ func (g *globalOptions) stateDirPath() string {
 // discover reads the --config files, or discovers every source (only
 // ours with --no-discover). mods adjust the options, for a command that
 // needs something particular.
-func (g *globalOptions) discover(mods ...func(*config.DiscoverOptions)) (*config.Discovery, error) {
+func (g *globalOptions) discover(mods ...func(*discover.Options)) (*discover.Discovery, error) {
 	opts, err := g.discoverOptions()
 	if err != nil {
 		return nil, err
@@ -109,15 +116,17 @@ func (g *globalOptions) discover(mods ...func(*config.DiscoverOptions)) (*config
 	for _, m := range mods {
 		m(&opts)
 	}
+	// The secret helpers are bounded by their own timeout.
+	ctx := context.Background()
 	if len(g.configs) > 0 {
-		return config.LoadFiles(g.configs, opts), nil
+		return discover.LoadFiles(ctx, g.configs, opts), nil
 	}
-	return config.Discover(opts), nil
+	return discover.Discover(ctx, opts), nil
 }
 
 // load discovers the configs; when no server is found anywhere (and no
 // --config was given) it falls back to the embedded demo config (SPEC F45).
-func (g *globalOptions) load(mods ...func(*config.DiscoverOptions)) (*loaded, error) {
+func (g *globalOptions) load(mods ...func(*discover.Options)) (*loaded, error) {
 	d, err := g.discover(mods...)
 	if err != nil {
 		return nil, err
@@ -234,4 +243,4 @@ func (g *globalOptions) report(l *loaded) {
 // namesOnly is a discovery that only needs names and sources: it runs no
 // "!command" (those print secrets, and may ask for a password), so
 // completion on Tab or a lookup by name never starts one.
-func namesOnly(o *config.DiscoverOptions) { o.SkipCommands = true }
+func namesOnly(o *discover.Options) { o.SkipCommands = true }

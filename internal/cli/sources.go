@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/discover"
+	"github.com/switchboard-mcp/switchboard/config/trust"
 )
 
 type sourcesOptions struct {
@@ -32,7 +34,7 @@ one.`,
   $ switchboard sources --json | jq '.sources[] | select(.found)'`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(_ *cobra.Command, _ []string) error {
-			d, err := g.discover(func(o *config.DiscoverOptions) { o.SkipCommands = true })
+			d, err := g.discover(func(o *discover.Options) { o.SkipCommands = true })
 			if err != nil {
 				return err
 			}
@@ -59,16 +61,16 @@ type sourcesJSON struct {
 }
 
 type projectJSON struct {
-	Dir     string               `json:"dir"`
-	Trusted bool                 `json:"trusted"`
-	Files   []config.ProjectFile `json:"files"`
+	Dir     string              `json:"dir"`
+	Trusted bool                `json:"trusted"`
+	Files   []trust.ProjectFile `json:"files"`
 }
 
 type sourceReportJSON struct {
-	config.SourceReport
-	Servers  []string            `json:"servers"`
-	Lost     []config.LostServer `json:"lost"`
-	Warnings []string            `json:"warnings"`
+	discover.SourceReport
+	Servers  []string              `json:"servers"`
+	Lost     []discover.LostServer `json:"lost"`
+	Warnings []string              `json:"warnings"`
 }
 
 // discoveredJSON is one winning definition and its marks.
@@ -85,12 +87,12 @@ type discoveredJSON struct {
 	Error       string `json:"error"`
 }
 
-func toSourcesJSON(d *config.Discovery) sourcesJSON {
+func toSourcesJSON(d *discover.Discovery) sourcesJSON {
 	out := sourcesJSON{Sources: []sourceReportJSON{}, Servers: []discoveredJSON{}, Errors: []string{}}
 	if d.ProjectDir != "" {
 		files := d.ProjectFiles
 		if files == nil {
-			files = []config.ProjectFile{}
+			files = []trust.ProjectFile{}
 		}
 		out.Project = &projectJSON{Dir: d.ProjectDir, Trusted: d.ProjectTrusted, Files: files}
 	}
@@ -103,7 +105,7 @@ func toSourcesJSON(d *config.Discovery) sourcesJSON {
 			r.Servers = []string{}
 		}
 		if r.Lost == nil {
-			r.Lost = []config.LostServer{}
+			r.Lost = []discover.LostServer{}
 		}
 		if r.Warnings == nil {
 			r.Warnings = []string{}
@@ -133,7 +135,7 @@ func toSourcesJSON(d *config.Discovery) sourcesJSON {
 // writeSources prints one line per location, with what it lost, its
 // warnings and its error indented below, then the project's trust and the
 // policy.
-func writeSources(w io.Writer, d *config.Discovery, home string) {
+func writeSources(w io.Writer, d *discover.Discovery, home string) {
 	marks := map[string]string{}
 	for _, c := range d.Servers {
 		var m []string

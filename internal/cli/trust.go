@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/discover"
+	"github.com/switchboard-mcp/switchboard/config/trust"
 )
 
 func newTrustCmd(g *globalOptions) *cobra.Command {
@@ -32,12 +32,12 @@ again. It prints what it trusted.`,
 				return err
 			}
 			dir := opts.Env.ProjectDir
-			files := config.ScanProject(opts)
+			files := discover.ScanProject(opts)
 			if len(files) == 0 {
 				fmt.Fprintf(g.io.Out, "No MCP config files in %s: nothing to trust.\n", dir)
 				return nil
 			}
-			if err := config.TrustProject(opts.StateDir, dir, files); err != nil {
+			if err := trust.Record(opts.StateDir, dir, files); err != nil {
 				return fmt.Errorf("trust %s: %w", dir, err)
 			}
 			fmt.Fprintf(g.io.Out, "Trusted %s: the servers in these files may start.\n", dir)

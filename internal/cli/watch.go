@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/trust"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
@@ -172,7 +173,7 @@ func (g *globalOptions) watchLoad() (*watch.Loaded, error) {
 		files = append(files, d.Policy.Path)
 	}
 	if dir := g.stateDirPath(); dir != "" {
-		files = append(files, filepath.Join(dir, config.TrustFileName))
+		files = append(files, filepath.Join(dir, trust.FileName))
 	}
 	slices.Sort(files)
 	return &watch.Loaded{Servers: l.servers, Files: slices.Compact(files), Errors: l.problems}, nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/edit"
 )
 
 // watchEvent is one line of watch --json, host and watcher events alike.
@@ -144,7 +145,7 @@ func TestWatchReloadsEdits(t *testing.T) {
 
 	// 5. An edit by 'switchboard add' (our own writer) is picked up once.
 	touched = map[string]bool{"viaadd": true}
-	if err := config.AddServer(cfg, "viaadd", config.EntryFields{
+	if err := edit.AddServer(cfg, "viaadd", edit.EntryFields{
 		Command: exe, Args: []string{"demo-server"}, Env: map[string]string{asCLI: "1"},
 	}); err != nil {
 		t.Fatal(err)

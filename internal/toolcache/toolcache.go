@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
 
 // Version is the entry format. An entry of another version is ignored and
@@ -120,8 +121,8 @@ func (c *Cache) Load(server, fingerprint string) ([]*mcp.Tool, bool) {
 	return e.Tools, true
 }
 
-// Store writes a server's tools atomically (temp file + rename), so a reader
-// never sees half an entry.
+// Store writes a server's tools atomically (internal/safefile), so a
+// reader never sees half an entry.
 func (c *Cache) Store(server, fingerprint string, tools []*mcp.Tool) error {
 	if c == nil {
 		return nil
@@ -136,19 +137,7 @@ func (c *Cache) Store(server, fingerprint string, tools []*mcp.Tool) error {
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return fmt.Errorf("tool cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(c.dir, ".entry-*")
-	if err != nil {
-		return fmt.Errorf("tool cache: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("tool cache: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("tool cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), c.path(server, fingerprint)); err != nil {
+	if err := safefile.WriteAtomic(c.path(server, fingerprint), data, 0o600); err != nil {
 		return fmt.Errorf("tool cache: %w", err)
 	}
 	return nil

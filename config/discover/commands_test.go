@@ -1,0 +1,93 @@
+package discover
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+func TestCommandSubstitution(t *testing.T) {
+	m := newMachine(t)
+	count := filepath.Join(t.TempDir(), "count")
+	counted := fmt.Sprintf("!echo run >> %s; printf 'tok-%%s' 42", count)
+	m.write("~/.config/switchboard/mcp.json", fmt.Sprintf(`{"mcpServers": {
+  "ok":      {"command": "a", "env": {"TOKEN": %q, "LIT": "!!not a command", "PLAIN": "x"}},
+  "same":    {"url": "https://same.example/mcp", "headers": {"Authorization": %q}},
+  "fails":   {"command": "b", "env": {"TOKEN": "!echo SECRET-OUT; echo 'vault is locked' >&2; exit 3"}},
+  "newline": {"url": "https://n.example/mcp", "headers": {"X": "!printf 'a\\nb'"}},
+  "off":     {"command": "c", "disabled": true, "env": {"T": "!echo ran >> %s.off"}}
+}}`, counted, counted, count))
+	m.write("~/.cursor/mcp.json", fmt.Sprintf(`{"mcpServers": {"ok": {"command": "shadowed", "env": {"T": "!echo ran >> %s.shadowed"}}}}`, count))
+	m.write("./.mcp.json", `{"mcpServers": {"proj": {"command": "p", "env": {"T": "!echo project-secret"}}}}`)
+
+	for range 2 {
+		d := m.discover()
+		byName := map[string]config.ServerConfig{}
+		for _, c := range d.Servers {
+			byName[c.Name] = c
+		}
+		ok := byName["ok"]
+		if ok.Err != nil || ok.Env["TOKEN"] != "tok-42" || ok.Env["LIT"] != "!not a command" || ok.Env["PLAIN"] != "x" {
+			t.Errorf("ok: %v %v", ok.Env, ok.Err)
+		}
+		if got := byName["same"].Headers["Authorization"]; got != "tok-42" {
+			t.Errorf("same: %q", got)
+		}
+		err := byName["fails"].Err
+		if err == nil || !strings.Contains(err.Error(), `field "env.TOKEN": command "echo SECRET-OUT; echo 'vault is locked' >&2; exit 3" failed: exit status 3: vault is locked`) {
+			t.Errorf("fails: %v", err)
+		}
+		if err != nil && strings.Count(err.Error(), "SECRET-OUT") != 1 { // only in the quoted command, never as output
+			t.Errorf("stdout leaked: %v", err)
+		}
+		if err := byName["newline"].Err; err == nil || !strings.Contains(err.Error(), "line break") {
+			t.Errorf("newline: %v", err)
+		}
+		// An untrusted project may not run commands.
+		proj := byName["proj"]
+		if !proj.Untrusted || !errors.Is(proj.Err, ErrCommandNotAllowed) {
+			t.Errorf("proj: untrusted=%v err=%v", proj.Untrusted, proj.Err)
+		}
+	}
+	// Cached: one run for two servers and two discoveries. Disabled and
+	// shadowed servers run nothing.
+	if data, _ := os.ReadFile(count); string(data) != "run\n" {
+		t.Errorf("command ran %q", data)
+	}
+	for _, suffix := range []string{".off", ".shadowed"} {
+		if _, err := os.Stat(count + suffix); err == nil {
+			t.Errorf("a %s server's command ran", suffix[1:])
+		}
+	}
+
+	// SkipCommands runs nothing and leaves the values as written.
+	for _, c := range m.discover(func(o *Options) { o.SkipCommands = true }).Servers {
+		if c.Name == "fails" && (c.Err != nil || !strings.HasPrefix(c.Env["TOKEN"], "!echo SECRET-OUT")) {
+			t.Errorf("SkipCommands: %v %v", c.Env, c.Err)
+		}
+	}
+
+	// A trusted project may.
+	d := m.discover(func(o *Options) { o.TrustProject = true })
+	for _, c := range d.Servers {
+		if c.Name == "proj" && (c.Err != nil || c.Env["T"] != "project-secret") {
+			t.Errorf("trusted proj: %v %v", c.Env, c.Err)
+		}
+	}
+}
+
+// TestCommandsNeedARunner: with no Options.RunCommand, discovery runs
+// nothing and says so on the server.
+func TestCommandsNeedARunner(t *testing.T) {
+	m := newMachine(t)
+	m.write("~/.config/switchboard/mcp.json", `{"mcpServers": {"s": {"command": "a", "env": {"T": "!echo hi"}}}}`)
+	d := m.discover(func(o *Options) { o.RunCommand = nil })
+	if err := d.Servers[0].Err; !errors.Is(err, ErrNoCommandRunner) || !strings.Contains(err.Error(), `mcp.json:1:52: server "s": field "env.T"`) {
+		t.Errorf("err = %v, want ErrNoCommandRunner at the field", err)
+	}
+}

@@ -1,0 +1,349 @@
+// Package discover finds every MCP server a person configured (SPEC
+// F1–F9): it reads each source's files, then applies the rules — filters,
+// trust, substitution, secret helpers, validation, policy, precedence,
+// duplicates — and reports what it found and why (DESIGN.md,
+// "Discovery"). It never connects anything.
+package discover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/policy"
+	"github.com/switchboard-mcp/switchboard/config/source"
+	"github.com/switchboard-mcp/switchboard/config/trust"
+)
+
+// Options says where discovery looks and which rules it applies. The zero
+// value reads every provider's files under os.LookupEnv's HOME, with no
+// project, no exclusions, the system's policy file, and no secret helpers
+// (a "!command" value is an error of its server).
+type Options struct {
+	// Env is the machine to look at: home, project directory, platform
+	// and environment variables (also used for substitution). An empty
+	// Home means $HOME from Env.Lookup.
+	Env source.Env
+	// Providers are the formats to read, in precedence order. Nil means
+	// source.All(); --no-discover passes only source.Native.
+	Providers []*source.Provider
+	// StateDir holds the trust store; "" means $XDG_STATE_HOME/switchboard
+	// or ~/.local/state/switchboard.
+	StateDir string
+	// TrustProject lets the project's servers run without a recorded
+	// trust decision (--trust-project). False means the trust store
+	// decides.
+	TrustProject bool
+	// NoProjectConfig drops every project-level entry, as if the project
+	// had no config files (SPEC F3). False reads them.
+	NoProjectConfig bool
+	// ExcludeNames drops servers whose name matches one of these globs
+	// (internal/glob), wherever they are defined. Nil drops none.
+	ExcludeNames []string
+	// Filter, when set, is asked about each server about to win its name,
+	// fully substituted; false drops it, and the next definition of the
+	// name, if any, is asked in turn. An embedder uses it to take a server
+	// over itself (the seeds' native Exa integration). Nil keeps all.
+	Filter func(config.ServerConfig) bool
+	// PolicyPath is the administrator's policy file; "" means
+	// $SWITCHBOARD_POLICY, or /etc/switchboard/policy.json.
+	PolicyPath string
+	// RunCommand runs a "!command" secret helper and returns what it
+	// printed (SPEC F5); secretcmd.Runner.Run is one. It is asked only for
+	// servers that win their name and may start, and only where commands
+	// are allowed (user level, a file named with --config, a trusted
+	// project). Nil runs nothing: such a value is ErrNoCommandRunner.
+	RunCommand func(ctx context.Context, command string) (string, error)
+	// SkipCommands leaves "!command" env and header values as written,
+	// for a caller that only lists (switchboard sources): nothing runs,
+	// and no error is made of them.
+	SkipCommands bool
+}
+
+// Discovery is what discovery found (SPEC F9). It never fails as a whole:
+// a source that cannot be read is an error of that source, a server that
+// cannot be used has its Err, and everything else goes on (SPEC F8).
+type Discovery struct {
+	// Servers is the winning definition of each name, in precedence
+	// order: disabled, untrusted, blocked, invalid (Err) and duplicate
+	// servers included, marked as such, so a host can list them.
+	Servers []config.ServerConfig
+	// Sources reports every location looked at, found or not, in the
+	// order they were read.
+	Sources []SourceReport
+	// Shadowed holds every definition that did not win its name, with
+	// the winner and the reason.
+	Shadowed []Shadowed
+	// Warnings are problems that did not stop a server: an ignored field
+	// of the wrong type, an unsupported feature.
+	Warnings []*config.Diagnostic
+	// Errors are sources that could not be read or parsed (each a
+	// *config.Diagnostic naming the file, with line and column when
+	// known), a *TrustError and a *PolicyError.
+	Errors []error
+
+	// ProjectDir is the project whose files were read ("" for none), and
+	// ProjectFiles the project-level files found there: what `switchboard
+	// trust` trusts.
+	ProjectDir   string
+	ProjectFiles []trust.ProjectFile
+	// ProjectTrusted says whether project-level servers may run: the
+	// project was trusted with exactly these files, or TrustProject was
+	// set. It is false when there are no project files.
+	ProjectTrusted bool
+	// Policy is the policy that applied, nil for none.
+	Policy *policy.Policy
+}
+
+// TrustError is a trust store that could not be read: nothing in the
+// project is trusted.
+type TrustError struct{ Err error }
+
+func (e *TrustError) Error() string { return "trust store: " + e.Err.Error() }
+func (e *TrustError) Unwrap() error { return e.Err }
+
+// PolicyError is a policy file that could not be read or parsed: every
+// server is blocked (fail closed).
+type PolicyError struct {
+	Path string
+	Err  error
+}
+
+func (e *PolicyError) Error() string {
+	return fmt.Sprintf("policy file %s: %s (every server is blocked)", e.Path, policy.ErrText(e.Err))
+}
+func (e *PolicyError) Unwrap() error { return e.Err }
+
+// SourceReport is one location discovery looked at.
+type SourceReport struct {
+	Provider string       `json:"provider"`
+	ID       string       `json:"id"`
+	Level    config.Level `json:"level"`
+	Path     string       `json:"path"`
+	// Key names the part of the file read, when it holds several scopes.
+	Key   string `json:"key,omitempty"`
+	Found bool   `json:"found"`
+	// Servers names the definitions from this source that won their name.
+	Servers []string `json:"servers"`
+	// Lost lists the definitions from this source that did not.
+	Lost     []LostServer `json:"lost,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
+	Error    string       `json:"error,omitempty"`
+}
+
+// LostServer is a definition that did not win its name: To is where the
+// winning one is, nil when the definition was dropped by a filter.
+type LostServer struct {
+	Name   string         `json:"name"`
+	To     *config.Source `json:"to,omitempty"`
+	Reason string         `json:"reason"`
+}
+
+// Shadowed is a server config that lost to an earlier one of the same name
+// (SPEC F2: the first definition wins; entries are not merged).
+type Shadowed struct {
+	Config config.ServerConfig
+	By     config.Source // where the winning definition is; zero when it was dropped
+	// Reason says why Config lost, for a person ("shadowed by …").
+	Reason string
+}
+
+// Discover reads every source (SPEC §8) and applies the rules. ctx bounds
+// the secret helpers it runs.
+func Discover(ctx context.Context, opts Options) *Discovery {
+	env := opts.normalizedEnv()
+	d, cands := collect(opts.Providers, env)
+	d.decideTrust(opts, env)
+	d.applyRules(ctx, cands, opts, env)
+	return d
+}
+
+// ScanProject reads the project-level files Discover would read, for
+// `switchboard trust`: nothing is substituted, run or looked up.
+func ScanProject(opts Options) []trust.ProjectFile {
+	d, _ := collect(opts.Providers, opts.normalizedEnv())
+	return d.ProjectFiles
+}
+
+// LoadFiles reads only the files named (--config), each in the format
+// source.Detect finds, as level explicit: the person chose them, so they
+// are trusted. A missing file is an error. The rules are Discover's.
+func LoadFiles(ctx context.Context, paths []string, opts Options) *Discovery {
+	env := opts.normalizedEnv()
+	d := &Discovery{ProjectDir: env.ProjectDir}
+	var cands []*candidate
+	for _, path := range paths {
+		rep := SourceReport{Path: path, Level: config.LevelExplicit}
+		data, ok := d.read(&rep, true)
+		p := source.Detect(path, data)
+		rep.Provider, rep.ID = p.Name, p.ID
+		if ok {
+			for _, e := range d.parse(&rep, p, source.Location{Path: path, Level: config.LevelExplicit}, data, env) {
+				cands = append(cands, &candidate{Entry: e, report: len(d.Sources)})
+			}
+		}
+		d.Sources = append(d.Sources, rep)
+	}
+	d.applyRules(ctx, cands, opts, env)
+	return d
+}
+
+// collect reads every location of the providers (nil: all) and parses what
+// it finds, without applying any rule.
+func collect(providers []*source.Provider, env source.Env) (*Discovery, []*candidate) {
+	if providers == nil {
+		providers = source.All()
+	}
+	d := &Discovery{ProjectDir: env.ProjectDir}
+	type place struct {
+		p   *source.Provider
+		loc source.Location
+	}
+	var places []place
+	userPaths := map[string]bool{}
+	for _, p := range providers {
+		locs, err := source.Locations(p, env)
+		if err != nil {
+			d.Errors = append(d.Errors, fmt.Errorf("%s: %w", p.Name, err))
+			continue
+		}
+		for _, loc := range locs {
+			places = append(places, place{p, loc})
+			if loc.Level == config.LevelUser {
+				userPaths[filepath.Clean(loc.Path)] = true
+			}
+		}
+	}
+
+	var cands []*candidate
+	seenProject := map[string]bool{}
+	for _, pl := range places {
+		// Run in the home directory, a tool's project file is its user
+		// file (~/.cursor/mcp.json): it is the person's own, read once,
+		// as user level.
+		if pl.loc.Level == config.LevelProject && userPaths[filepath.Clean(pl.loc.Path)] {
+			continue
+		}
+		rep := SourceReport{Provider: pl.p.Name, ID: pl.p.ID, Level: pl.loc.Level, Path: pl.loc.Path, Key: pl.loc.Key}
+		data, ok := d.read(&rep, false)
+		if ok {
+			entries := d.parse(&rep, pl.p, pl.loc, data, env)
+			if pl.loc.Level == config.LevelProject && !seenProject[pl.loc.Path] {
+				seenProject[pl.loc.Path] = true
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Config.Name)
+				}
+				d.ProjectFiles = append(d.ProjectFiles, trust.ProjectFile{Path: pl.loc.Path, Provider: pl.p.Name, Data: data, Servers: names})
+			}
+			for _, e := range entries {
+				cands = append(cands, &candidate{Entry: e, report: len(d.Sources)})
+			}
+		}
+		d.Sources = append(d.Sources, rep)
+	}
+	return d, cands
+}
+
+func (o *Options) normalizedEnv() source.Env {
+	env := o.Env
+	if env.Home == "" {
+		if env.Lookup != nil {
+			env.Home, _ = env.Lookup("HOME")
+		} else {
+			env.Home = os.Getenv("HOME")
+		}
+	}
+	if env.ProjectDir != "" {
+		if abs, err := filepath.Abs(env.ProjectDir); err == nil {
+			env.ProjectDir = abs
+		}
+	}
+	return env
+}
+
+// read reads a source's file into its report. A missing file is silence
+// unless required.
+func (d *Discovery) read(rep *SourceReport, required bool) ([]byte, bool) {
+	data, err := os.ReadFile(rep.Path)
+	if err == nil {
+		rep.Found = true
+		return data, true
+	}
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return nil, false
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		rep.Found = true // it is there, but unreadable
+	}
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		msg = pe.Op + ": " + pe.Err.Error() // the path is already in front
+	}
+	diag := &config.Diagnostic{Path: rep.Path, Message: msg, Err: err}
+	rep.Error = diag.Error()
+	d.Errors = append(d.Errors, diag)
+	return nil, false
+}
+
+// parse runs a provider's parser on one file, turning a panic into an
+// error of that source (SPEC F8).
+func (d *Discovery) parse(rep *SourceReport, p *source.Provider, loc source.Location, data []byte, env source.Env) (entries []source.Entry) {
+	var warnings []*config.Diagnostic
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				entries, warnings = nil, nil
+				err = &config.Diagnostic{Path: loc.Path, Message: fmt.Sprintf("internal error reading this %s file: %v\n%s", p.Name, r, debug.Stack())}
+			}
+		}()
+		entries, warnings, err = p.Parse(loc, data, env)
+	}()
+	for _, w := range warnings {
+		rep.Warnings = append(rep.Warnings, w.Error())
+		d.Warnings = append(d.Warnings, w)
+	}
+	if err != nil {
+		rep.Error = err.Error()
+		d.Errors = append(d.Errors, err)
+	}
+	for i := range entries {
+		// An adapter may forget part of the source; the report knows it.
+		s := &entries[i].Config.Source
+		s.Provider, s.Path, s.Level = p.Name, loc.Path, loc.Level
+	}
+	return entries
+}
+
+// decideTrust sets ProjectTrusted from the trust store (SPEC F6).
+func (d *Discovery) decideTrust(opts Options, env source.Env) {
+	if len(d.ProjectFiles) == 0 || opts.NoProjectConfig {
+		return
+	}
+	if opts.TrustProject {
+		d.ProjectTrusted = true
+		return
+	}
+	trusted, err := trust.IsTrusted(opts.stateDir(env), d.ProjectDir, d.ProjectFiles)
+	if err != nil {
+		d.Errors = append(d.Errors, &TrustError{Err: err})
+	}
+	d.ProjectTrusted = trusted
+}
+
+func (o *Options) stateDir(env source.Env) string {
+	if o.StateDir != "" {
+		return o.StateDir
+	}
+	if dir := (config.Dirs{Home: env.Home, Lookup: env.Lookup}).StateHome(); dir != "" {
+		return filepath.Join(dir, "switchboard")
+	}
+	return ""
+}

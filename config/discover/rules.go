@@ -1,0 +1,199 @@
+package discover
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/policy"
+	"github.com/switchboard-mcp/switchboard/config/source"
+	"github.com/switchboard-mcp/switchboard/internal/glob"
+)
+
+// candidate is one definition of a server on its way through the rules.
+type candidate struct {
+	source.Entry
+	report int // index into Discovery.Sources
+	done   bool
+}
+
+// claims reports whether a definition may take its name from a later one
+// (SPEC F2): an untrusted or blocked one may not, or a cloned repository
+// could hijack a name the person defined elsewhere. A disabled or invalid
+// one does: that is how a person turns a server off.
+func (k *candidate) claims() bool { return !k.Config.Untrusted && k.Config.Blocked == "" }
+
+// applyRules turns the definitions, in precedence order, into d.Servers
+// and d.Shadowed (SPEC F2–F7).
+func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Options, env source.Env) {
+	policyPath := opts.PolicyPath
+	if policyPath == "" {
+		policyPath = policy.Path(env.Lookup)
+	}
+	d.Policy = policy.Load(policyPath)
+	if d.Policy != nil && d.Policy.Err != nil {
+		d.Errors = append(d.Errors, &PolicyError{Path: policyPath, Err: d.Policy.Err})
+	}
+
+	// Filters that need nothing but the name and level, then trust,
+	// substitution, validation and policy for what is left.
+	var live []*candidate
+	for _, k := range cands {
+		c := &k.Config
+		if c.Source.Level == config.LevelProject && opts.NoProjectConfig {
+			d.lose(k, nil, "project config is turned off")
+			continue
+		}
+		if pat := glob.First(opts.ExcludeNames, c.Name); pat != "" {
+			d.lose(k, nil, fmt.Sprintf("excluded by the pattern %q", pat))
+			continue
+		}
+		if c.Source.Level == config.LevelProject && !d.ProjectTrusted {
+			c.Untrusted = true
+		}
+		if c.Err == nil {
+			if err := config.SubstituteKeepingCommands(c, env.Lookup); err != nil {
+				c.Err = k.Locate(err)
+			} else if err := config.Validate(c); err != nil {
+				c.Err = k.Locate(err)
+			}
+		}
+		c.Blocked = d.Policy.Check(c)
+		live = append(live, k)
+	}
+
+	// Precedence: per name, the first definition that claims it and
+	// survives the Filter wins; failing that, the first that does not
+	// claim, so it is still listed (as untrusted or blocked).
+	byName := map[string][]*candidate{}
+	var names []string
+	for _, k := range live {
+		if byName[k.Config.Name] == nil {
+			names = append(names, k.Config.Name)
+		}
+		byName[k.Config.Name] = append(byName[k.Config.Name], k)
+	}
+	var winners []*candidate
+	for _, name := range names {
+		defs := byName[name]
+		var winner *candidate
+		for _, pass := range []bool{true, false} {
+			for _, k := range defs {
+				if winner != nil || k.done || k.claims() != pass {
+					continue
+				}
+				d.finish(ctx, k, opts)
+				if opts.Filter != nil && !safeFilter(opts.Filter, k.Config) {
+					d.lose(k, nil, "dropped by the discovery filter")
+					k.done = true
+					continue
+				}
+				winner = k
+			}
+		}
+		if winner == nil {
+			continue
+		}
+		winner.done = true
+		winners = append(winners, winner)
+		for _, k := range defs {
+			if !k.done {
+				k.done = true
+				d.lose(k, &winner.Config.Source, lossReason(k, winner))
+			}
+		}
+	}
+	slices.SortStableFunc(winners, func(a, b *candidate) int {
+		return slices.Index(cands, a) - slices.Index(cands, b)
+	})
+
+	// Duplicates: the same server under a second name is listed but
+	// connected once, under the first name.
+	identities := map[string]string{}
+	for _, k := range winners {
+		c := &k.Config
+		if id := identity(c); id != "" && c.Err == nil && !c.Disabled && !c.Untrusted && c.Blocked == "" {
+			if first, dup := identities[id]; dup {
+				c.DuplicateOf = first
+			} else {
+				identities[id] = c.Name
+			}
+		}
+		d.Servers = append(d.Servers, *c)
+		rep := &d.Sources[k.report]
+		rep.Servers = append(rep.Servers, c.Name)
+	}
+}
+
+// finish runs a definition's "!command"s, now that it may win (SPEC F5):
+// only for one that would start, and only where commands are allowed —
+// user level, a file named with --config, or a trusted project.
+func (d *Discovery) finish(ctx context.Context, k *candidate, opts Options) {
+	c := &k.Config
+	if opts.SkipCommands || c.Err != nil || c.Disabled || c.Blocked != "" || !hasCommands(c) {
+		return
+	}
+	allowed := c.Source.Level != config.LevelProject || d.ProjectTrusted
+	if err := resolveCommands(ctx, c, allowed, opts.RunCommand); err != nil {
+		c.Err = k.Locate(err)
+		return
+	}
+	// A command's output may not be a valid header value.
+	if err := config.Validate(c); err != nil {
+		c.Err = k.Locate(err)
+	}
+}
+
+// lose records a definition that did not win: by is the winner, nil when
+// it was dropped.
+func (d *Discovery) lose(k *candidate, by *config.Source, reason string) {
+	rep := &d.Sources[k.report]
+	lost := LostServer{Name: k.Config.Name, Reason: reason}
+	sh := Shadowed{Config: k.Config, Reason: reason}
+	if by != nil {
+		to := *by
+		lost.To = &to
+		sh.By = to
+	}
+	rep.Lost = append(rep.Lost, lost)
+	d.Shadowed = append(d.Shadowed, sh)
+}
+
+func lossReason(k, winner *candidate) string {
+	w := winner.Config.Source
+	where := fmt.Sprintf("%s, %s", w.Label(), w)
+	switch {
+	case !k.claims() && winner.claims():
+		why := "the project is not trusted"
+		if k.Config.Blocked != "" {
+			why = "it is blocked by policy: " + k.Config.Blocked
+		}
+		return fmt.Sprintf("%s, so the name goes to the definition in %s", why, where)
+	case k.Config.Source.Path == w.Path && k.Config.Source.Level == w.Level:
+		return fmt.Sprintf("defined again in the same file; the first definition, at line %d, wins", w.Line)
+	}
+	return fmt.Sprintf("shadowed by the definition in %s, which comes first", where)
+}
+
+// identity is what makes two definitions the same server: the command
+// line, or the url. "" for a server that has neither.
+func identity(c *config.ServerConfig) string {
+	switch {
+	case c.Command != "":
+		return "stdio\x00" + strings.Join(append([]string{c.Command}, c.Args...), "\x00")
+	case c.URL != "":
+		return "url\x00" + c.URL
+	}
+	return ""
+}
+
+func safeFilter(f func(config.ServerConfig) bool, c config.ServerConfig) (keep bool) {
+	defer func() {
+		if recover() != nil {
+			keep = false
+		}
+	}()
+	return f(c)
+}

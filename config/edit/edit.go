@@ -1,0 +1,238 @@
+// Package edit changes entries of switchboard's own config file (SPEC
+// F37): add, remove, enable, disable, auto-approve. It patches the JSONC
+// document in place, so a person's comments, key order, indentation and
+// blank lines survive every edit; only the entry touched changes
+// (DESIGN.md, "Editing").
+//
+// Every edit takes an exclusive lock, reads the file, changes one entry,
+// and writes the whole file to a temporary file that is renamed over the
+// original, mode 0600 (internal/safefile): a reader (or a watching
+// switchboard) never sees half a file, and two edits at once do not lose
+// each other's change. A file that does not parse is never rewritten.
+package edit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tailscale/hujson"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/source"
+	"github.com/switchboard-mcp/switchboard/internal/safefile"
+)
+
+// ErrServerExists is returned by AddServer for a name already in the file.
+var ErrServerExists = errors.New("a server with that name already exists")
+
+// ErrNoServer is returned when the named server is not in the file.
+var ErrNoServer = errors.New("no server with that name")
+
+// EntryFields are the fields of a new server entry, in the order they are
+// written.
+type EntryFields struct {
+	Type    config.Transport  `json:"type,omitempty"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// AddServer adds a server entry to the file at path, creating the file
+// (and its folder) when there is none. Fields left empty are omitted.
+func AddServer(path, name string, entry EntryFields) error {
+	if name == "" {
+		return errors.New("a server needs a name")
+	}
+	if (entry.Command == "") == (entry.URL == "") {
+		return errors.New("a server needs exactly one of a command or a url")
+	}
+	return editFile(path, func(servers object) error {
+		if servers.find(name) >= 0 {
+			return fmt.Errorf("server %q: %w in %s", name, ErrServerExists, path)
+		}
+		return servers.add(name, entry)
+	})
+}
+
+// RemoveServer deletes a server entry.
+func RemoveServer(path, name string) error {
+	return editFile(path, func(servers object) error {
+		if servers.find(name) < 0 {
+			return fmt.Errorf("server %q: %w in %s", name, ErrNoServer, path)
+		}
+		servers.remove(name)
+		return nil
+	})
+}
+
+// SetDisabled disables or enables a server entry. Enabling removes both
+// "disabled" and "enabled": an entry is enabled by default.
+func SetDisabled(path, name string, disabled bool) error {
+	return editEntry(path, name, func(e object) error {
+		e.remove("enabled")
+		if !disabled {
+			e.remove("disabled")
+			return nil
+		}
+		return e.set("disabled", true)
+	})
+}
+
+// ClaimDisabled adds {"disabled": true} under name: an entry that only
+// claims the name, so a server of that name defined in another tool's
+// config stays off (our file comes first).
+func ClaimDisabled(path, name string) error {
+	return editFile(path, func(servers object) error {
+		if servers.find(name) >= 0 {
+			return fmt.Errorf("server %q: %w in %s", name, ErrServerExists, path)
+		}
+		return servers.add(name, map[string]bool{"disabled": true})
+	})
+}
+
+// IsClaim reports whether name's entry in the file only claims the name
+// (no command, no url), as ClaimDisabled writes it.
+func IsClaim(path, name string) (bool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	root, err := parse(path, data)
+	if err != nil {
+		return false, err
+	}
+	servers, ok := root.child("mcpServers")
+	if !ok {
+		return false, nil
+	}
+	e, ok := servers.child(name)
+	if !ok {
+		return false, nil
+	}
+	return e.value("command") == nil && e.value("url") == nil, nil
+}
+
+// SetAutoApprove adds a tool to a server's autoApprove list, or removes it.
+func SetAutoApprove(path, name, tool string, approve bool) error {
+	return editEntry(path, name, func(e object) error {
+		var list []string
+		if v := e.value("autoApprove"); v != nil {
+			if err := json.Unmarshal(standard(v), &list); err != nil {
+				return fmt.Errorf("server %q in %s: autoApprove is not a list of strings", name, path)
+			}
+		}
+		out := list[:0:0]
+		for _, t := range list {
+			if t != tool {
+				out = append(out, t)
+			}
+		}
+		if approve {
+			out = append(out, tool)
+		}
+		if len(out) == 0 {
+			e.remove("autoApprove")
+			return nil
+		}
+		return e.set("autoApprove", out)
+	})
+}
+
+// editEntry changes one server's entry; an error from change leaves the
+// file as it was.
+func editEntry(path, name string, change func(entry object) error) error {
+	return editFile(path, func(servers object) error {
+		if servers.find(name) < 0 {
+			return fmt.Errorf("server %q: %w in %s", name, ErrNoServer, path)
+		}
+		e, ok := servers.child(name)
+		if !ok {
+			return fmt.Errorf("server %q in %s: the entry is not an object", name, path)
+		}
+		return change(e)
+	})
+}
+
+// newFile is what an edit starts from when there is no file yet.
+const newFile = "{\n  \"mcpServers\": {}\n}\n"
+
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// editFile runs change on the file's mcpServers object under the lock and
+// writes the result atomically.
+func editFile(path string, change func(servers object) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	unlock, err := safefile.Lock(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		data = []byte(newFile)
+	case err != nil:
+		return err
+	}
+	bom := bytes.HasPrefix(data, utf8BOM)
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte(newFile)
+	}
+	root, err := parse(path, data)
+	if err != nil {
+		return err
+	}
+	servers, ok := root.child("mcpServers")
+	if !ok {
+		// Absent or null (anything else does not parse, above).
+		root.remove("mcpServers")
+		if err := root.add("mcpServers", struct{}{}); err != nil {
+			return err
+		}
+		servers, _ = root.child("mcpServers")
+	}
+	if err := change(servers); err != nil {
+		return err
+	}
+	out := root.v.Pack()
+	if bom {
+		out = append(utf8BOM[:len(utf8BOM):len(utf8BOM)], out...)
+	}
+	return safefile.WriteAtomic(path, out, 0o600)
+}
+
+// parse reads the file as discovery would, refusing one that does not
+// parse (the person's text would be lost; the error says where it is
+// broken), then as a hujson tree to patch.
+func parse(path string, data []byte) (object, error) {
+	if _, _, err := source.Native.Parse(source.Location{Path: path, Level: config.LevelUser}, data, source.Env{}); err != nil {
+		return object{}, fmt.Errorf("not editing a file that does not parse: %w", err)
+	}
+	root, err := hujson.Parse(data)
+	if err != nil {
+		return object{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, ok := root.Value.(*hujson.Object); !ok {
+		return object{}, fmt.Errorf("%s: the top level is not an object", path)
+	}
+	return object{v: &root}, nil
+}
+
+// standard is v as plain JSON.
+func standard(v *hujson.Value) []byte {
+	c := v.Clone()
+	c.Standardize()
+	return c.Pack()
+}

@@ -1,0 +1,210 @@
+package doc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// MaxDepth bounds how deeply arrays and objects may nest, as encoding/json
+// does: a file of a million "[" would otherwise exhaust the stack of a
+// recursive parser, which no recover can catch. No tool's config nests
+// more than a handful of levels.
+const MaxDepth = 10000
+
+// ParseJSON reads a JSON file, or with jsonc a JSONC one (comments and
+// trailing commas allowed, as VS Code's mcp.json and our own file are).
+// A blank file has a nil Root; a file that does not parse is a
+// *config.Diagnostic naming the line and column. The top level may be of
+// any kind; callers say what they want there.
+//
+// JSONC is read by github.com/tailscale/hujson, whose tree keeps the byte
+// offset of every value. Plain JSON is checked by encoding/json first, so
+// a comment in a file its tool reads as strict JSON is reported as that
+// tool would see it.
+func ParseJSON(path string, data []byte, jsonc bool) (*Doc, error) {
+	data = trimBOM(data)
+	d := &Doc{Path: path, Lines: NewLines(data)}
+	if isBlank(data) || jsonc && onlyComments(data) {
+		return d, nil
+	}
+	if !jsonc {
+		if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
+			off, msg := syntaxPosition(data, err)
+			return nil, d.Diag(off, "", "", msg)
+		}
+	} else if off, deep := tooDeep(data); deep {
+		return nil, d.Diag(off, "", "", fmt.Sprintf("nested more than %d deep", MaxDepth))
+	}
+	v, err := hujson.Parse(data)
+	if err != nil {
+		off, msg := d.hujsonPosition(data, err)
+		return nil, d.Diag(off, "", "", msg)
+	}
+	d.Root = fromHuJSON(&v)
+	return d, nil
+}
+
+// fromHuJSON converts hujson's syntax tree into a Value tree.
+func fromHuJSON(v *hujson.Value) *Value {
+	out := &Value{Off: v.StartOffset}
+	switch t := v.Value.(type) {
+	case *hujson.Object:
+		out.Kind = Object
+		for i := range t.Members {
+			m := &t.Members[i]
+			out.Members = append(out.Members, Member{
+				Key: m.Name.Value.(hujson.Literal).String(),
+				Off: m.Name.StartOffset,
+				Val: fromHuJSON(&m.Value),
+			})
+		}
+	case *hujson.Array:
+		out.Kind = Array
+		for i := range t.Elements {
+			out.Elems = append(out.Elems, fromHuJSON(&t.Elements[i]))
+		}
+	case hujson.Literal:
+		switch t.Kind() {
+		case 'n':
+			out.Kind = Null
+		case 't', 'f':
+			out.Kind, out.Bool, out.Str = Bool, t.Bool(), string(t)
+		case '"':
+			out.Kind, out.Str = String, t.String()
+		default:
+			out.Kind, out.Str = Number, string(t)
+		}
+	}
+	return out
+}
+
+// hujsonErrRE is how hujson.Parse prefixes its errors.
+var hujsonErrRE = regexp.MustCompile(`^hujson: line (\d+), column (\d+): (.*)$`)
+
+// hujsonPosition turns a hujson error into an offset and a message.
+func (d *Doc) hujsonPosition(data []byte, err error) (int, string) {
+	m := hujsonErrRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return truncated(data)
+		}
+		return 0, err.Error()
+	}
+	line, _ := strconv.Atoi(m[1])
+	col, _ := strconv.Atoi(m[2])
+	off, msg := d.Lines.lineStart(line)+col-1, m[3]
+	switch {
+	case strings.HasPrefix(msg, "parsing comment:"):
+		return off, `comment is not closed (missing "*/")`
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return truncated(data)
+	case strings.HasPrefix(msg, "invalid literal: "):
+		// hujson points at the literal's start; encoding/json, given the
+		// literal and the byte after it, says which byte is wrong.
+		lit := strings.TrimPrefix(msg, "invalid literal: ")
+		end := min(off+len(lit)+1, len(data))
+		if off >= 0 && off < end {
+			var se *json.SyntaxError
+			if err := json.Unmarshal(data[off:end], new(json.RawMessage)); errors.As(err, &se) && se.Offset > 0 && se.Error() != "unexpected end of JSON input" {
+				return off + int(se.Offset) - 1, se.Error()
+			}
+		}
+	}
+	return off, msg
+}
+
+// tooDeep reports whether arrays and objects in data nest deeper than
+// MaxDepth, and where. Strings and comments are skipped; what is not
+// JSONC is left for the parser to report.
+func tooDeep(data []byte) (int, bool) {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				return 0, false
+			}
+			i += end + 3
+		case c == '{' || c == '[':
+			if depth++; depth > MaxDepth {
+				return i, true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return 0, false
+}
+
+// onlyComments reports whether data holds nothing but white space and
+// comments: an empty JSONC file, as a person leaves one.
+func onlyComments(data []byte) bool {
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				return false
+			}
+			i += end + 3
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// syntaxPosition turns an encoding/json error into an offset and message.
+func syntaxPosition(data []byte, err error) (int, string) {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return 0, err.Error()
+	}
+	if se.Error() == "unexpected end of JSON input" {
+		return truncated(data)
+	}
+	// Offset counts the bytes read including the offending one.
+	return int(se.Offset) - 1, se.Error()
+}
+
+// truncated points just after the last thing written: that is where the
+// rest of the file is missing.
+func truncated(data []byte) (int, string) {
+	return len(bytes.TrimRight(data, " \t\r\n")), "unexpected end of input (is the file truncated?)"
+}
+
+// isBlank reports whether data holds only JSON white space.
+func isBlank(data []byte) bool {
+	return len(bytes.TrimLeft(data, " \t\r\n")) == 0
+}
+
+// HasTopLevelKey reports whether data is a JSON or JSONC object with key
+// at its top level, for recognising a file's format by its content.
+func HasTopLevelKey(data []byte, key string) bool {
+	d, err := ParseJSON("", data, true)
+	return err == nil && d.Root != nil && d.Root.Kind == Object && d.Root.Member(key) != nil
+}

@@ -1,0 +1,89 @@
+package policy
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+func TestParsePolicyErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"deny": {}}`, `p.json:1:10: field "deny": want an array of rules, got object`},
+		{`{"deny": ["x"]}`, `p.json:1:11: field "deny[0]": want a rule object like {"name": "…"}, got string`},
+		{`{"allow": [{}]}`, `p.json:1:12: field "allow[0]": a rule needs a name, command or url`},
+		{`{"allow": [{"name": 3}]}`, `p.json:1:21: field "allow[0].name": want a string, got number`},
+		{`{"allowStdio": "no"}`, `p.json:1:16: field "allowStdio": want true or false, got string`},
+		{`{"denny": []}`, `p.json:1:2: field "denny": unknown field (want allow, deny, allowStdio or allowRemote)`},
+		{`{"deny": [`, `p.json:1:11: unexpected end of input (is the file truncated?)`},
+		{`[]`, `p.json:1:1: top level must be an object, got array`},
+	}
+	for _, tt := range tests {
+		_, err := Parse("p.json", []byte(tt.in))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Parse(%s) = %v, want %s", tt.in, err, tt.want)
+		}
+	}
+	p, err := Parse("p.json", nil)
+	if err != nil || !p.AllowStdio || !p.AllowRemote || p.Check(&config.ServerConfig{Name: "x", Command: "x"}) != "" {
+		t.Errorf("empty policy: %+v, %v", p, err)
+	}
+}
+
+func TestRules(t *testing.T) {
+	p, err := Parse("p.json", []byte(`{
+  "deny": [
+    {"command": "docker"},
+    {"command": "npx -y @evil/*"},
+    {"url": "http://*"},
+    {"name": "scratch-*", "command": "*"}
+  ]
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		c    config.ServerConfig
+		want string
+	}{
+		{config.ServerConfig{Name: "d", Command: "/usr/bin/docker", Args: []string{"run"}}, `deny rule 1 (command "docker")`},
+		{config.ServerConfig{Name: "e", Command: "npx", Args: []string{"-y", "@evil/server"}}, `deny rule 2 (command "npx -y @evil/*")`},
+		{config.ServerConfig{Name: "ok", Command: "npx", Args: []string{"-y", "@good/server"}}, ""},
+		{config.ServerConfig{Name: "plain", URL: "http://insecure.example/mcp"}, `deny rule 3 (url "http://*")`},
+		{config.ServerConfig{Name: "tls", URL: "https://secure.example/mcp"}, ""},
+		{config.ServerConfig{Name: "scratch-1", Command: "x"}, `deny rule 4 (name "scratch-*", command "*")`},
+		{config.ServerConfig{Name: "scratch-2", URL: "https://x"}, ""}, // the command part does not match a remote server
+	}
+	for _, tt := range tests {
+		if got := p.Check(&tt.c); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.c.Name, got, tt.want)
+		}
+	}
+	var none *Policy
+	if none.Check(&config.ServerConfig{Name: "x"}) != "" {
+		t.Error("nil policy blocks")
+	}
+}
+
+// FuzzParsePolicy: the policy parser never panics, and a file it rejects
+// is a positioned error.
+func FuzzParsePolicy(f *testing.F) {
+	for _, s := range []string{
+		"", "{}", `{"allow": [{"name": "a*"}], "deny": [{"url": "http://*", "command": "x"}], "allowStdio": false}`,
+		`{"deny": [{}]}`, `{"deny": [{"nmae": 1}]}`, `{"x": 1}`, `[`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Parse("f.json", data)
+		if err != nil {
+			var d *config.Diagnostic
+			if !errors.As(err, &d) || d.Line < 1 || d.Column < 1 || d.Path != "f.json" || d.Message == "" {
+				t.Fatalf("error %v is not a positioned diagnostic", err)
+			}
+			return
+		}
+		_ = p.Check(&config.ServerConfig{Name: "n", Command: "c", Args: []string{"a"}})
+		_ = p.Check(&config.ServerConfig{Name: "n", URL: "https://u"})
+	})
+}

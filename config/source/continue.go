@@ -1,0 +1,246 @@
+package source
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/internal/doc"
+	"github.com/switchboard-mcp/switchboard/internal/clip"
+)
+
+// Continue reads Continue's MCP servers: the "mcpServers" list of
+// ~/.continue/config.yaml (or $CONTINUE_GLOBAL_DIR/config.yaml) for the
+// user, and the block files in a project's .continue/mcpServers/ folder.
+//
+// It follows Continue's MCP docs (docs.continue.dev, "Model Context
+// Protocol") and its config-yaml schema. "mcpServers" is a LIST; each item
+// has a "name" (the server's name), then
+//
+//   - "command", "args", "env", "cwd" for a local server ("type": "stdio"
+//     or none);
+//   - "url" with "type": "sse" or "streamable-http" (none: try streamable
+//     HTTP, then SSE), "requestOptions.headers", and "apiKey", sent as
+//     "Authorization: Bearer <apiKey>";
+//
+// and "connectionTimeout" in milliseconds, our startup timeout. A block
+// file is YAML with name, version and schema at its top and the same
+// list; Continue also takes JSON files copied from Claude Desktop, Cursor
+// or Cline in that folder, whose "mcpServers" is an object by name, so an
+// object is read too (with "headers" and "disabled"). Continue's secret
+// templates "${{ secrets.NAME }}" and "${{ inputs.NAME }}" become
+// "${NAME}", for substitution from the environment; "uses:" items name
+// blocks on Continue's hub, which only Continue can fetch, and are
+// skipped with a warning. The old config.json and its
+// experimental.modelContextProtocolServers are no longer documented and
+// are not read.
+var Continue = &Provider{
+	Name:      continueName,
+	ID:        "continue",
+	Locations: continueLocations,
+	Parse:     parseContinue,
+	Sniff:     sniffContinue,
+}
+
+const continueName = "Continue"
+
+// continueLocations lists the project's block files in name order, then
+// the user's config.yaml. Reading the folder is the one look at the disk
+// an adapter makes before Parse: the files have no fixed names.
+func continueLocations(env Env) []Location {
+	var locs []Location
+	if env.ProjectDir != "" {
+		dir := filepath.Join(env.ProjectDir, ".continue", "mcpServers")
+		entries, _ := os.ReadDir(dir) // a missing folder is silence
+		for _, de := range entries {
+			if !de.IsDir() && extIs(de.Name(), ".yaml", ".yml", ".json") {
+				locs = append(locs, Location{Path: filepath.Join(dir, de.Name()), Level: config.LevelProject})
+			}
+		}
+	}
+	if dir := env.absEnv("CONTINUE_GLOBAL_DIR"); dir != "" {
+		locs = append(locs, Location{Path: filepath.Join(dir, "config.yaml"), Level: config.LevelUser})
+	} else if env.Home != "" {
+		locs = append(locs, Location{Path: filepath.Join(env.Home, ".continue", "config.yaml"), Level: config.LevelUser})
+	}
+	return locs
+}
+
+var continueServersRE = regexp.MustCompile(`(?m)^mcpServers:[ \t]*(#.*)?\r?$`)
+
+// sniffContinue: YAML in a .continue folder, or a YAML file whose
+// top-level mcpServers is a block (a list, in practice; the JSON family
+// writes mcpServers as an object in JSON files).
+func sniffContinue(path string, data []byte) bool {
+	p := filepath.ToSlash(path)
+	if strings.Contains("/"+p, "/.continue/") && (extIs(p, ".yaml", ".yml") || strings.Contains(p, "/mcpServers/")) {
+		return true
+	}
+	return extIs(p, ".yaml", ".yml") && continueServersRE.Match(data)
+}
+
+func parseContinue(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
+	var d *doc.Doc
+	var err error
+	if extIs(loc.Path, ".json", ".jsonc") {
+		d, err = doc.ParseJSON(loc.Path, data, true)
+		if err == nil && d.Root != nil && d.Root.Kind != doc.Object {
+			err = d.Diag(d.Root.Off, "", "", fmt.Sprintf("top level must be a mapping, got %s", yamlKind(d.Root)))
+		}
+		if err != nil || d.Root == nil {
+			return nil, nil, err
+		}
+	} else if d, err = parseMapping(loc, data); err != nil || d == nil {
+		return nil, nil, err
+	}
+	dec := newDecoder(d, continueName, loc)
+	// Continue reads its block files as YAML, and copied JSON files
+	// through the same loader: a bare 8080 is text in both.
+	dec.textScalars = true
+	list := d.Root.Member("mcpServers")
+	switch {
+	case doc.Nullish(list):
+		return nil, nil, nil
+	case list.Kind == doc.Object:
+		return dec.servers(list, decodeContinue), dec.warnings, nil
+	case list.Kind != doc.Array:
+		return nil, nil, d.Diag(list.Off, "", "mcpServers", fmt.Sprintf("want a list of servers, got %s", yamlKind(list)))
+	}
+	var out []Entry
+	first := make(map[string]int)
+	for i, item := range list.Elems {
+		if item.Kind == doc.Object && item.Member("uses") != nil {
+			uses := item.Member("uses")
+			dec.warnings = append(dec.warnings, d.Diag(item.Off, "", fmt.Sprintf("mcpServers[%d].uses", i),
+				fmt.Sprintf("%q is a block on Continue's hub, which only Continue can fetch; skipped", clip.Text(uses.Str))))
+			continue
+		}
+		name := ""
+		if item.Kind == doc.Object {
+			if n := item.Member("name"); n != nil && n.Kind != doc.Object && n.Kind != doc.Array {
+				name = n.Str
+			}
+		}
+		en, _ := dec.server(name, item.Off, item, decodeContinue)
+		c := &en.Config
+		switch line, dup := first[name]; {
+		case name == "":
+			if c.Err == nil {
+				c.Err = d.Diag(item.Off, "", fmt.Sprintf("mcpServers[%d].name", i), "server has no name")
+			}
+		case dup:
+			c.Err = d.Diag(item.Off, name, "name", fmt.Sprintf("server defined twice; the first definition, at line %d, wins", line))
+		default:
+			first[name] = c.Source.Line
+		}
+		out = append(out, en)
+	}
+	return out, dec.warnings, nil
+}
+
+func decodeContinue(e *entry, v *doc.Value) bool {
+	c := e.c
+	continueTemplates(e, v)
+	var typ, apiKey *doc.Value
+	for _, m := range v.Members {
+		val := m.Val
+		if doc.Nullish(val) {
+			continue
+		}
+		switch m.Key {
+		case "type":
+			typ = val
+		case "command":
+			c.Command = e.str(val, m.Key)
+		case "args":
+			c.Args = e.strList(val, m.Key, true)
+		case "env":
+			c.Env = e.strMap(val, m.Key, c.Env)
+		case "cwd":
+			c.Cwd = e.str(val, m.Key)
+		case "url":
+			c.URL = e.str(val, m.Key)
+		case "headers":
+			c.Headers = e.strMap(val, m.Key, c.Headers)
+		case "requestOptions":
+			if h := val.Member("headers"); val.Kind == doc.Object && !doc.Nullish(h) {
+				c.Headers = e.strMap(h, "requestOptions.headers", c.Headers)
+			}
+		case "apiKey":
+			apiKey = val
+		case "connectionTimeout":
+			c.StartupTimeout = e.duration(val, m.Key, time.Millisecond)
+		case "disabled":
+			c.Disabled = e.boolean(val, m.Key, false)
+		}
+	}
+	if apiKey != nil {
+		if k := e.str(apiKey, "apiKey"); k != "" {
+			if _, set := c.Headers["Authorization"]; !set {
+				c.Headers = setKey(c.Headers, "Authorization", "Bearer "+k)
+			}
+		}
+	}
+	if typ != nil {
+		switch s := e.str(typ, "type"); strings.ToLower(s) {
+		case "stdio":
+			c.Type = config.TransportStdio
+		case "sse":
+			c.Type = config.TransportSSE
+		case "streamable-http", "http":
+			c.Type = config.TransportHTTP
+		case "":
+		default:
+			e.fail(typ, "type", fmt.Sprintf("unknown type %q (want stdio, sse or streamable-http)", clip.Text(s)))
+		}
+	} else if c.Command != "" && c.URL == "" {
+		c.Type = config.TransportStdio
+	}
+	return true
+}
+
+// continueSecretRE matches Continue's templates for secrets and block
+// inputs that are plain variable names.
+var continueSecretRE = regexp.MustCompile(`\$\{\{\s*(?:secrets|inputs)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+
+// continueTemplated are the fields whose strings substitution reads.
+var continueTemplated = []string{"command", "args", "env", "cwd", "url", "headers", "apiKey", "requestOptions"}
+
+// continueTemplates rewrites "${{ secrets.NAME }}" to "${NAME}" in the
+// entry's strings that substitution reads, in place. Any other
+// "${{ … }}" (a hub secret like "${{ secrets.org/block/NAME }}") only
+// Continue can resolve: that fails the server rather than send the
+// template.
+func continueTemplates(e *entry, v *doc.Value) {
+	var walk func(v *doc.Value, field string)
+	walk = func(v *doc.Value, field string) {
+		switch v.Kind {
+		case doc.String:
+			if !strings.Contains(v.Str, "${{") {
+				return
+			}
+			v.Str = continueSecretRE.ReplaceAllString(v.Str, "$${$1}")
+			if i := strings.Index(v.Str, "${{"); i >= 0 {
+				e.fail(v, field, fmt.Sprintf("Continue template %q can only be resolved by Continue; use ${{ secrets.NAME }} with NAME set in the environment", clip.Text(v.Str[i:])))
+			}
+		case doc.Array:
+			for i, el := range v.Elems {
+				walk(el, fmt.Sprintf("%s[%d]", field, i))
+			}
+		case doc.Object:
+			for _, m := range v.Members {
+				walk(m.Val, field+"."+m.Key)
+			}
+		}
+	}
+	for _, m := range v.Members {
+		if slices.Contains(continueTemplated, m.Key) {
+			walk(m.Val, m.Key)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package source
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/internal/doc"
+	"github.com/switchboard-mcp/switchboard/internal/clip"
+)
+
+// This file reads the "mcpServers"-style entry (command, args, env, url,
+// headers, …) that most tools copied from Claude Desktop, with each tool's
+// variations described by a dialect.
+
+// transportNames are the spellings of a transport type the JSON-family
+// tools use, lower-cased.
+var transportNames = map[string]config.Transport{
+	"stdio":           config.TransportStdio,
+	"local":           config.TransportStdio,
+	"http":            config.TransportHTTP,
+	"streamable-http": config.TransportHTTP,
+	"streamablehttp":  config.TransportHTTP,
+	"streamable_http": config.TransportHTTP,
+	"streamable":      config.TransportHTTP,
+	"remote":          config.TransportAuto,
+	"sse":             config.TransportSSE,
+}
+
+// dialect is one tool's variant of the common mcpServers entry.
+type dialect struct {
+	// typeKeys name the transport: "type", and for Cline also the legacy
+	// "transportType". The first one present wins.
+	typeKeys []string
+	// urlKeys are the keys that hold a remote server's url, each with the
+	// transport it implies (TransportAuto: whatever "type" says). The
+	// first one present wins.
+	urlKeys []urlKey
+	// urlNoType is the transport of a url when neither its key nor a type
+	// says (Cline: SSE); TransportAuto tries streamable HTTP, then SSE.
+	urlNoType config.Transport
+	cwd       bool // "cwd" is read
+	disabled  bool // "disabled" is read
+	// autoApprove is the key of the auto-approve list, or "".
+	autoApprove string
+	// disabledTools is the key of a list of tools to hide, or "".
+	disabledTools string
+	// timeout is the unit of a numeric "timeout", or 0 when it is not read.
+	timeout time.Duration
+	// extra handles the tool's own fields; it returns false for a key it
+	// does not know, which is then ignored.
+	extra func(e *entry, key string, v *doc.Value) bool
+}
+
+type urlKey struct {
+	key       string
+	transport config.Transport
+}
+
+// decode fills e.c from one entry object.
+func (dl *dialect) decode(e *entry, v *doc.Value) bool {
+	c := e.c
+	var typeVal, urlVal *doc.Value
+	typeKey, uk := "", urlKey{}
+	for _, m := range v.Members {
+		val := m.Val
+		if val.Kind == doc.Null {
+			continue
+		}
+		switch key := m.Key; {
+		case key == "command":
+			c.Command = e.str(val, key)
+		case key == "args":
+			c.Args = e.strList(val, key, true)
+		case key == "env":
+			c.Env = e.strMap(val, key, c.Env)
+		case key == "headers":
+			c.Headers = e.strMap(val, key, c.Headers)
+		case key == "cwd" && dl.cwd:
+			c.Cwd = e.str(val, key)
+		case key == "disabled" && dl.disabled:
+			c.Disabled = e.boolean(val, key, c.Disabled)
+		case key == dl.autoApprove && key != "":
+			c.AutoApprove = e.strList(val, key, false)
+		case key == dl.disabledTools && key != "":
+			c.Tools.Deny = e.strList(val, key, true)
+		case key == "timeout" && dl.timeout > 0:
+			c.Timeout = e.duration(val, key, dl.timeout)
+		case dl.typeRank(key) >= 0:
+			if typeVal == nil || dl.typeRank(key) < dl.typeRank(typeKey) {
+				typeVal, typeKey = val, key
+			}
+		case dl.urlRank(key) >= 0:
+			if urlVal == nil || dl.urlRank(key) < dl.urlRank(uk.key) {
+				urlVal, uk = val, dl.keys()[dl.urlRank(key)]
+			}
+		default:
+			if dl.extra != nil {
+				dl.extra(e, key, val)
+			}
+		}
+	}
+	if typeVal != nil {
+		if s := e.str(typeVal, typeKey); e.err == nil {
+			t, known := transportNames[strings.ToLower(s)]
+			if !known {
+				e.fail(typeVal, typeKey, fmt.Sprintf("unknown type %q (want stdio, http or sse)", clip.Text(s)))
+			}
+			c.Type = t
+			e.at("type", typeVal)
+		}
+	}
+	if urlVal != nil {
+		c.URL = e.str(urlVal, uk.key)
+		e.at("url", urlVal)
+		switch {
+		case uk.transport != config.TransportAuto && (typeVal == nil || c.Type == config.TransportAuto):
+			c.Type = uk.transport
+		case typeVal == nil:
+			c.Type = dl.urlNoType
+		}
+	}
+	return true
+}
+
+func (dl *dialect) typeRank(key string) int {
+	keys := dl.typeKeys
+	if keys == nil {
+		keys = []string{"type"}
+	}
+	for i, k := range keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func (dl *dialect) urlRank(key string) int {
+	for i, k := range dl.keys() {
+		if k.key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func (dl *dialect) keys() []urlKey {
+	if dl.urlKeys == nil {
+		return []urlKey{{key: "url"}}
+	}
+	return dl.urlKeys
+}
+
+// parseMCPServers is Provider.Parse for a tool whose file is an object
+// with the servers under key, decoded by dl, with rewrite (if any) applied
+// to each server's strings for the tool's own variables.
+func parseMCPServers(provider string, loc Location, data []byte, key string, jsonc bool, dl *dialect, rewrite func(string) (string, error)) ([]Entry, []*config.Diagnostic, error) {
+	d, err := parseObject(loc, data, jsonc)
+	if err != nil || d == nil {
+		return nil, nil, err
+	}
+	dec := newDecoder(d, provider, loc)
+	obj, err := dec.object(d.Root, key, "an object of server configs by name")
+	if err != nil {
+		return nil, nil, err
+	}
+	entries := dec.servers(obj, dl.decode)
+	if rewrite != nil {
+		rewriteAll(entries, rewrite)
+	}
+	return entries, dec.warnings, nil
+}
+
+// parseObject parses a JSON or JSONC file whose top level must be an
+// object; a blank file is nil and no error.
+func parseObject(loc Location, data []byte, jsonc bool) (*doc.Doc, error) {
+	d, err := doc.ParseJSON(loc.Path, data, jsonc)
+	if err != nil {
+		return nil, err
+	}
+	if d.Root == nil {
+		return nil, nil
+	}
+	if d.Root.Kind != doc.Object {
+		return nil, d.Diag(d.Root.Off, "", "", fmt.Sprintf("top level must be an object, got %s", d.Root.Kind))
+	}
+	return d, nil
+}

@@ -1,0 +1,29 @@
+package source
+
+import (
+	"path/filepath"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// Kiro, as its MCP configuration guide (kiro.dev/docs/mcp/configuration)
+// describes it: ~/.kiro/settings/mcp.json for the user and
+// .kiro/settings/mcp.json in a workspace (the workspace wins), each
+// {"mcpServers": {name: entry}}. A local entry has "command", "args",
+// "env"; a remote one "url" and "headers". "disabled", "autoApprove" (tool
+// names) and "disabledTools" are honoured. ${VAR} in values is expanded
+// from the environment, as discovery does.
+var kiroDialect = &dialect{disabled: true, autoApprove: "autoApprove", disabledTools: "disabledTools"}
+
+// Kiro is Kiro's format.
+var Kiro = &Provider{
+	Name: "Kiro",
+	ID:   "kiro",
+	Locations: func(env Env) []Location {
+		return projectAndUser(env, filepath.Join(".kiro", "settings", "mcp.json"), env.inHome(".kiro", "settings", "mcp.json"))
+	},
+	Parse: func(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
+		return parseMCPServers("Kiro", loc, data, "mcpServers", false, kiroDialect, nil)
+	},
+	Sniff: func(path string, _ []byte) bool { return nameIs(path, "/.kiro/settings/mcp.json") },
+}

@@ -1,0 +1,152 @@
+package source
+
+import (
+	"path/filepath"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/internal/doc"
+)
+
+// NativeName is the Source.Provider of configs read from switchboard's
+// own files.
+const NativeName = "switchboard"
+
+// Native is switchboard's own format, documented in README.md ("Config"):
+// the mcpServers map Claude Desktop introduced, with every field
+// switchboard has, in a JSONC file (comments and trailing commas allowed,
+// as in VS Code's mcp.json). Its files come first in precedence (SPEC §8).
+var Native = &Provider{
+	Name: NativeName,
+	ID:   "switchboard",
+	Locations: func(env Env) []Location {
+		var locs []Location
+		if env.ProjectDir != "" {
+			locs = append(locs, Location{Path: config.ProjectConfigPath(env.ProjectDir), Level: config.LevelProject})
+		}
+		if dir := env.configHome(); dir != "" {
+			locs = append(locs, Location{Path: filepath.Join(dir, "switchboard", "mcp.json"), Level: config.LevelUser})
+		}
+		return locs
+	},
+	Parse: func(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
+		return parseNative(loc, data)
+	},
+	Sniff: func(path string, _ []byte) bool {
+		return nameIs(path, "/switchboard/mcp.json", "/.switchboard/mcp.json")
+	},
+}
+
+// ParseNative reads switchboard's native config file:
+//
+//	{"mcpServers": {"name": {"command": "…", "args": [], "env": {}, …}}}
+//
+// It returns the servers in the file's key order, each with its Source (the
+// line of its key), substituted (see config.Substitute) and validated (see
+// config.Validate). A server that cannot be used has Err set to a
+// *config.Diagnostic naming the line, column and field; the others are
+// unaffected. Unknown fields are ignored, and null counts as absent. A
+// name defined twice keeps both entries, the second one with an Err.
+// Warnings are fields ignored for a wrong type or value (a timeout).
+//
+// err is only for whole-file problems (bad JSONC, a top level or
+// mcpServers that is not an object) and is then a *config.Diagnostic. An
+// empty file or one without mcpServers has no servers and no error. A nil
+// lookup means os.LookupEnv.
+func ParseNative(path string, data []byte, level config.Level, lookup config.LookupFunc) (servers []config.ServerConfig, warnings []*config.Diagnostic, err error) {
+	entries, warnings, err := parseNative(Location{Path: path, Level: level}, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range entries {
+		en := &entries[i]
+		c := &en.Config
+		if c.Err == nil {
+			if err := en.Locate(config.Substitute(c, lookup)); err != nil {
+				c.Err = err
+			} else if err := en.Locate(config.Validate(c)); err != nil {
+				c.Err = err
+			}
+		}
+		servers = append(servers, *c)
+	}
+	return servers, warnings, nil
+}
+
+func parseNative(loc Location, data []byte) ([]Entry, []*config.Diagnostic, error) {
+	d, err := parseObject(loc, data, true)
+	if err != nil || d == nil {
+		return nil, nil, err
+	}
+	dec := newDecoder(d, NativeName, loc)
+	obj, err := dec.object(d.Root, "mcpServers", "an object of server configs by name")
+	if err != nil {
+		return nil, nil, err
+	}
+	return dec.servers(obj, decodeNative), dec.warnings, nil
+}
+
+func decodeNative(e *entry, v *doc.Value) bool {
+	c := e.c
+	enabled, disabled := true, false
+	for _, m := range v.Members {
+		val := m.Val
+		if val.Kind == doc.Null {
+			continue
+		}
+		switch m.Key {
+		case "type":
+			c.Type = config.Transport(e.str(val, m.Key))
+		case "command":
+			c.Command = e.str(val, m.Key)
+		case "args":
+			c.Args = e.strList(val, m.Key, true)
+		case "env":
+			c.Env = e.strMap(val, m.Key, c.Env)
+		case "cwd":
+			c.Cwd = e.str(val, m.Key)
+		case "url":
+			c.URL = e.str(val, m.Key)
+		case "headers":
+			c.Headers = e.strMap(val, m.Key, c.Headers)
+		case "enabled":
+			enabled = e.boolean(val, m.Key, enabled)
+		case "disabled":
+			disabled = e.boolean(val, m.Key, disabled)
+		case "startupTimeout":
+			c.StartupTimeout = e.durationText(val, m.Key)
+		case "timeout":
+			c.Timeout = e.durationText(val, m.Key)
+		case "pingInterval":
+			c.PingInterval = e.durationText(val, m.Key)
+		case "autoApprove":
+			c.AutoApprove = e.strList(val, m.Key, false)
+		case "tools":
+			c.Tools = toolFilter(e, m.Key, val)
+		case "lazy":
+			c.Lazy = e.boolean(val, m.Key, c.Lazy)
+		}
+	}
+	c.Disabled = disabled || !enabled
+	return true
+}
+
+func toolFilter(e *entry, field string, v *doc.Value) config.ToolFilter {
+	e.at(field, v)
+	if v.Kind != doc.Object {
+		e.wrong(v, field, "an object with allow and deny lists", true)
+		return config.ToolFilter{}
+	}
+	var f config.ToolFilter
+	for _, m := range v.Members {
+		if m.Val.Kind == doc.Null {
+			continue
+		}
+		switch m.Key {
+		case "allow":
+			f.Allow = e.strList(m.Val, field+".allow", true)
+		case "deny":
+			f.Deny = e.strList(m.Val, field+".deny", true)
+		}
+	}
+	return f
+}

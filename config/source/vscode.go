@@ -1,0 +1,40 @@
+package source
+
+import (
+	"path/filepath"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// VS Code, as its MCP configuration reference
+// (code.visualstudio.com/docs/copilot/reference/mcp-configuration)
+// describes it: mcp.json in the user profile (~/.config/Code/User on Linux,
+// ~/Library/Application Support/Code/User on macOS) and .vscode/mcp.json in
+// a workspace. The file is JSONC with two sections: "servers", an object of
+// entries by name, and "inputs", prompts for secrets that VS Code shows.
+// An entry is {"type": "stdio", "command", "args", "env", "envFile",
+// "cwd"} or {"type": "http"|"sse", "url", "headers"}. Predefined variables:
+// ${workspaceFolder} (the project directory here), ${userHome},
+// ${env:NAME}, ${input:id}.
+//
+// switchboard has no UI to prompt with, so "inputs" is ignored and a
+// server that uses ${input:…} fails with an error that says so; "envFile"
+// is reported as a warning and ignored; "dev" (watch and debug settings)
+// is ignored.
+var vscodeDialect = &dialect{cwd: true, extra: cursorDialect.extra}
+
+// VSCode is VS Code's format.
+var VSCode = &Provider{
+	Name: "VS Code",
+	ID:   "vscode",
+	Locations: func(env Env) []Location {
+		return projectAndUser(env, filepath.Join(".vscode", "mcp.json"), under(env.appSupport(), "Code", "User", "mcp.json"))
+	},
+	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
+		return parseMCPServers("VS Code", loc, data, "servers", true, vscodeDialect, editorVariables("VS Code", env))
+	},
+	Sniff: func(path string, data []byte) bool {
+		return nameIs(path, "/.vscode/mcp.json", "/Code/User/mcp.json") ||
+			topLevelKey(data, "servers") && !topLevelKey(data, "mcpServers")
+	},
+}

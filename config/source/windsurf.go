@@ -1,0 +1,36 @@
+package source
+
+import (
+	"path/filepath"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// Windsurf, as its Cascade MCP documentation (docs.windsurf.com/windsurf/cascade/mcp)
+// describes it: ~/.codeium/windsurf/mcp_config.json for the user (and
+// .windsurf/mcp_config.json in a project), {"mcpServers": {name: entry}}.
+// A local entry has "command", "args", "env"; a remote one has "serverUrl"
+// (or "url") and "headers", streamable HTTP or SSE. "disabled" and
+// "disabledTools" (tools switched off in its UI) are honoured. Windsurf
+// interpolates ${env:NAME} in command, args, env, serverUrl, url and
+// headers, as discovery does; ${file:…} is not supported.
+var windsurfDialect = &dialect{
+	urlKeys:       []urlKey{{key: "serverUrl"}, {key: "url"}},
+	disabled:      true,
+	disabledTools: "disabledTools",
+}
+
+// Windsurf is Windsurf's format.
+var Windsurf = &Provider{
+	Name: "Windsurf",
+	ID:   "windsurf",
+	Locations: func(env Env) []Location {
+		return projectAndUser(env, filepath.Join(".windsurf", "mcp_config.json"), env.inHome(".codeium", "windsurf", "mcp_config.json"))
+	},
+	Parse: func(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
+		return parseMCPServers("Windsurf", loc, data, "mcpServers", true, windsurfDialect, nil)
+	},
+	Sniff: func(path string, data []byte) bool {
+		return nameIs(path, "/mcp_config.json") || entriesHaveKey(data, "mcpServers", "serverUrl")
+	},
+}
