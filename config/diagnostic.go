@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -56,33 +55,3 @@ func (d *Diagnostic) Error() string {
 
 // Unwrap returns the underlying cause, if any.
 func (d *Diagnostic) Unwrap() error { return d.Err }
-
-// lineTable turns byte offsets into line:column positions.
-type lineTable struct {
-	size   int
-	starts []int // byte offset where each line starts
-}
-
-func newLineTable(data []byte) lineTable {
-	starts := []int{0}
-	for i, b := range data {
-		if b == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return lineTable{size: len(data), starts: starts}
-}
-
-// pos returns the 1-based line and column of a byte offset, clamped to the
-// data so that a bad offset still yields a usable position.
-func (t lineTable) pos(off int) (line, col int) {
-	off = max(0, min(off, t.size))
-	i := sort.Search(len(t.starts), func(i int) bool { return t.starts[i] > off }) - 1
-	return i + 1, off - t.starts[i] + 1
-}
-
-// diag builds a Diagnostic positioned at a byte offset.
-func (t lineTable) diag(path string, off int, server, field, msg string) *Diagnostic {
-	line, col := t.pos(off)
-	return &Diagnostic{Path: path, Line: line, Column: col, Server: server, Field: field, Message: msg}
-}

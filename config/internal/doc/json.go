@@ -122,45 +122,43 @@ func (d *Doc) hujsonPosition(data []byte, err error) (int, string) {
 }
 
 // tooDeep reports whether arrays and objects in data nest deeper than
-// MaxDepth, and where. Strings and comments are skipped; what is not
-// JSONC is left for the parser to report.
+// MaxDepth, and where. What is not JSONC is left for the parser to report.
 func tooDeep(data []byte) (int, bool) {
-	depth := 0
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; {
-		case c == '"':
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		case c == '/' && i+1 < len(data) && data[i+1] == '/':
-			for i < len(data) && data[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(data) && data[i+1] == '*':
-			end := bytes.Index(data[i+2:], []byte("*/"))
-			if end < 0 {
-				return 0, false
-			}
-			i += end + 3
-		case c == '{' || c == '[':
+	depth, at := 0, -1
+	scan(data, func(i int, c byte) bool {
+		switch c {
+		case '{', '[':
 			if depth++; depth > MaxDepth {
-				return i, true
+				at = i
+				return false
 			}
-		case c == '}' || c == ']':
+		case '}', ']':
 			depth--
 		}
-	}
-	return 0, false
+		return true
+	})
+	return at, at >= 0
 }
 
 // onlyComments reports whether data holds nothing but white space and
 // comments: an empty JSONC file, as a person leaves one.
 func onlyComments(data []byte) bool {
+	empty := true
+	complete := scan(data, func(_ int, c byte) bool {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			empty = false
+		}
+		return empty
+	})
+	return empty && complete
+}
+
+// scan calls f with each byte of data outside strings and comments (a
+// string's opening quote included), until f returns false. It reports
+// false when it stopped early or at an unterminated block comment.
+func scan(data []byte, f func(i int, c byte) bool) bool {
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 		case c == '/' && i+1 < len(data) && data[i+1] == '/':
 			for i < len(data) && data[i] != '\n' {
 				i++
@@ -172,7 +170,16 @@ func onlyComments(data []byte) bool {
 			}
 			i += end + 3
 		default:
-			return false
+			if !f(i, c) {
+				return false
+			}
+			if c == '"' {
+				for i++; i < len(data) && data[i] != '"'; i++ {
+					if data[i] == '\\' {
+						i++
+					}
+				}
+			}
 		}
 	}
 	return true
