@@ -124,6 +124,7 @@ func oneLine(s string) string {
 
 func newRoot(stdio IO) *cobra.Command {
 	g := &globalOptions{io: stdio}
+	f := g.factory()
 	root := &cobra.Command{
 		Use:   "switchboard",
 		Short: "Connect to every MCP server you have configured",
@@ -140,14 +141,14 @@ something to look at.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runStatus(cmd.Context(), g)
+			return runStatus(cmd.Context(), &statusOptions{Factory: f})
 		},
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	g.register(root)
-	root.AddCommand(newListCmd(g), newToolsCmd(g), newCallCmd(g), newWatchCmd(g), newSourcesCmd(g), newTrustCmd(g),
-		newLogsCmd(g), newResourcesCmd(g), newReadCmd(g), newPromptsCmd(g), newPromptCmd(g), newDemoServerCmd())
-	root.AddCommand(newEditCmds(g)...)
+	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f),
+		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newDemoServerCmd())
+	root.AddCommand(newEditCmds(f)...)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return root
 }

@@ -28,8 +28,8 @@ func writeJSON(w io.Writer, v any) error {
 
 // color reports whether to colour output to a stream: only on a terminal,
 // and never when NO_COLOR is set (SPEC F47).
-func (g *globalOptions) color(tty bool) bool {
-	return tty && g.io.Getenv("NO_COLOR") == "" && g.io.Getenv("TERM") != "dumb"
+func (ios IO) color(tty bool) bool {
+	return tty && ios.Getenv("NO_COLOR") == "" && ios.Getenv("TERM") != "dumb"
 }
 
 const (
@@ -47,7 +47,8 @@ func paint(on bool, code, s string) string {
 	return code + s + ansiReset
 }
 
-func (g *globalOptions) dim(s string) string { return paint(g.color(g.io.ErrTTY), ansiDim, s) }
+// dim is how stderr shows what matters less: notes, times.
+func (ios IO) dim(s string) string { return paint(ios.color(ios.ErrTTY), ansiDim, s) }
 
 // stateColor is how a state looks on a terminal: green is good, red needs
 // attention, yellow is in between or waiting for the person.
@@ -63,10 +64,10 @@ func stateColor(s host.State) string {
 	return ansiYellow
 }
 
-// serverTable prints the health table (SPEC F45).
-func (g *globalOptions) serverTable(w io.Writer, statuses []host.Status) {
-	colorOn := g.color(g.io.OutTTY)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+// serverTable prints the health table (SPEC F45) on stdout.
+func (ios IO) serverTable(statuses []host.Status) {
+	colorOn := ios.color(ios.OutTTY)
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tTIME\tSOURCE\tERROR")
 	for _, s := range statuses {
 		state := string(s.State)

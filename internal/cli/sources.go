@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -11,11 +12,12 @@ import (
 )
 
 type sourcesOptions struct {
-	json bool
+	*Factory
+	JSON bool
 }
 
-func newSourcesCmd(g *globalOptions) *cobra.Command {
-	var o sourcesOptions
+func newSourcesCmd(f *Factory) *cobra.Command {
+	o := &sourcesOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "sources",
 		Short: "Show every config file looked at and what each one gave",
@@ -31,21 +33,27 @@ one.`,
 		Example: `  $ switchboard sources
   $ switchboard sources --json | jq '.sources[] | select(.found)'`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(_ *cobra.Command, _ []string) error {
-			d, err := g.discover(func(o *config.DiscoverOptions) { o.SkipCommands = true })
-			if err != nil {
-				return err
-			}
-			if o.json {
-				return writeJSON(g.io.Out, toSourcesJSON(d))
-			}
-			home, _ := g.io.LookupEnv("HOME")
-			writeSources(g.io.Out, d, home)
-			return nil
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSources(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: sources, servers, project trust, policy")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON: sources, servers, project trust, policy")
 	return cmd
+}
+
+// runSources reports discovery; it connects nothing and runs no
+// "!command" values.
+func runSources(_ context.Context, o *sourcesOptions) error {
+	d, err := o.Discover(namesOnly)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, toSourcesJSON(d))
+	}
+	home, _ := o.IO.LookupEnv("HOME")
+	writeSources(o.IO.Out, d, home)
+	return nil
 }
 
 // sourcesJSON is the --json shape of sources. Like every listing it never
