@@ -24,7 +24,7 @@ type callOptions struct {
 	// Pairs win.
 	Pairs    []string
 	ArgsJSON string
-	JSON     bool
+	JSON     jsonFlag
 	// OutDir, when set, receives images, audio and binary resources.
 	OutDir string
 }
@@ -55,7 +55,7 @@ Exit status is 1 when the tool reports an error.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.ArgsJSON, "args", "", "arguments as a JSON object")
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the whole result as JSON")
+	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
 	cmd.Flags().StringVar(&o.OutDir, "out", "", "write images, audio and binary resources to files in `dir`")
 	return cmd
 }

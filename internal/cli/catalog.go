@@ -17,7 +17,7 @@ type resourcesOptions struct {
 	// Server, when oneServer is set, is the only server listed.
 	Server    string
 	oneServer bool
-	JSON      bool
+	JSON      jsonFlag
 }
 
 func newResourcesCmd(f *Factory) *cobra.Command {
@@ -36,7 +36,7 @@ func newResourcesCmd(f *Factory) *cobra.Command {
 			return runResources(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON: {resources: [...], templates: [...]}")
+	addJSONFlag(cmd, &o.JSON, "print JSON: {resources: [...], templates: [...]}")
 	return cmd
 }
 
@@ -76,7 +76,7 @@ type readOptions struct {
 	// Server is the server to read from; empty means the one server that
 	// lists URI.
 	Server string
-	JSON   bool
+	JSON   jsonFlag
 	// OutDir, when set, receives binary contents.
 	OutDir string
 }
@@ -99,7 +99,7 @@ template) or more than one server lists it.`,
 		},
 	}
 	cmd.Flags().StringVar(&o.Server, "server", "", "the `server` to read from")
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the whole result as JSON")
+	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
 	cmd.Flags().StringVar(&o.OutDir, "out", "", "write binary contents to files in `dir`")
 	return cmd
 }
@@ -156,7 +156,7 @@ type promptsOptions struct {
 	// Server, when oneServer is set, is the only server listed.
 	Server    string
 	oneServer bool
-	JSON      bool
+	JSON      jsonFlag
 }
 
 func newPromptsCmd(f *Factory) *cobra.Command {
@@ -173,7 +173,7 @@ func newPromptsCmd(f *Factory) *cobra.Command {
 			return runPrompts(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON, one object per prompt")
+	addJSONFlag(cmd, &o.JSON, "print JSON, one object per prompt")
 	return cmd
 }
 
@@ -214,7 +214,7 @@ type promptOptions struct {
 	Name string
 	// Pairs are the prompt's KEY=VALUE arguments.
 	Pairs []string
-	JSON  bool
+	JSON  jsonFlag
 }
 
 func newPromptCmd(f *Factory) *cobra.Command {
@@ -230,7 +230,7 @@ func newPromptCmd(f *Factory) *cobra.Command {
 			return runPrompt(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the whole result as JSON")
+	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
 	return cmd
 }
 

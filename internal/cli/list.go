@@ -8,7 +8,7 @@ import (
 
 type listOptions struct {
 	*Factory
-	JSON bool
+	JSON jsonFlag
 	// Wait waits for every server to settle instead of answering at the
 	// startup gate.
 	Wait bool
@@ -29,7 +29,7 @@ tools are cached shows as connecting. --wait waits for every server.`,
 			return runList(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON, one object per server")
+	addJSONFlag(cmd, &o.JSON, "print JSON, one object per server")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for every server to connect or fail")
 	return cmd
 }

@@ -17,7 +17,7 @@ type logsOptions struct {
 	Server string
 	// Follow stays connected and prints new lines until ctx ends.
 	Follow bool
-	JSON   bool
+	JSON   jsonFlag
 }
 
 func newLogsCmd(f *Factory) *cobra.Command {
@@ -39,7 +39,7 @@ interrupted, reconnects included.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&o.Follow, "follow", "f", false, "stay connected and print new lines as they come")
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON object per line")
+	addJSONFlag(cmd, &o.JSON, "print one JSON object per line")
 	return cmd
 }
 
@@ -100,8 +100,7 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 
 func (o *logsOptions) printLogLine(l host.LogLine) {
 	if o.JSON {
-		b, _ := jsonLine(l)
-		o.IO.Out.Write(b)
+		_ = writeJSONLine(o.IO.Out, l)
 		return
 	}
 	colorOn := o.IO.color(o.IO.OutTTY)

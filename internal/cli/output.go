@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -16,15 +14,6 @@ import (
 )
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
-
-// writeJSON is the one place --json output is written: indented, one
-// document, a trailing newline.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
 
 // color reports whether to colour output to a stream: only on a terminal,
 // and never when NO_COLOR is set (SPEC F47).
@@ -148,12 +137,6 @@ func anyFailed(statuses []host.Status) bool {
 		}
 	}
 	return false
-}
-
-// jsonLine encodes v as one line of JSON with its newline.
-func jsonLine(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	return append(b, '\n'), err
 }
 
 // clockFormat is how events and log lines show their time of day.

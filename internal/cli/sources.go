@@ -13,7 +13,7 @@ import (
 
 type sourcesOptions struct {
 	*Factory
-	JSON bool
+	JSON jsonFlag
 }
 
 func newSourcesCmd(f *Factory) *cobra.Command {
@@ -37,7 +37,7 @@ one.`,
 			return runSources(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON: sources, servers, project trust, policy")
+	addJSONFlag(cmd, &o.JSON, "print JSON: sources, servers, project trust, policy")
 	return cmd
 }
 

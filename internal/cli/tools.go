@@ -16,7 +16,7 @@ type toolsOptions struct {
 	// Server, when oneServer is set, is the only server listed.
 	Server    string
 	oneServer bool
-	JSON      bool
+	JSON      jsonFlag
 	// Wait waits for every server instead of answering at the startup gate.
 	Wait bool
 }
@@ -43,7 +43,7 @@ its server). --wait waits for every server instead.`,
 			return runTools(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print JSON, one object per tool")
+	addJSONFlag(cmd, &o.JSON, "print JSON, one object per tool")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for every server instead of answering at the startup gate")
 	return cmd
 }

@@ -17,7 +17,7 @@ import (
 
 type watchOptions struct {
 	*Factory
-	JSON bool
+	JSON jsonFlag
 }
 
 func newWatchCmd(f *Factory) *cobra.Command {
@@ -43,7 +43,7 @@ time, type and server, and for state events state and pid.`,
 			return runWatch(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON object per event")
+	addJSONFlag(cmd, &o.JSON, "print one JSON object per event")
 	return cmd
 }
 
@@ -127,8 +127,7 @@ func writeEventJSON(ios IO, e host.Event) {
 		v := e.Version
 		out.Version = &v
 	}
-	b, _ := jsonLine(out)
-	ios.Out.Write(b)
+	_ = writeJSONLine(ios.Out, out)
 }
 
 func printEvent(ios IO, e host.Event) {
@@ -196,8 +195,7 @@ func (o *watchOptions) printWatchEvent(e watch.Event, keeping bool) {
 		if e.Type == watch.EventReload {
 			out.Diff = &e.Diff
 		}
-		b, _ := jsonLine(out)
-		o.IO.Out.Write(b)
+		_ = writeJSONLine(o.IO.Out, out)
 		return
 	}
 	colorOn := o.IO.color(o.IO.OutTTY)
