@@ -61,7 +61,7 @@ Exit status is 1 when the tool reports an error.`,
 }
 
 func runCall(ctx context.Context, o *callOptions) error {
-	arguments, err := parseArgs(o.ArgsJSON, o.Pairs)
+	arguments, err := callArgs(o.ArgsJSON, o.Pairs)
 	if err != nil {
 		return err
 	}
@@ -98,19 +98,20 @@ func runCall(ctx context.Context, o *callOptions) error {
 	return nil
 }
 
-// parseArgs merges --args JSON and KEY=VALUE pairs (pairs win).
-func parseArgs(jsonArgs string, pairs []string) (map[string]any, error) {
+// callArgs merges --args JSON and KEY=VALUE pairs (pairs win). A VALUE
+// that is valid JSON is passed as such, anything else as a string.
+func callArgs(jsonArgs string, pairs []string) (map[string]any, error) {
 	args := map[string]any{}
 	if jsonArgs != "" {
 		if err := json.Unmarshal([]byte(jsonArgs), &args); err != nil {
 			return nil, usagef("--args: not a JSON object: %v", err)
 		}
 	}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" {
-			return nil, usagef("argument %q: want KEY=VALUE", p)
-		}
+	kvs, err := parsePairs(pairs, badArgument)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range kvs {
 		var parsed any
 		if err := json.Unmarshal([]byte(v), &parsed); err == nil {
 			args[k] = parsed
@@ -124,22 +125,17 @@ func parseArgs(jsonArgs string, pairs []string) (map[string]any, error) {
 // resolveTool accepts an exposed name, or a server's tool name that only
 // one server has (a person types "echo", not "mcp__demo__echo").
 func resolveTool(tools []host.Tool, name string) (string, error) {
-	var matches []string
 	for _, t := range tools {
 		if t.Name == name {
 			return name, nil
 		}
-		if t.Tool == name || t.Server+"/"+t.Tool == name {
-			matches = append(matches, t.Name)
-		}
 	}
-	switch len(matches) {
-	case 1:
-		return matches[0], nil
-	case 0:
-		return "", usagef("no tool named %q (see 'switchboard tools')", name)
-	}
-	return "", usagef("tool name %q is ambiguous: %s", name, strings.Join(matches, ", "))
+	t, err := resolveOne(tools,
+		func(t host.Tool) bool { return t.Tool == name || t.Server+"/"+t.Tool == name },
+		func(t host.Tool) string { return t.Name },
+		usagef("no tool named %q (see 'switchboard tools')", name),
+		func(labels string) error { return usagef("tool name %q is ambiguous: %s", name, labels) })
+	return t.Name, err
 }
 
 // printResult renders a result for a person (SPEC F24 keeps it whole; this

@@ -14,10 +14,9 @@ import (
 
 type resourcesOptions struct {
 	*Factory
-	// Server, when oneServer is set, is the only server listed.
-	Server    string
-	oneServer bool
-	JSON      jsonFlag
+	// Server, when not empty, lists only that server's resources.
+	Server string
+	JSON   jsonFlag
 }
 
 func newResourcesCmd(f *Factory) *cobra.Command {
@@ -30,8 +29,9 @@ func newResourcesCmd(f *Factory) *cobra.Command {
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.Server, o.oneServer = args[0], true
+			var err error
+			if o.Server, err = serverArg(args); err != nil {
+				return err
 			}
 			return runResources(cmd.Context(), o)
 		},
@@ -47,9 +47,9 @@ func runResources(ctx context.Context, o *resourcesOptions) error {
 	}
 	defer s.Close()
 	rs, ts := s.Resources()
-	if o.oneServer {
-		if !hasServer(s.Status(), o.Server) {
-			return usagef("no server named %q", o.Server)
+	if o.Server != "" {
+		if err := requireServer(s.Status(), o.Server); err != nil {
+			return err
 		}
 		rs, ts = onlyServer(rs, o.Server, func(r host.Resource) string { return r.Server }),
 			onlyServer(ts, o.Server, func(t host.ResourceTemplate) string { return t.Server })
@@ -136,27 +136,21 @@ func runRead(ctx context.Context, o *readOptions) error {
 // serverForURI finds the one server that lists a resource.
 func serverForURI(h *host.Host, uri string) (string, error) {
 	rs, _ := h.Resources()
-	var found []string
-	for _, r := range rs {
-		if r.URI == uri {
-			found = append(found, r.Server)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return "", usagef("no server lists %s; name one with --server", uri)
-	}
-	return "", usagef("%s is listed by %s; choose one with --server", uri, strings.Join(found, ", "))
+	r, err := resolveOne(rs,
+		func(r host.Resource) bool { return r.URI == uri },
+		func(r host.Resource) string { return r.Server },
+		usagef("no server lists %s; name one with --server", uri),
+		func(servers string) error {
+			return usagef("%s is listed by %s; choose one with --server", uri, servers)
+		})
+	return r.Server, err
 }
 
 type promptsOptions struct {
 	*Factory
-	// Server, when oneServer is set, is the only server listed.
-	Server    string
-	oneServer bool
-	JSON      jsonFlag
+	// Server, when not empty, lists only that server's prompts.
+	Server string
+	JSON   jsonFlag
 }
 
 func newPromptsCmd(f *Factory) *cobra.Command {
@@ -167,8 +161,9 @@ func newPromptsCmd(f *Factory) *cobra.Command {
 		Example: `  $ switchboard prompts`,
 		Args:    usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.Server, o.oneServer = args[0], true
+			var err error
+			if o.Server, err = serverArg(args); err != nil {
+				return err
 			}
 			return runPrompts(cmd.Context(), o)
 		},
@@ -184,9 +179,9 @@ func runPrompts(ctx context.Context, o *promptsOptions) error {
 	}
 	defer s.Close()
 	ps := s.Prompts()
-	if o.oneServer {
-		if !hasServer(s.Status(), o.Server) {
-			return usagef("no server named %q", o.Server)
+	if o.Server != "" {
+		if err := requireServer(s.Status(), o.Server); err != nil {
+			return err
 		}
 		ps = onlyServer(ps, o.Server, func(p host.Prompt) string { return p.Server })
 	}
@@ -235,26 +230,22 @@ func newPromptCmd(f *Factory) *cobra.Command {
 }
 
 func runPrompt(ctx context.Context, o *promptOptions) error {
-	promptArgs := map[string]string{}
-	for _, p := range o.Pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" {
-			return usagef("argument %q: want KEY=VALUE", p)
-		}
-		promptArgs[k] = v
+	promptArgs, err := parsePairs(o.Pairs, badArgument)
+	if err != nil {
+		return err
 	}
 	s, err := o.startHost(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	server, name, err := resolvePrompt(s.Prompts(), o.Name)
+	p, err := resolvePrompt(s.Prompts(), o.Name)
 	if err != nil {
 		return err
 	}
-	res, err := s.GetPrompt(ctx, server, name, promptArgs)
+	res, err := s.GetPrompt(ctx, p.Server, p.Name, promptArgs)
 	if err != nil {
-		return fmt.Errorf("server %q: prompt %q: %w", server, name, err)
+		return fmt.Errorf("server %q: prompt %q: %w", p.Server, p.Name, err)
 	}
 	if o.JSON {
 		return writeJSON(o.IO.Out, res)
@@ -266,24 +257,12 @@ func runPrompt(ctx context.Context, o *promptOptions) error {
 }
 
 // resolvePrompt accepts server/name, or a name only one server has.
-func resolvePrompt(ps []host.Prompt, arg string) (server, name string, err error) {
-	var matches []host.Prompt
-	for _, p := range ps {
-		if p.Server+"/"+p.Name == arg || p.Name == arg {
-			matches = append(matches, p)
-		}
-	}
-	switch len(matches) {
-	case 1:
-		return matches[0].Server, matches[0].Name, nil
-	case 0:
-		return "", "", usagef("no prompt named %q (see 'switchboard prompts')", arg)
-	}
-	var names []string
-	for _, p := range matches {
-		names = append(names, p.Server+"/"+p.Name)
-	}
-	return "", "", usagef("prompt %q is ambiguous: %s", arg, strings.Join(names, ", "))
+func resolvePrompt(ps []host.Prompt, arg string) (host.Prompt, error) {
+	return resolveOne(ps,
+		func(p host.Prompt) bool { return p.Server+"/"+p.Name == arg || p.Name == arg },
+		func(p host.Prompt) string { return p.Server + "/" + p.Name },
+		usagef("no prompt named %q (see 'switchboard prompts')", arg),
+		func(labels string) error { return usagef("prompt %q is ambiguous: %s", arg, labels) })
 }
 
 func contentText(c mcp.Content) string {
@@ -302,23 +281,6 @@ func contentText(c mcp.Content) string {
 		return "[resource link " + c.URI + "]"
 	}
 	return ""
-}
-
-func onlyServer[T any](items []T, server string, of func(T) string) []T {
-	var out []T
-	for _, it := range items {
-		if of(it) == server {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 func orName(desc, name string) string {

@@ -87,10 +87,10 @@ func runAdd(_ context.Context, o *addOptions) error {
 		return usagef("--transport must be http or sse, not %q", o.Transport)
 	}
 	var err error
-	if entry.Headers, err = pairs("--header", o.Headers); err != nil {
+	if entry.Headers, err = parsePairs(o.Headers, badFlagPair("--header")); err != nil {
 		return err
 	}
-	if entry.Env, err = pairs("--env", o.Env); err != nil {
+	if entry.Env, err = parsePairs(o.Env, badFlagPair("--env")); err != nil {
 		return err
 	}
 	path, err := o.ConfigPath(o.Scope)
@@ -107,19 +107,9 @@ func runAdd(_ context.Context, o *addOptions) error {
 	return nil
 }
 
-func pairs(flag string, kvs []string) (map[string]string, error) {
-	if len(kvs) == 0 {
-		return nil, nil
-	}
-	m := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usagef("%s %q: want K=V", flag, kv)
-		}
-		m[k] = v
-	}
-	return m, nil
+// badFlagPair is a malformed K=V value of a repeatable flag.
+func badFlagPair(flag string) func(kv string) error {
+	return func(kv string) error { return usagef("%s %q: want K=V", flag, kv) }
 }
 
 // editOptions are remove's, enable's and disable's: one name, one edit.

@@ -13,10 +13,9 @@ import (
 
 type toolsOptions struct {
 	*Factory
-	// Server, when oneServer is set, is the only server listed.
-	Server    string
-	oneServer bool
-	JSON      jsonFlag
+	// Server, when not empty, lists only that server's tools.
+	Server string
+	JSON   jsonFlag
 	// Wait waits for every server instead of answering at the startup gate.
 	Wait bool
 }
@@ -37,8 +36,9 @@ its server). --wait waits for every server instead.`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.Server, o.oneServer = args[0], true
+			var err error
+			if o.Server, err = serverArg(args); err != nil {
+				return err
 			}
 			return runTools(cmd.Context(), o)
 		},
@@ -55,39 +55,17 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 	}
 	defer s.Close()
 	tools := s.Tools().Tools
-	if o.oneServer {
-		if !hasServer(s.Status(), o.Server) {
-			return usagef("no server named %q", o.Server)
+	if o.Server != "" {
+		if err := requireServer(s.Status(), o.Server); err != nil {
+			return err
 		}
-		tools = filterTools(tools, o.Server)
+		tools = onlyServer(tools, o.Server, func(t host.Tool) string { return t.Server })
 	}
 	if o.JSON {
-		if tools == nil {
-			tools = []host.Tool{}
-		}
-		return writeJSON(o.IO.Out, tools)
+		return writeJSON(o.IO.Out, orEmpty(tools))
 	}
 	o.IO.printTools(tools)
 	return nil
-}
-
-func hasServer(statuses []host.Status, name string) bool {
-	for _, s := range statuses {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-func filterTools(tools []host.Tool, server string) []host.Tool {
-	var out []host.Tool
-	for _, t := range tools {
-		if t.Server == server {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 func (ios IO) printTools(tools []host.Tool) {
