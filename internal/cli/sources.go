@@ -218,11 +218,24 @@ func writeSources(w io.Writer, d *config.Discovery, home string) {
 		fmt.Fprintf(w, "Policy: %s\n", d.Policy.Path)
 	}
 	for _, e := range d.Errors {
-		if !strings.Contains(e.Error(), "trust store") && !strings.HasPrefix(e.Error(), "policy file") {
+		if !isGlobalDiscoveryError(e) {
 			continue // source errors are shown with their source
 		}
 		fmt.Fprintf(w, "error: %s\n", oneLine(e.Error()))
 	}
+}
+
+// isGlobalDiscoveryError tells a discovery error that belongs to no one
+// source (the trust store, the policy file), which sources prints on its
+// own, from a source's, which it prints under that source.
+//
+// TODO(typed errors): this goes by the error's text, which package config
+// does not promise. Switch to errors.As on typed errors (or a field of
+// config.Discovery) once config exposes them; this is the only place that
+// needs to change.
+func isGlobalDiscoveryError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "trust store") || strings.HasPrefix(msg, "policy file")
 }
 
 // tildePath shortens a path under home to ~/…, as people write it.
