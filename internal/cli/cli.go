@@ -1,6 +1,7 @@
 // Package cli is the switchboard command line: one file per command, each
-// with an options struct, streams injected so tests run commands without a
-// terminal. Errors map to exit codes in one place (Main).
+// an options struct and a run(ctx, *Options) function on an injected
+// Factory (factory.go), so tests run commands without cobra or a terminal.
+// Errors map to exit codes in one place (Run).
 package cli
 
 import (
