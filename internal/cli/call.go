@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -15,13 +16,21 @@ import (
 )
 
 type callOptions struct {
-	args string
-	json bool
-	out  string
+	*Factory
+	// Tool is the exposed name, or a server's own name for the tool when
+	// only one server has it.
+	Tool string
+	// Pairs are KEY=VALUE arguments; ArgsJSON is --args, a JSON object.
+	// Pairs win.
+	Pairs    []string
+	ArgsJSON string
+	JSON     jsonFlag
+	// OutDir, when set, receives images, audio and binary resources.
+	OutDir string
 }
 
-func newCallCmd(g *globalOptions) *cobra.Command {
-	var o callOptions
+func newCallCmd(f *Factory) *cobra.Command {
+	o := &callOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "call TOOL [KEY=VALUE...]",
 		Short: "Call a tool and print its result",
@@ -39,64 +48,70 @@ Exit status is 1 when the tool reports an error.`,
   $ switchboard call mcp__demo__add --args '{"a": 2, "b": 40}' --json
   $ switchboard call mcp__demo__tiny_image --out ./images`,
 		Args:              usageArgs(cobra.MinimumNArgs(1)),
-		ValidArgsFunction: completeTools(g),
+		ValidArgsFunction: completeTools(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			arguments, err := parseArgs(o.args, args[1:])
-			if err != nil {
-				return err
-			}
-			s, err := g.startHost(cmd.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			name, err := resolveTool(s.Tools().Tools, args[0])
-			if err != nil {
-				if st, ok := unavailableServer(s.Status(), args[0]); ok {
-					// Not a mistake in the call: the server it names is down.
-					return fmt.Errorf("server %q is %s: %s", st.Name, st.State, oneLine(st.Error))
-				}
-				return err
-			}
-			res, callErr := s.CallTool(cmd.Context(), name, arguments)
-			if res == nil {
-				return callErr
-			}
-			if o.json {
-				if err := writeJSON(g.io.Out, res); err != nil {
-					return err
-				}
-			} else if err := printResult(g, res, o.out); err != nil {
-				return err
-			}
-			if callErr != nil {
-				fmt.Fprintf(g.io.Err, "switchboard: %v\n", oneLine(callErr.Error()))
-			}
-			if res.IsError {
-				return exitError{ExitFailure}
-			}
-			return nil
+			o.Tool, o.Pairs = args[0], args[1:]
+			return runCall(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.args, "args", "", "arguments as a JSON object")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the whole result as JSON")
-	cmd.Flags().StringVar(&o.out, "out", "", "write images, audio and binary resources to files in `dir`")
+	cmd.Flags().StringVar(&o.ArgsJSON, "args", "", "arguments as a JSON object")
+	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
+	cmd.Flags().StringVar(&o.OutDir, "out", "", "write images, audio and binary resources to files in `dir`")
 	return cmd
 }
 
-// parseArgs merges --args JSON and KEY=VALUE pairs (pairs win).
-func parseArgs(jsonArgs string, pairs []string) (map[string]any, error) {
+func runCall(ctx context.Context, o *callOptions) error {
+	arguments, err := callArgs(o.ArgsJSON, o.Pairs)
+	if err != nil {
+		return err
+	}
+	s, err := o.startHost(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	name, err := resolveTool(s.Tools().Tools, o.Tool)
+	if err != nil {
+		if st, ok := unavailableServer(s.Status(), o.Tool); ok {
+			// Not a mistake in the call: the server it names is down.
+			return fmt.Errorf("server %q is %s: %s", st.Name, st.State, oneLine(st.Error))
+		}
+		return err
+	}
+	res, callErr := s.CallTool(ctx, name, arguments)
+	if res == nil {
+		return callErr
+	}
+	if o.JSON {
+		if err := writeJSON(o.IO.Out, res); err != nil {
+			return err
+		}
+	} else if err := o.IO.printResult(res, o.OutDir); err != nil {
+		return err
+	}
+	if callErr != nil {
+		fmt.Fprintf(o.IO.Err, "switchboard: %v\n", oneLine(callErr.Error()))
+	}
+	if res.IsError {
+		return exitError{ExitFailure}
+	}
+	return nil
+}
+
+// callArgs merges --args JSON and KEY=VALUE pairs (pairs win). A VALUE
+// that is valid JSON is passed as such, anything else as a string.
+func callArgs(jsonArgs string, pairs []string) (map[string]any, error) {
 	args := map[string]any{}
 	if jsonArgs != "" {
 		if err := json.Unmarshal([]byte(jsonArgs), &args); err != nil {
 			return nil, usagef("--args: not a JSON object: %v", err)
 		}
 	}
-	for _, p := range pairs {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || k == "" {
-			return nil, usagef("argument %q: want KEY=VALUE", p)
-		}
+	kvs, err := parsePairs(pairs, badArgument)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range kvs {
 		var parsed any
 		if err := json.Unmarshal([]byte(v), &parsed); err == nil {
 			args[k] = parsed
@@ -110,28 +125,23 @@ func parseArgs(jsonArgs string, pairs []string) (map[string]any, error) {
 // resolveTool accepts an exposed name, or a server's tool name that only
 // one server has (a person types "echo", not "mcp__demo__echo").
 func resolveTool(tools []host.Tool, name string) (string, error) {
-	var matches []string
 	for _, t := range tools {
 		if t.Name == name {
 			return name, nil
 		}
-		if t.Tool == name || t.Server+"/"+t.Tool == name {
-			matches = append(matches, t.Name)
-		}
 	}
-	switch len(matches) {
-	case 1:
-		return matches[0], nil
-	case 0:
-		return "", usagef("no tool named %q (see 'switchboard tools')", name)
-	}
-	return "", usagef("tool name %q is ambiguous: %s", name, strings.Join(matches, ", "))
+	t, err := resolveOne(tools,
+		func(t host.Tool) bool { return t.Tool == name || t.Server+"/"+t.Tool == name },
+		func(t host.Tool) string { return t.Name },
+		usagef("no tool named %q (see 'switchboard tools')", name),
+		func(labels string) error { return usagef("tool name %q is ambiguous: %s", name, labels) })
+	return t.Name, err
 }
 
 // printResult renders a result for a person (SPEC F24 keeps it whole; this
 // only chooses how to show each part).
-func printResult(g *globalOptions, res *mcp.CallToolResult, outDir string) error {
-	w := g.io.Out
+func (ios IO) printResult(res *mcp.CallToolResult, outDir string) error {
+	w := ios.Out
 	hasText := false
 	for i, c := range res.Content {
 		switch c := c.(type) {

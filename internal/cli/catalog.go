@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -11,55 +12,77 @@ import (
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
-func newResourcesCmd(g *globalOptions) *cobra.Command {
-	var asJSON bool
+type resourcesOptions struct {
+	*Factory
+	// Server, when not empty, lists only that server's resources.
+	Server string
+	JSON   jsonFlag
+}
+
+func newResourcesCmd(f *Factory) *cobra.Command {
+	o := &resourcesOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "resources [SERVER]",
 		Short: "List the resources and resource templates the servers offer",
 		Example: `  $ switchboard resources
   $ switchboard resources --json | jq -r '.resources[].uri'`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
-		ValidArgsFunction: completeServers(g),
+		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := g.startHost(cmd.Context(), true)
-			if err != nil {
+			var err error
+			if o.Server, err = serverArg(args); err != nil {
 				return err
 			}
-			defer s.Close()
-			rs, ts := s.Resources()
-			if len(args) == 1 {
-				if !hasServer(s.Status(), args[0]) {
-					return usagef("no server named %q", args[0])
-				}
-				rs, ts = onlyServer(rs, args[0], func(r host.Resource) string { return r.Server }),
-					onlyServer(ts, args[0], func(t host.ResourceTemplate) string { return t.Server })
-			}
-			if asJSON {
-				return writeJSON(g.io.Out, struct {
-					Resources []host.Resource         `json:"resources"`
-					Templates []host.ResourceTemplate `json:"templates"`
-				}{orEmpty(rs), orEmpty(ts)})
-			}
-			tw := tabwriter.NewWriter(g.io.Out, 0, 4, 2, ' ', 0)
-			for _, r := range rs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Server, r.URI, r.MIMEType, firstLine(orName(r.Description, r.Name)))
-			}
-			for _, t := range ts {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Server, t.URITemplate, t.MIMEType, firstLine(orName(t.Description, t.Name)))
-			}
-			return tw.Flush()
+			return runResources(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {resources: [...], templates: [...]}")
+	addJSONFlag(cmd, &o.JSON, "print JSON: {resources: [...], templates: [...]}")
 	return cmd
 }
 
-func newReadCmd(g *globalOptions) *cobra.Command {
-	var (
-		server string
-		asJSON bool
-		out    string
-	)
+func runResources(ctx context.Context, o *resourcesOptions) error {
+	s, err := o.startHost(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rs, ts := s.Resources()
+	if o.Server != "" {
+		if err := requireServer(s.Status(), o.Server); err != nil {
+			return err
+		}
+		rs, ts = onlyServer(rs, o.Server, func(r host.Resource) string { return r.Server }),
+			onlyServer(ts, o.Server, func(t host.ResourceTemplate) string { return t.Server })
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, struct {
+			Resources []host.Resource         `json:"resources"`
+			Templates []host.ResourceTemplate `json:"templates"`
+		}{orEmpty(rs), orEmpty(ts)})
+	}
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+	for _, r := range rs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Server, r.URI, r.MIMEType, firstLine(orName(r.Description, r.Name)))
+	}
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Server, t.URITemplate, t.MIMEType, firstLine(orName(t.Description, t.Name)))
+	}
+	return tw.Flush()
+}
+
+type readOptions struct {
+	*Factory
+	URI string
+	// Server is the server to read from; empty means the one server that
+	// lists URI.
+	Server string
+	JSON   jsonFlag
+	// OutDir, when set, receives binary contents.
+	OutDir string
+}
+
+func newReadCmd(f *Factory) *cobra.Command {
+	o := &readOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "read URI",
 		Short: "Read a resource",
@@ -71,102 +94,126 @@ template) or more than one server lists it.`,
   $ switchboard read file:///tmp/notes.txt --server filesystem`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			uri := args[0]
-			s, err := g.startHost(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			if server == "" {
-				if server, err = serverForURI(s.Host, uri); err != nil {
-					return err
-				}
-			}
-			res, err := s.ReadResource(cmd.Context(), server, uri)
-			if err != nil {
-				return fmt.Errorf("server %q: read %s: %w", server, uri, err)
-			}
-			if asJSON {
-				return writeJSON(g.io.Out, res)
-			}
-			for i, c := range res.Contents {
-				if c.Text != "" {
-					fmt.Fprintln(g.io.Out, strings.TrimRight(c.Text, "\n"))
-					continue
-				}
-				fmt.Fprintln(g.io.Out, binaryLine(out, "resource", i, c.MIMEType, c.Blob))
-			}
-			return nil
+			o.URI = args[0]
+			return runRead(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&server, "server", "", "the `server` to read from")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
-	cmd.Flags().StringVar(&out, "out", "", "write binary contents to files in `dir`")
+	cmd.Flags().StringVar(&o.Server, "server", "", "the `server` to read from")
+	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
+	cmd.Flags().StringVar(&o.OutDir, "out", "", "write binary contents to files in `dir`")
 	return cmd
+}
+
+func runRead(ctx context.Context, o *readOptions) error {
+	s, err := o.startHost(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	server := o.Server
+	if server == "" {
+		if server, err = serverForURI(s.Host, o.URI); err != nil {
+			return err
+		}
+	}
+	res, err := s.ReadResource(ctx, server, o.URI)
+	if err != nil {
+		return fmt.Errorf("server %q: read %s: %w", server, o.URI, err)
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, res)
+	}
+	for i, c := range res.Contents {
+		if c.Text != "" {
+			fmt.Fprintln(o.IO.Out, strings.TrimRight(c.Text, "\n"))
+			continue
+		}
+		fmt.Fprintln(o.IO.Out, binaryLine(o.OutDir, "resource", i, c.MIMEType, c.Blob))
+	}
+	return nil
 }
 
 // serverForURI finds the one server that lists a resource.
 func serverForURI(h *host.Host, uri string) (string, error) {
 	rs, _ := h.Resources()
-	var found []string
-	for _, r := range rs {
-		if r.URI == uri {
-			found = append(found, r.Server)
-		}
-	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return "", usagef("no server lists %s; name one with --server", uri)
-	}
-	return "", usagef("%s is listed by %s; choose one with --server", uri, strings.Join(found, ", "))
+	r, err := resolveOne(rs,
+		func(r host.Resource) bool { return r.URI == uri },
+		func(r host.Resource) string { return r.Server },
+		usagef("no server lists %s; name one with --server", uri),
+		func(servers string) error {
+			return usagef("%s is listed by %s; choose one with --server", uri, servers)
+		})
+	return r.Server, err
 }
 
-func newPromptsCmd(g *globalOptions) *cobra.Command {
-	var asJSON bool
+type promptsOptions struct {
+	*Factory
+	// Server, when not empty, lists only that server's prompts.
+	Server string
+	JSON   jsonFlag
+}
+
+func newPromptsCmd(f *Factory) *cobra.Command {
+	o := &promptsOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:     "prompts [SERVER]",
 		Short:   "List the prompts the servers offer",
 		Example: `  $ switchboard prompts`,
 		Args:    usageArgs(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := g.startHost(cmd.Context(), true)
-			if err != nil {
+			var err error
+			if o.Server, err = serverArg(args); err != nil {
 				return err
 			}
-			defer s.Close()
-			ps := s.Prompts()
-			if len(args) == 1 {
-				if !hasServer(s.Status(), args[0]) {
-					return usagef("no server named %q", args[0])
-				}
-				ps = onlyServer(ps, args[0], func(p host.Prompt) string { return p.Server })
-			}
-			if asJSON {
-				return writeJSON(g.io.Out, orEmpty(ps))
-			}
-			tw := tabwriter.NewWriter(g.io.Out, 0, 4, 2, ' ', 0)
-			for _, p := range ps {
-				var argNames []string
-				for _, a := range p.Arguments {
-					n := a.Name
-					if !a.Required {
-						n = "[" + n + "]"
-					}
-					argNames = append(argNames, n)
-				}
-				fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", p.Server, p.Name, strings.Join(argNames, " "), firstLine(p.Description))
-			}
-			return tw.Flush()
+			return runPrompts(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON, one object per prompt")
+	addJSONFlag(cmd, &o.JSON, "print JSON, one object per prompt")
 	return cmd
 }
 
-func newPromptCmd(g *globalOptions) *cobra.Command {
-	var asJSON bool
+func runPrompts(ctx context.Context, o *promptsOptions) error {
+	s, err := o.startHost(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ps := s.Prompts()
+	if o.Server != "" {
+		if err := requireServer(s.Status(), o.Server); err != nil {
+			return err
+		}
+		ps = onlyServer(ps, o.Server, func(p host.Prompt) string { return p.Server })
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, orEmpty(ps))
+	}
+	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
+	for _, p := range ps {
+		var argNames []string
+		for _, a := range p.Arguments {
+			n := a.Name
+			if !a.Required {
+				n = "[" + n + "]"
+			}
+			argNames = append(argNames, n)
+		}
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", p.Server, p.Name, strings.Join(argNames, " "), firstLine(p.Description))
+	}
+	return tw.Flush()
+}
+
+type promptOptions struct {
+	*Factory
+	// Name is server/name, or a name only one server has.
+	Name string
+	// Pairs are the prompt's KEY=VALUE arguments.
+	Pairs []string
+	JSON  jsonFlag
+}
+
+func newPromptCmd(f *Factory) *cobra.Command {
+	o := &promptOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "prompt [SERVER/]NAME [KEY=VALUE...]",
 		Short: "Get a prompt with arguments and print its messages",
@@ -174,59 +221,48 @@ func newPromptCmd(g *globalOptions) *cobra.Command {
   $ switchboard prompt demo/greet name=Ada --json`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			promptArgs := map[string]string{}
-			for _, p := range args[1:] {
-				k, v, ok := strings.Cut(p, "=")
-				if !ok || k == "" {
-					return usagef("argument %q: want KEY=VALUE", p)
-				}
-				promptArgs[k] = v
-			}
-			s, err := g.startHost(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			server, name, err := resolvePrompt(s.Prompts(), args[0])
-			if err != nil {
-				return err
-			}
-			res, err := s.GetPrompt(cmd.Context(), server, name, promptArgs)
-			if err != nil {
-				return fmt.Errorf("server %q: prompt %q: %w", server, name, err)
-			}
-			if asJSON {
-				return writeJSON(g.io.Out, res)
-			}
-			for _, m := range res.Messages {
-				fmt.Fprintf(g.io.Out, "%s: %s\n", m.Role, contentText(m.Content))
-			}
-			return nil
+			o.Name, o.Pairs = args[0], args[1:]
+			return runPrompt(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
+	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
 	return cmd
 }
 
+func runPrompt(ctx context.Context, o *promptOptions) error {
+	promptArgs, err := parsePairs(o.Pairs, badArgument)
+	if err != nil {
+		return err
+	}
+	s, err := o.startHost(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	p, err := resolvePrompt(s.Prompts(), o.Name)
+	if err != nil {
+		return err
+	}
+	res, err := s.GetPrompt(ctx, p.Server, p.Name, promptArgs)
+	if err != nil {
+		return fmt.Errorf("server %q: prompt %q: %w", p.Server, p.Name, err)
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, res)
+	}
+	for _, m := range res.Messages {
+		fmt.Fprintf(o.IO.Out, "%s: %s\n", m.Role, contentText(m.Content))
+	}
+	return nil
+}
+
 // resolvePrompt accepts server/name, or a name only one server has.
-func resolvePrompt(ps []host.Prompt, arg string) (server, name string, err error) {
-	var matches []host.Prompt
-	for _, p := range ps {
-		if p.Server+"/"+p.Name == arg || p.Name == arg {
-			matches = append(matches, p)
-		}
-	}
-	switch len(matches) {
-	case 1:
-		return matches[0].Server, matches[0].Name, nil
-	case 0:
-		return "", "", usagef("no prompt named %q (see 'switchboard prompts')", arg)
-	}
-	var names []string
-	for _, p := range matches {
-		names = append(names, p.Server+"/"+p.Name)
-	}
-	return "", "", usagef("prompt %q is ambiguous: %s", arg, strings.Join(names, ", "))
+func resolvePrompt(ps []host.Prompt, arg string) (host.Prompt, error) {
+	return resolveOne(ps,
+		func(p host.Prompt) bool { return p.Server+"/"+p.Name == arg || p.Name == arg },
+		func(p host.Prompt) string { return p.Server + "/" + p.Name },
+		usagef("no prompt named %q (see 'switchboard prompts')", arg),
+		func(labels string) error { return usagef("prompt %q is ambiguous: %s", arg, labels) })
 }
 
 func contentText(c mcp.Content) string {
@@ -245,23 +281,6 @@ func contentText(c mcp.Content) string {
 		return "[resource link " + c.URI + "]"
 	}
 	return ""
-}
-
-func onlyServer[T any](items []T, server string, of func(T) string) []T {
-	var out []T
-	for _, it := range items {
-		if of(it) == server {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 func orName(desc, name string) string {

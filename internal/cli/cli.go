@@ -1,6 +1,7 @@
 // Package cli is the switchboard command line: one file per command, each
-// with an options struct, streams injected so tests run commands without a
-// terminal. Errors map to exit codes in one place (Main).
+// an options struct and a run(ctx, *Options) function on an injected
+// Factory (factory.go), so tests run commands without cobra or a terminal.
+// Errors map to exit codes in one place (Run).
 package cli
 
 import (
@@ -76,7 +77,7 @@ func Main(args []string, stdio IO) int {
 
 // Run runs the command line under ctx; cancelling ctx is an interrupt.
 func Run(ctx context.Context, args []string, stdio IO) int {
-	root := newRoot(stdio)
+	root := newRoot(ctx, stdio)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
@@ -122,8 +123,9 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func newRoot(stdio IO) *cobra.Command {
-	g := &globalOptions{io: stdio}
+func newRoot(ctx context.Context, stdio IO) *cobra.Command {
+	g := &globalOptions{io: stdio, ctx: ctx}
+	f := g.factory()
 	root := &cobra.Command{
 		Use:   "switchboard",
 		Short: "Connect to every MCP server you have configured",
@@ -140,14 +142,14 @@ something to look at.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runStatus(cmd.Context(), g)
+			return runStatus(cmd.Context(), &statusOptions{Factory: f})
 		},
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	g.register(root)
-	root.AddCommand(newListCmd(g), newToolsCmd(g), newCallCmd(g), newWatchCmd(g), newSourcesCmd(g), newTrustCmd(g),
-		newLogsCmd(g), newResourcesCmd(g), newReadCmd(g), newPromptsCmd(g), newPromptCmd(g), newDemoServerCmd())
-	root.AddCommand(newEditCmds(g)...)
+	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f),
+		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newDemoServerCmd())
+	root.AddCommand(newEditCmds(f)...)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return root
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"go.uber.org/goleak"
 
 	"github.com/switchboard-mcp/switchboard/internal/cli"
 )
@@ -30,9 +32,25 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLI) == "1" {
 		os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(leakChecked{m}, map[string]func(){
 		"switchboard": func() { os.Exit(cli.Main(os.Args[1:], cli.StdIO())) },
 	})
+}
+
+// leakChecked fails a passing run that left goroutines behind, as
+// goleak.VerifyTestMain does. That one exits by itself, which testscript.Main
+// (which also exits, after removing its temporary bin directory) must do.
+type leakChecked struct{ m *testing.M }
+
+func (l leakChecked) Run() int {
+	code := l.m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			return 1
+		}
+	}
+	return code
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script: each one a

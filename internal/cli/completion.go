@@ -8,12 +8,12 @@ import (
 
 // completeServers completes server names from the configs, without
 // connecting anything (SPEC F49).
-func completeServers(g *globalOptions) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+func completeServers(f *Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		l, err := g.load(namesOnly)
+		l, err := f.load(namesOnly)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
@@ -29,12 +29,12 @@ func completeServers(g *globalOptions) func(*cobra.Command, []string, string) ([
 
 // completeTools completes tool names. It starts the host, which with a warm
 // cache answers at the startup gate.
-func completeTools(g *globalOptions) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+func completeTools(f *Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		s, err := g.startHost(cmd.Context(), false)
+		s, err := f.startHost(cmd.Context(), false)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}

@@ -2,12 +2,9 @@ package cli
 
 import (
 	_ "embed"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
@@ -16,32 +13,13 @@ import (
 const demoServerCommand = "demo-server"
 
 // demoJSON is the config used when no config exists anywhere: the demo
-// server, launched from this same binary.
+// server, launched from this same binary (globalOptions.demo reads it).
 //
 //go:embed demo.json
 var demoJSON []byte
 
 // demoPath stands in for the demo config's file name in sources and errors.
 const demoPath = "bundled demo config"
-
-func demoConfig() ([]config.ServerConfig, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	lookup := func(name string) (string, bool) {
-		if name == "SWITCHBOARD_SELF" {
-			return self, true
-		}
-		return os.LookupEnv(name)
-	}
-	servers, _, err := source.ParseNative(demoPath, demoJSON, config.LevelUser, lookup)
-	for i := range servers {
-		servers[i].Source.Provider = "demo"
-		servers[i].Source.Line = 0 // a line in a file nobody can open says nothing
-	}
-	return servers, err
-}
 
 func runDemoServer(args []string) int {
 	return demo.Main(args)

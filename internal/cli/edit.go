@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,42 +12,30 @@ import (
 	"github.com/switchboard-mcp/switchboard/config/edit"
 )
 
-// scopeFlag is --scope: which of our own files an edit changes.
-type scopeFlag struct{ scope string }
-
-func (s *scopeFlag) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&s.scope, "scope", "user", "which config to edit: user ($XDG_CONFIG_HOME/switchboard/mcp.json) or project (.switchboard/mcp.json)")
-}
-
-// path is the native file the scope names.
-func (s *scopeFlag) path(g *globalOptions) (string, error) {
-	switch s.scope {
-	case "user":
-		p := config.UserConfigPath(config.LookupFunc(g.io.LookupEnv))
-		if p == "" {
-			return "", errors.New("neither XDG_CONFIG_HOME nor HOME is set: no place for the user config")
-		}
-		return p, nil
-	case "project":
-		dir, err := g.project()
-		if err != nil {
-			return "", err
-		}
-		return config.ProjectConfigPath(dir), nil
-	}
-	return "", usagef("--scope must be user or project, not %q", s.scope)
+// addScopeFlag declares --scope: which of our own files an edit changes.
+func addScopeFlag(cmd *cobra.Command, scope *string) {
+	cmd.Flags().StringVar(scope, "scope", "user", "which config to edit: user ($XDG_CONFIG_HOME/switchboard/mcp.json) or project (.switchboard/mcp.json)")
 }
 
 type addOptions struct {
-	scopeFlag
-	url       string
-	transport string
-	headers   []string
-	env       []string
+	*Factory
+	// Scope is "user" or "project" (Factory.ConfigPath).
+	Scope string
+	Name  string
+	// Command and Args are a program to run; URL is a server to reach.
+	// Exactly one of Command and URL is set.
+	Command string
+	Args    []string
+	URL     string
+	// Transport is "", "http" or "sse", for a URL only.
+	Transport string
+	// Headers and Env are K=V pairs.
+	Headers []string
+	Env     []string
 }
 
-func newAddCmd(g *globalOptions) *cobra.Command {
-	var o addOptions
+func newAddCmd(f *Factory) *cobra.Command {
+	o := &addOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "add NAME [--url URL | -- COMMAND [ARGS...]]",
 		Short: "Add a server to your switchboard config",
@@ -60,8 +49,7 @@ step, mode 0600; a name that exists already is refused. A running
   $ switchboard add legacy --url http://127.0.0.1:3001/sse --transport sse --scope project`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := args[0]
-			entry := edit.EntryFields{URL: o.url}
+			o.Name = args[0]
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 				if dash != 1 {
 					return usagef("give the server's name before --")
@@ -69,136 +57,158 @@ step, mode 0600; a name that exists already is refused. A running
 				if len(args) < 2 {
 					return usagef("no command after --")
 				}
-				entry.Command, entry.Args = args[1], args[2:]
+				o.Command, o.Args = args[1], args[2:]
 			} else if len(args) > 1 {
-				return usagef("put the server's command after --: switchboard add %s -- %s", name, strings.Join(args[1:], " "))
+				return usagef("put the server's command after --: switchboard add %s -- %s", o.Name, strings.Join(args[1:], " "))
 			}
-			if (entry.Command == "") == (o.url == "") {
-				return usagef("give either --url URL or -- COMMAND [ARGS...]")
-			}
-			switch o.transport {
-			case "":
-			case "http", "sse":
-				if o.url == "" {
-					return usagef("--transport is for --url servers")
-				}
-				entry.Type = config.Transport(o.transport)
-			default:
-				return usagef("--transport must be http or sse, not %q", o.transport)
-			}
-			var err error
-			if entry.Headers, err = pairs("--header", o.headers); err != nil {
-				return err
-			}
-			if entry.Env, err = pairs("--env", o.env); err != nil {
-				return err
-			}
-			path, err := o.path(g)
-			if err != nil {
-				return err
-			}
-			if err := edit.AddServer(path, name, entry); err != nil {
-				if errors.Is(err, edit.ErrServerExists) {
-					return fmt.Errorf("%w (remove it first, or choose another name)", err)
-				}
-				return err
-			}
-			fmt.Fprintf(g.io.Out, "Added %q to %s\n", name, path)
-			return nil
+			return runAdd(cmd.Context(), o)
 		},
 	}
-	o.scopeFlag.register(cmd)
-	cmd.Flags().StringVar(&o.url, "url", "", "the server's `url` (streamable HTTP, or SSE with --transport sse)")
-	cmd.Flags().StringVar(&o.transport, "transport", "", "http or sse; without it a url tries streamable HTTP, then SSE")
-	cmd.Flags().StringArrayVar(&o.headers, "header", nil, "an HTTP header `K=V` (repeatable)")
-	cmd.Flags().StringArrayVar(&o.env, "env", nil, "an environment variable `K=V` for the server (repeatable)")
+	addScopeFlag(cmd, &o.Scope)
+	cmd.Flags().StringVar(&o.URL, "url", "", "the server's `url` (streamable HTTP, or SSE with --transport sse)")
+	cmd.Flags().StringVar(&o.Transport, "transport", "", "http or sse; without it a url tries streamable HTTP, then SSE")
+	cmd.Flags().StringArrayVar(&o.Headers, "header", nil, "an HTTP header `K=V` (repeatable)")
+	cmd.Flags().StringArrayVar(&o.Env, "env", nil, "an environment variable `K=V` for the server (repeatable)")
 	return cmd
 }
 
-func pairs(flag string, kvs []string) (map[string]string, error) {
-	if len(kvs) == 0 {
-		return nil, nil
+func runAdd(_ context.Context, o *addOptions) error {
+	entry := edit.EntryFields{URL: o.URL, Command: o.Command, Args: o.Args}
+	if (o.Command == "") == (o.URL == "") {
+		return usagef("give either --url URL or -- COMMAND [ARGS...]")
 	}
-	m := map[string]string{}
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usagef("%s %q: want K=V", flag, kv)
+	switch o.Transport {
+	case "":
+	case "http", "sse":
+		if o.URL == "" {
+			return usagef("--transport is for --url servers")
 		}
-		m[k] = v
+		entry.Type = config.Transport(o.Transport)
+	default:
+		return usagef("--transport must be http or sse, not %q", o.Transport)
 	}
-	return m, nil
-}
-
-// newEditCmd builds remove, enable and disable: one name, one edit.
-func newEditCmd(g *globalOptions, use, short, done string, change func(path, name string) error) *cobra.Command {
-	var s scopeFlag
-	cmd := &cobra.Command{
-		Use:               use + " NAME",
-		Short:             short,
-		Example:           "  $ switchboard " + use + " github\n  $ switchboard " + use + " github --scope project",
-		Args:              usageArgs(cobra.ExactArgs(1)),
-		ValidArgsFunction: completeServers(g),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := s.path(g)
-			if err != nil {
-				return err
-			}
-			if err := change(path, args[0]); err != nil {
-				if errors.Is(err, edit.ErrNoServer) {
-					return fmt.Errorf("%w (only switchboard's own config is edited here; see 'switchboard sources')", err)
-				}
-				return err
-			}
-			fmt.Fprintf(g.io.Out, "%s %q in %s\n", done, args[0], path)
-			return nil
-		},
-	}
-	s.register(cmd)
-	return cmd
-}
-
-func newEditCmds(g *globalOptions) []*cobra.Command {
-	return []*cobra.Command{
-		newAddCmd(g),
-		newEditCmd(g, "remove", "Remove a server from your switchboard config", "Removed", edit.RemoveServer),
-		newEditCmd(g, "enable", "Enable a server in your switchboard config", "Enabled", g.enable),
-		newEditCmd(g, "disable", "Disable a server, here or in another tool's config (it stays listed)", "Disabled", g.disable),
-	}
-}
-
-// disable turns a server off. One defined only in another tool's config is
-// turned off by an entry in ours that claims its name (ours comes first),
-// so the other tool's file is never touched.
-func (g *globalOptions) disable(path, name string) error {
-	err := edit.SetDisabled(path, name, true)
-	if !errors.Is(err, edit.ErrNoServer) {
+	var err error
+	if entry.Headers, err = parsePairs(o.Headers, badFlagPair("--header")); err != nil {
 		return err
 	}
-	src, ok := g.definedElsewhere(name)
-	if !ok {
+	if entry.Env, err = parsePairs(o.Env, badFlagPair("--env")); err != nil {
 		return err
 	}
-	if err := edit.ClaimDisabled(path, name); err != nil {
+	path, err := o.ConfigPath(o.Scope)
+	if err != nil {
 		return err
 	}
-	g.note(fmt.Sprintf("%q is defined in %s (%s); an entry in %s now keeps it off", name, src.Label(), src, path))
+	if err := o.Edit.AddServer(path, o.Name, entry); err != nil {
+		if errors.Is(err, edit.ErrServerExists) {
+			return fmt.Errorf("%w (remove it first, or choose another name)", err)
+		}
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "Added %q to %s\n", o.Name, path)
 	return nil
 }
 
-// enable undoes disable: a claim-only entry is removed, so the other
-// tool's definition applies again.
-func (g *globalOptions) enable(path, name string) error {
-	if claim, err := edit.IsClaim(path, name); err == nil && claim {
-		return edit.RemoveServer(path, name)
+// badFlagPair is a malformed K=V value of a repeatable flag.
+func badFlagPair(flag string) func(kv string) error {
+	return func(kv string) error { return usagef("%s %q: want K=V", flag, kv) }
+}
+
+// editOptions are remove's, enable's and disable's: one name, one edit.
+type editOptions struct {
+	*Factory
+	// Scope is "user" or "project" (Factory.ConfigPath).
+	Scope string
+	Name  string
+}
+
+// editCommand is one of the one-name edits.
+type editCommand struct {
+	use, short string
+	run        func(context.Context, *editOptions) error
+}
+
+func newEditCmd(f *Factory, e editCommand) *cobra.Command {
+	o := &editOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:               e.use + " NAME",
+		Short:             e.short,
+		Example:           "  $ switchboard " + e.use + " github\n  $ switchboard " + e.use + " github --scope project",
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: completeServers(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			return e.run(cmd.Context(), o)
+		},
 	}
-	return edit.SetDisabled(path, name, false)
+	addScopeFlag(cmd, &o.Scope)
+	return cmd
+}
+
+func newEditCmds(f *Factory) []*cobra.Command {
+	return []*cobra.Command{
+		newAddCmd(f),
+		newEditCmd(f, editCommand{"remove", "Remove a server from your switchboard config", runRemove}),
+		newEditCmd(f, editCommand{"enable", "Enable a server in your switchboard config", runEnable}),
+		newEditCmd(f, editCommand{"disable", "Disable a server, here or in another tool's config (it stays listed)", runDisable}),
+	}
+}
+
+func runRemove(_ context.Context, o *editOptions) error {
+	return o.edit("Removed", o.Edit.RemoveServer)
+}
+
+// runEnable undoes disable: a claim-only entry is removed, so the other
+// tool's definition applies again.
+func runEnable(_ context.Context, o *editOptions) error {
+	return o.edit("Enabled", func(path, name string) error {
+		if claim, err := o.Edit.IsClaim(path, name); err == nil && claim {
+			return o.Edit.RemoveServer(path, name)
+		}
+		return o.Edit.SetDisabled(path, name, false)
+	})
+}
+
+// runDisable turns a server off. One defined only in another tool's config
+// is turned off by an entry in ours that claims its name (ours comes
+// first), so the other tool's file is never touched.
+func runDisable(_ context.Context, o *editOptions) error {
+	return o.edit("Disabled", func(path, name string) error {
+		err := o.Edit.SetDisabled(path, name, true)
+		if !errors.Is(err, edit.ErrNoServer) {
+			return err
+		}
+		src, ok := o.definedElsewhere(name)
+		if !ok {
+			return err
+		}
+		if err := o.Edit.ClaimDisabled(path, name); err != nil {
+			return err
+		}
+		o.IO.note(fmt.Sprintf("%q is defined in %s (%s); an entry in %s now keeps it off", name, src.Label(), src, path))
+		return nil
+	})
+}
+
+// edit applies change to the scope's file and says done.
+func (o *editOptions) edit(done string, change func(path, name string) error) error {
+	path, err := o.ConfigPath(o.Scope)
+	if err != nil {
+		return err
+	}
+	if err := change(path, o.Name); err != nil {
+		if errors.Is(err, edit.ErrNoServer) {
+			return fmt.Errorf("%w (only switchboard's own config is edited here; see 'switchboard sources')", err)
+		}
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "%s %q in %s\n", done, o.Name, path)
+	return nil
 }
 
 // definedElsewhere finds a server's definition in any source discovery
 // reads, winning or shadowed.
-func (g *globalOptions) definedElsewhere(name string) (config.Source, bool) {
-	d, err := g.discover(namesOnly)
+func (f *Factory) definedElsewhere(name string) (config.Source, bool) {
+	d, err := f.Discover(namesOnly)
 	if err != nil {
 		return config.Source{}, false
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -12,12 +13,15 @@ import (
 )
 
 type logsOptions struct {
-	follow bool
-	json   bool
+	*Factory
+	Server string
+	// Follow stays connected and prints new lines until ctx ends.
+	Follow bool
+	JSON   jsonFlag
 }
 
-func newLogsCmd(g *globalOptions) *cobra.Command {
-	var o logsOptions
+func newLogsCmd(f *Factory) *cobra.Command {
+	o := &logsOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "logs SERVER",
 		Short: "Show what a server wrote to stderr and its log notifications",
@@ -28,73 +32,78 @@ interrupted, reconnects included.`,
 		Example: `  $ switchboard logs github
   $ switchboard logs github -f`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
-		ValidArgsFunction: completeServers(g),
+		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := args[0]
-			h, servers, err := g.prepare()
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			i := slices.IndexFunc(servers, func(c config.ServerConfig) bool { return c.Name == name })
-			if i < 0 {
-				return usagef("no server named %q", name)
-			}
-			sub := h.Subscribe()
-			defer sub.Close()
-			// Only this server: the others' output is not asked for.
-			if err := h.Start(cmd.Context(), servers[i:i+1]); err != nil {
-				return err
-			}
-			if err := h.WaitSettled(cmd.Context()); err != nil {
-				return err
-			}
-			// Events up to now are in the log below, or are the start's own
-			// state changes: -f shows what comes after.
-			cut := time.Now()
-			lines, _ := h.Logs(name)
-			for _, l := range lines {
-				g.printLogLine(l, o.json)
-			}
-			if !o.follow {
-				return nil
-			}
-			for {
-				select {
-				case e, ok := <-sub.C:
-					if !ok {
-						return nil
-					}
-					// The subscription also holds what was printed above.
-					if !e.Time.After(cut) {
-						continue
-					}
-					switch e.Type {
-					case host.EventLog:
-						g.printLogLine(host.LogLine{Time: e.Time, Level: e.Level, Text: e.Message}, o.json)
-					case host.EventState:
-						if !o.json {
-							fmt.Fprintf(g.io.Err, "%s %s\n", g.dim(e.Time.Format(clockFormat)), g.dim("-- "+string(e.State)+" --"))
-						}
-					}
-				case <-cmd.Context().Done():
-					return nil
-				}
-			}
+			o.Server = args[0]
+			return runLogs(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&o.follow, "follow", "f", false, "stay connected and print new lines as they come")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per line")
+	cmd.Flags().BoolVarP(&o.Follow, "follow", "f", false, "stay connected and print new lines as they come")
+	addJSONFlag(cmd, &o.JSON, "print one JSON object per line")
 	return cmd
 }
 
-func (g *globalOptions) printLogLine(l host.LogLine, asJSON bool) {
-	if asJSON {
-		b, _ := jsonLine(l)
-		g.io.Out.Write(b)
+func runLogs(ctx context.Context, o *logsOptions) error {
+	name := o.Server
+	h, l, err := o.prepare()
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	servers := l.servers
+	i := slices.IndexFunc(servers, func(c config.ServerConfig) bool { return c.Name == name })
+	if i < 0 {
+		return usagef("no server named %q", name)
+	}
+	sub := h.Subscribe()
+	defer sub.Close()
+	// Only this server: the others' output is not asked for.
+	if err := h.Start(ctx, servers[i:i+1]); err != nil {
+		return err
+	}
+	if err := h.WaitSettled(ctx); err != nil {
+		return err
+	}
+	// Events up to now are in the log below, or are the start's own
+	// state changes: -f shows what comes after.
+	cut := time.Now()
+	lines, _ := h.Logs(name)
+	for _, l := range lines {
+		o.printLogLine(l)
+	}
+	if !o.Follow {
+		return nil
+	}
+	for {
+		select {
+		case e, ok := <-sub.C:
+			if !ok {
+				return nil
+			}
+			// The subscription also holds what was printed above.
+			if !e.Time.After(cut) {
+				continue
+			}
+			switch e.Type {
+			case host.EventLog:
+				o.printLogLine(host.LogLine{Time: e.Time, Level: e.Level, Text: e.Message})
+			case host.EventState:
+				if !o.JSON {
+					fmt.Fprintf(o.IO.Err, "%s %s\n", o.IO.dim(e.Time.Format(clockFormat)), o.IO.dim("-- "+string(e.State)+" --"))
+				}
+			}
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+func (o *logsOptions) printLogLine(l host.LogLine) {
+	if o.JSON {
+		_ = writeJSONLine(o.IO.Out, l)
 		return
 	}
-	colorOn := g.color(g.io.OutTTY)
+	colorOn := o.IO.color(o.IO.OutTTY)
 	text := l.Text
 	switch l.Level {
 	case host.LevelError:
@@ -102,17 +111,5 @@ func (g *globalOptions) printLogLine(l host.LogLine, asJSON bool) {
 	case host.LevelWarn:
 		text = paint(colorOn, ansiYellow, text)
 	}
-	fmt.Fprintf(g.io.Out, "%s %-5s %s\n", paint(colorOn, ansiDim, l.Time.Format(clockFormat)), l.Level, text)
-}
-
-// prepare loads the configs and builds a host without starting it, for
-// commands that subscribe to events before the servers start.
-func (g *globalOptions) prepare() (*host.Host, []config.ServerConfig, error) {
-	l, err := g.load()
-	if err != nil {
-		return nil, nil, err
-	}
-	g.report(l)
-	h, err := g.newHost()
-	return h, l.servers, err
+	fmt.Fprintf(o.IO.Out, "%s %-5s %s\n", paint(colorOn, ansiDim, l.Time.Format(clockFormat)), l.Level, text)
 }

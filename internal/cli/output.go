@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -17,19 +15,10 @@ import (
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
-// writeJSON is the one place --json output is written: indented, one
-// document, a trailing newline.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
 // color reports whether to colour output to a stream: only on a terminal,
 // and never when NO_COLOR is set (SPEC F47).
-func (g *globalOptions) color(tty bool) bool {
-	return tty && g.io.Getenv("NO_COLOR") == "" && g.io.Getenv("TERM") != "dumb"
+func (ios IO) color(tty bool) bool {
+	return tty && ios.Getenv("NO_COLOR") == "" && ios.Getenv("TERM") != "dumb"
 }
 
 const (
@@ -47,7 +36,8 @@ func paint(on bool, code, s string) string {
 	return code + s + ansiReset
 }
 
-func (g *globalOptions) dim(s string) string { return paint(g.color(g.io.ErrTTY), ansiDim, s) }
+// dim is how stderr shows what matters less: notes, times.
+func (ios IO) dim(s string) string { return paint(ios.color(ios.ErrTTY), ansiDim, s) }
 
 // stateColor is how a state looks on a terminal: green is good, red needs
 // attention, yellow is in between or waiting for the person.
@@ -63,10 +53,10 @@ func stateColor(s host.State) string {
 	return ansiYellow
 }
 
-// serverTable prints the health table (SPEC F45).
-func (g *globalOptions) serverTable(w io.Writer, statuses []host.Status) {
-	colorOn := g.color(g.io.OutTTY)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+// serverTable prints the health table (SPEC F45) on stdout.
+func (ios IO) serverTable(statuses []host.Status) {
+	colorOn := ios.color(ios.OutTTY)
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tTIME\tSOURCE\tERROR")
 	for _, s := range statuses {
 		state := string(s.State)
@@ -147,12 +137,6 @@ func anyFailed(statuses []host.Status) bool {
 		}
 	}
 	return false
-}
-
-// jsonLine encodes v as one line of JSON with its newline.
-func jsonLine(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	return append(b, '\n'), err
 }
 
 // clockFormat is how events and log lines show their time of day.

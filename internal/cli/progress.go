@@ -15,14 +15,14 @@ type progress struct {
 	once sync.Once
 }
 
-func (g *globalOptions) progress(h *host.Host) *progress {
+func (ios IO) progress(h *host.Host) *progress {
 	p := &progress{done: make(chan struct{})}
-	if !g.io.ErrTTY {
+	if !ios.ErrTTY {
 		close(p.done)
 		return p
 	}
 	p.sub = h.Subscribe()
-	colorOn := g.color(true)
+	colorOn := ios.color(true)
 	go func() {
 		defer close(p.done)
 		for e := range p.sub.C {
@@ -33,7 +33,7 @@ func (g *globalOptions) progress(h *host.Host) *progress {
 			if e.Error != "" {
 				line += "  " + paint(colorOn, ansiDim, oneLine(e.Error))
 			}
-			fmt.Fprintln(g.io.Err, line)
+			fmt.Fprintln(ios.Err, line)
 		}
 	}()
 	return p

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,11 +15,12 @@ import (
 )
 
 type sourcesOptions struct {
-	json bool
+	*Factory
+	JSON jsonFlag
 }
 
-func newSourcesCmd(g *globalOptions) *cobra.Command {
-	var o sourcesOptions
+func newSourcesCmd(f *Factory) *cobra.Command {
+	o := &sourcesOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "sources",
 		Short: "Show every config file looked at and what each one gave",
@@ -33,21 +36,27 @@ one.`,
 		Example: `  $ switchboard sources
   $ switchboard sources --json | jq '.sources[] | select(.found)'`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(_ *cobra.Command, _ []string) error {
-			d, err := g.discover(func(o *discover.Options) { o.SkipCommands = true })
-			if err != nil {
-				return err
-			}
-			if o.json {
-				return writeJSON(g.io.Out, toSourcesJSON(d))
-			}
-			home, _ := g.io.LookupEnv("HOME")
-			writeSources(g.io.Out, d, home)
-			return nil
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSources(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON: sources, servers, project trust, policy")
+	addJSONFlag(cmd, &o.JSON, "print JSON: sources, servers, project trust, policy")
 	return cmd
+}
+
+// runSources reports discovery; it connects nothing and runs no
+// "!command" values.
+func runSources(_ context.Context, o *sourcesOptions) error {
+	d, err := o.Discover(namesOnly)
+	if err != nil {
+		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, toSourcesJSON(d))
+	}
+	home, _ := o.IO.LookupEnv("HOME")
+	writeSources(o.IO.Out, d, home)
+	return nil
 }
 
 // sourcesJSON is the --json shape of sources. Like every listing it never
@@ -212,11 +221,24 @@ func writeSources(w io.Writer, d *discover.Discovery, home string) {
 		fmt.Fprintf(w, "Policy: %s\n", d.Policy.Path)
 	}
 	for _, e := range d.Errors {
-		if !strings.Contains(e.Error(), "trust store") && !strings.HasPrefix(e.Error(), "policy file") {
+		if !isGlobalDiscoveryError(e) {
 			continue // source errors are shown with their source
 		}
 		fmt.Fprintf(w, "error: %s\n", oneLine(e.Error()))
 	}
+}
+
+// isGlobalDiscoveryError tells a discovery error that belongs to no one
+// source (the trust store, the policy file, a provider that could not
+// list its files), which sources prints on its own, from a source's
+// (a *config.Diagnostic naming its file), which it prints under that
+// source. A policy error wraps the policy file's own diagnostic, so the
+// typed errors are asked first.
+func isGlobalDiscoveryError(err error) bool {
+	var te *discover.TrustError
+	var pe *discover.PolicyError
+	var d *config.Diagnostic
+	return errors.As(err, &te) || errors.As(err, &pe) || !errors.As(err, &d)
 }
 
 // tildePath shortens a path under home to ~/…, as people write it.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -11,11 +12,16 @@ import (
 )
 
 type toolsOptions struct {
-	json, wait bool
+	*Factory
+	// Server, when not empty, lists only that server's tools.
+	Server string
+	JSON   jsonFlag
+	// Wait waits for every server instead of answering at the startup gate.
+	Wait bool
 }
 
-func newToolsCmd(g *globalOptions) *cobra.Command {
-	var o toolsOptions
+func newToolsCmd(f *Factory) *cobra.Command {
+	o := &toolsOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "tools [SERVER]",
 		Short: "List the tools the servers offer",
@@ -28,57 +34,43 @@ its server). --wait waits for every server instead.`,
   $ switchboard tools github --json
   $ switchboard tools --wait`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
-		ValidArgsFunction: completeServers(g),
+		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := g.startHost(cmd.Context(), o.wait)
-			if err != nil {
+			var err error
+			if o.Server, err = serverArg(args); err != nil {
 				return err
 			}
-			defer s.Close()
-			tools := s.Tools().Tools
-			if len(args) == 1 {
-				if !hasServer(s.Status(), args[0]) {
-					return usagef("no server named %q", args[0])
-				}
-				tools = filterTools(tools, args[0])
-			}
-			if o.json {
-				if tools == nil {
-					tools = []host.Tool{}
-				}
-				return writeJSON(g.io.Out, tools)
-			}
-			printTools(g, tools)
-			return nil
+			return runTools(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON, one object per tool")
-	cmd.Flags().BoolVar(&o.wait, "wait", false, "wait for every server instead of answering at the startup gate")
+	addJSONFlag(cmd, &o.JSON, "print JSON, one object per tool")
+	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for every server instead of answering at the startup gate")
 	return cmd
 }
 
-func hasServer(statuses []host.Status, name string) bool {
-	for _, s := range statuses {
-		if s.Name == name {
-			return true
-		}
+func runTools(ctx context.Context, o *toolsOptions) error {
+	s, err := o.startHost(ctx, o.Wait)
+	if err != nil {
+		return err
 	}
-	return false
+	defer s.Close()
+	tools := s.Tools().Tools
+	if o.Server != "" {
+		if err := requireServer(s.Status(), o.Server); err != nil {
+			return err
+		}
+		tools = onlyServer(tools, o.Server, func(t host.Tool) string { return t.Server })
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, orEmpty(tools))
+	}
+	o.IO.printTools(tools)
+	return nil
 }
 
-func filterTools(tools []host.Tool, server string) []host.Tool {
-	var out []host.Tool
-	for _, t := range tools {
-		if t.Server == server {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-func printTools(g *globalOptions, tools []host.Tool) {
-	colorOn := g.color(g.io.OutTTY)
-	tw := tabwriter.NewWriter(g.io.Out, 0, 4, 2, ' ', 0)
+func (ios IO) printTools(tools []host.Tool) {
+	colorOn := ios.color(ios.OutTTY)
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	for _, t := range tools {
 		desc := firstLine(t.Description)
 		if t.Deferred {

@@ -1,15 +1,20 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/switchboard-mcp/switchboard/config/discover"
-	"github.com/switchboard-mcp/switchboard/config/trust"
 )
 
-func newTrustCmd(g *globalOptions) *cobra.Command {
+// trustOptions are trust's: the project is the global --project.
+type trustOptions struct {
+	*Factory
+}
+
+func newTrustCmd(f *Factory) *cobra.Command {
+	o := &trustOptions{Factory: f}
 	return &cobra.Command{
 		Use:   "trust",
 		Short: "Allow the current project's config files to start servers",
@@ -26,33 +31,35 @@ again. It prints what it trusted.`,
   $ switchboard trust
   $ switchboard trust --project ~/src/app`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(_ *cobra.Command, _ []string) error {
-			opts, err := g.discoverOptions()
-			if err != nil {
-				return err
-			}
-			dir := opts.Env.ProjectDir
-			files := discover.ScanProject(opts)
-			if len(files) == 0 {
-				fmt.Fprintf(g.io.Out, "No MCP config files in %s: nothing to trust.\n", dir)
-				return nil
-			}
-			if err := trust.Record(opts.StateDir, dir, files); err != nil {
-				return fmt.Errorf("trust %s: %w", dir, err)
-			}
-			fmt.Fprintf(g.io.Out, "Trusted %s: the servers in these files may start.\n", dir)
-			w := 0
-			for _, f := range files {
-				w = max(w, len(f.Provider))
-			}
-			for _, f := range files {
-				servers := strings.Join(f.Servers, ", ")
-				if servers == "" {
-					servers = "no servers"
-				}
-				fmt.Fprintf(g.io.Out, "  %-*s  %s  %s\n", w, f.Provider, f.Path, servers)
-			}
-			return nil
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTrust(cmd.Context(), o)
 		},
 	}
+}
+
+func runTrust(_ context.Context, o *trustOptions) error {
+	dir, files, err := o.ScanProject()
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(o.IO.Out, "No MCP config files in %s: nothing to trust.\n", dir)
+		return nil
+	}
+	if err := o.TrustProject(dir, files); err != nil {
+		return fmt.Errorf("trust %s: %w", dir, err)
+	}
+	fmt.Fprintf(o.IO.Out, "Trusted %s: the servers in these files may start.\n", dir)
+	w := 0
+	for _, f := range files {
+		w = max(w, len(f.Provider))
+	}
+	for _, f := range files {
+		servers := strings.Join(f.Servers, ", ")
+		if servers == "" {
+			servers = "no servers"
+		}
+		fmt.Fprintf(o.IO.Out, "  %-*s  %s  %s\n", w, f.Provider, f.Path, servers)
+	}
+	return nil
 }

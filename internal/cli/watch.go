@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,17 +11,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/config/trust"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
 
 type watchOptions struct {
-	json bool
+	*Factory
+	JSON jsonFlag
 }
 
-func newWatchCmd(g *globalOptions) *cobra.Command {
-	var o watchOptions
+func newWatchCmd(f *Factory) *cobra.Command {
+	o := &watchOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Stay connected and print every event until interrupted",
@@ -40,60 +40,64 @@ time, type and server, and for state events state and pid.`,
   $ switchboard watch --json | jq -c 'select(.type=="state")'`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			first, err := g.watchLoad()
-			if err != nil {
-				return err
-			}
-			h, err := g.newHost()
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			var mu sync.Mutex // host events and watcher events share the output
-			emit := func(f func()) {
-				mu.Lock()
-				defer mu.Unlock()
-				f()
-			}
-			sub := h.Subscribe()
-			defer sub.Close()
-			printed := make(chan struct{})
-			go func() {
-				defer close(printed)
-				for e := range sub.C {
-					emit(func() {
-						if o.json {
-							writeEventJSON(g, e)
-						} else {
-							printEvent(g, e)
-						}
-					})
-				}
-			}()
-			stop := func() {
-				sub.Close()
-				<-printed
-			}
-			for _, err := range first.Errors {
-				emit(func() {
-					g.printWatchEvent(watch.Event{Time: time.Now(), Type: watch.EventConfigError, Error: err.Error()}, o.json, false)
-				})
-			}
-			if err := h.Start(ctx, first.Servers); err != nil {
-				stop()
-				return err
-			}
-			err = watch.Run(ctx, h, first, g.watchLoad, &watch.Options{
-				Logger: g.logger(),
-				Notify: func(e watch.Event) { emit(func() { g.printWatchEvent(e, o.json, true) }) },
-			})
-			stop()
-			return err
+			return runWatch(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print one JSON object per event")
+	addJSONFlag(cmd, &o.JSON, "print one JSON object per event")
 	return cmd
+}
+
+// runWatch runs until ctx ends; an interrupt is a clean exit.
+func runWatch(ctx context.Context, o *watchOptions) error {
+	first, err := o.watchLoad()
+	if err != nil {
+		return err
+	}
+	h, err := o.NewHost()
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	var mu sync.Mutex // host events and watcher events share the output
+	emit := func(f func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		f()
+	}
+	sub := h.Subscribe()
+	defer sub.Close()
+	printed := make(chan struct{})
+	go func() {
+		defer close(printed)
+		for e := range sub.C {
+			emit(func() {
+				if o.JSON {
+					writeEventJSON(o.IO, e)
+				} else {
+					printEvent(o.IO, e)
+				}
+			})
+		}
+	}()
+	stop := func() {
+		sub.Close()
+		<-printed
+	}
+	for _, err := range first.Errors {
+		emit(func() {
+			o.printWatchEvent(watch.Event{Time: time.Now(), Type: watch.EventConfigError, Error: err.Error()}, false)
+		})
+	}
+	if err := h.Start(ctx, first.Servers); err != nil {
+		stop()
+		return err
+	}
+	err = watch.Run(ctx, h, first, o.watchLoad, &watch.Options{
+		Logger: o.Logger(),
+		Notify: func(e watch.Event) { emit(func() { o.printWatchEvent(e, true) }) },
+	})
+	stop()
+	return err
 }
 
 // eventJSON is the --json shape of an event. State events always carry
@@ -110,7 +114,7 @@ type eventJSON struct {
 	Message string  `json:"message,omitempty"`
 }
 
-func writeEventJSON(g *globalOptions, e host.Event) {
+func writeEventJSON(ios IO, e host.Event) {
 	out := eventJSON{
 		Time: e.Time.UTC().Format(time.RFC3339Nano), Type: string(e.Type), Server: e.Server,
 		State: string(e.State), Error: e.Error, Level: string(e.Level), Message: e.Message,
@@ -123,12 +127,11 @@ func writeEventJSON(g *globalOptions, e host.Event) {
 		v := e.Version
 		out.Version = &v
 	}
-	b, _ := jsonLine(out)
-	g.io.Out.Write(b)
+	_ = writeJSONLine(ios.Out, out)
 }
 
-func printEvent(g *globalOptions, e host.Event) {
-	colorOn := g.color(g.io.OutTTY)
+func printEvent(ios IO, e host.Event) {
+	colorOn := ios.color(ios.OutTTY)
 	ts := paint(colorOn, ansiDim, e.Time.Format(clockFormat))
 	switch e.Type {
 	case host.EventState:
@@ -139,32 +142,28 @@ func printEvent(g *globalOptions, e host.Event) {
 		if e.Error != "" {
 			line += "  " + oneLine(e.Error)
 		}
-		fmt.Fprintln(g.io.Out, line)
+		fmt.Fprintln(ios.Out, line)
 	case host.EventTools:
-		fmt.Fprintf(g.io.Out, "%s %-16s tool set changed (version %d)\n", ts, "*", e.Version)
+		fmt.Fprintf(ios.Out, "%s %-16s tool set changed (version %d)\n", ts, "*", e.Version)
 	case host.EventLog:
 		msg := e.Message
 		if e.Level == host.LevelError {
 			msg = paint(colorOn, ansiRed, msg)
 		}
-		fmt.Fprintf(g.io.Out, "%s %-16s %s\n", ts, e.Server, msg)
+		fmt.Fprintf(ios.Out, "%s %-16s %s\n", ts, e.Server, msg)
 	}
 }
 
 // watchLoad reads the configs for watch: the servers, every file to watch
 // (each source looked at, found or not; the policy and the trust store,
-// whose changes reload too), and the sources that could not be read.
-func (g *globalOptions) watchLoad() (*watch.Loaded, error) {
-	l, err := g.load()
+// whose changes reload too), and the sources that could not be read. When
+// the demo stands in, the files are where a config would appear.
+func (o *watchOptions) watchLoad() (*watch.Loaded, error) {
+	l, err := o.load(forHost)
 	if err != nil {
 		return nil, err
 	}
 	d := l.discovery
-	if d == nil { // the demo stands in: watch where a config would appear
-		if d, err = g.discover(); err != nil {
-			return nil, err
-		}
-	}
 	var files []string
 	for _, src := range d.Sources {
 		files = append(files, src.Path)
@@ -172,8 +171,8 @@ func (g *globalOptions) watchLoad() (*watch.Loaded, error) {
 	if d.Policy != nil && d.Policy.Path != "" {
 		files = append(files, d.Policy.Path)
 	}
-	if dir := g.stateDirPath(); dir != "" {
-		files = append(files, filepath.Join(dir, trust.FileName))
+	if store := o.TrustStore(); store != "" {
+		files = append(files, store)
 	}
 	slices.Sort(files)
 	return &watch.Loaded{Servers: l.servers, Files: slices.Compact(files), Errors: l.problems}, nil
@@ -190,17 +189,16 @@ type watchEventJSON struct {
 
 // printWatchEvent prints a watcher event; keeping says a good config runs
 // (false for the errors of the first reading, when there was none yet).
-func (g *globalOptions) printWatchEvent(e watch.Event, asJSON, keeping bool) {
-	if asJSON {
+func (o *watchOptions) printWatchEvent(e watch.Event, keeping bool) {
+	if o.JSON {
 		out := watchEventJSON{Time: e.Time.UTC().Format(time.RFC3339Nano), Type: string(e.Type), Error: e.Error}
 		if e.Type == watch.EventReload {
 			out.Diff = &e.Diff
 		}
-		b, _ := jsonLine(out)
-		g.io.Out.Write(b)
+		_ = writeJSONLine(o.IO.Out, out)
 		return
 	}
-	colorOn := g.color(g.io.OutTTY)
+	colorOn := o.IO.color(o.IO.OutTTY)
 	ts := paint(colorOn, ansiDim, e.Time.Format(clockFormat))
 	switch e.Type {
 	case watch.EventConfigError:
@@ -208,7 +206,7 @@ func (g *globalOptions) printWatchEvent(e watch.Event, asJSON, keeping bool) {
 		if keeping {
 			msg += " (still running the last good config)"
 		}
-		fmt.Fprintf(g.io.Out, "%s %-16s %s\n", ts, "*", paint(colorOn, ansiRed, msg))
+		fmt.Fprintf(o.IO.Out, "%s %-16s %s\n", ts, "*", paint(colorOn, ansiRed, msg))
 	case watch.EventReload:
 		var parts []string
 		for _, p := range []struct {
@@ -219,6 +217,6 @@ func (g *globalOptions) printWatchEvent(e watch.Event, asJSON, keeping bool) {
 				parts = append(parts, p.what+" "+strings.Join(p.names, ", "))
 			}
 		}
-		fmt.Fprintf(g.io.Out, "%s %-16s config reloaded: %s\n", ts, "*", strings.Join(parts, "; "))
+		fmt.Fprintf(o.IO.Out, "%s %-16s config reloaded: %s\n", ts, "*", strings.Join(parts, "; "))
 	}
 }

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// parsePairs splits KEY=VALUE pairs: call's and prompt's arguments, add's
+// --env and --header. A later pair wins over an earlier one of the same
+// key. The first malformed pair (no "=", or nothing before it) is the
+// error malformed makes of it. No pairs is a nil map.
+func parsePairs(kvs []string, malformed func(kv string) error) (map[string]string, error) {
+	if len(kvs) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(kvs))
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, malformed(kv)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// badArgument is a malformed argument to call or prompt.
+func badArgument(kv string) error { return usagef("argument %q: want KEY=VALUE", kv) }
+
+// resolveOne finds the one item that a person's name for it matches (a
+// tool's own name, a prompt without its server, a resource's URI). No
+// match is the error none; several are the error several makes of the
+// matches' labels, joined by ", ".
+func resolveOne[T any](items []T, match func(T) bool, label func(T) string, none error, several func(labels string) error) (T, error) {
+	var matches []T
+	for _, it := range items {
+		if match(it) {
+			matches = append(matches, it)
+		}
+	}
+	var zero T
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return zero, none
+	}
+	labels := make([]string, len(matches))
+	for i, m := range matches {
+		labels[i] = label(m)
+	}
+	return zero, several(strings.Join(labels, ", "))
+}
+
+// serverArg is a listing's optional SERVER argument; "" means every
+// server, so an empty name given as the argument is refused here.
+func serverArg(args []string) (string, error) {
+	if len(args) == 0 {
+		return "", nil
+	}
+	if args[0] == "" {
+		return "", usagef("no server named %q", args[0])
+	}
+	return args[0], nil
+}
+
+// requireServer is the check of a command's SERVER argument: a usage error
+// unless the host has a server of that name.
+func requireServer(statuses []host.Status, name string) error {
+	for _, s := range statuses {
+		if s.Name == name {
+			return nil
+		}
+	}
+	return usagef("no server named %q", name)
+}
+
+// onlyServer keeps one server's items.
+func onlyServer[T any](items []T, server string, of func(T) string) []T {
+	var out []T
+	for _, it := range items {
+		if of(it) == server {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// orEmpty makes a nil list an empty one, which JSON prints as [] not null.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

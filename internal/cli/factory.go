@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/discover"
+	"github.com/switchboard-mcp/switchboard/config/edit"
+	"github.com/switchboard-mcp/switchboard/config/source"
+	"github.com/switchboard-mcp/switchboard/config/trust"
+	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/secretcmd"
+)
+
+// Factory is what a command is built from: where it reads and writes, and
+// the constructors of what it works on, in the manner of gh's cmdutil
+// Factory. The root command makes one from the global flags (see
+// globalOptions.factory); a test makes one with fakes and calls a command's
+// run function without cobra. Each command uses only the fields it needs;
+// one a test leaves nil is one the command under test must not touch.
+//
+// Every call into package config's discovery, trust and editing functions
+// is in this file, behind these fields, so that where discovery lives is
+// this file's business only.
+type Factory struct {
+	// IO is where commands read and write.
+	IO IO
+
+	// Discover reads the server configs: the --config files, or every
+	// source discovery knows (only switchboard's own with --no-discover),
+	// with the global flags' project, trust and exclusions applied.
+	Discover func(discoverMode) (*discover.Discovery, error)
+	// Demo is the config that stands in when discovery found nothing at
+	// all (SPEC F45). It returns no servers when nothing may stand in:
+	// with --config the person named the files, and an empty one is empty.
+	// Nil means no demo.
+	Demo func() ([]config.ServerConfig, error)
+	// NewHost builds a host on the global flags (tool cache, startup gate,
+	// project, --trust-project, --verbose), not yet started: a command may
+	// subscribe to its events first.
+	NewHost func() (*host.Host, error)
+	// Logger is where the host and the config watcher log: stderr with
+	// --verbose, nil (discard) without.
+	Logger func() *slog.Logger
+	// TrustStore is the file that holds trust decisions, whose changes
+	// watch reloads on; "" when there is no state directory.
+	TrustStore func() string
+
+	// ScanProject finds the project's config files: what trust trusts.
+	ScanProject func() (dir string, files []trust.ProjectFile, err error)
+	// TrustProject records that exactly these files of dir may start
+	// servers.
+	TrustProject func(dir string, files []trust.ProjectFile) error
+
+	// ConfigPath is switchboard's own config file that an edit's --scope
+	// names: "user" or "project"; anything else is a usage error.
+	ConfigPath func(scope string) (string, error)
+	// Edit changes switchboard's own config files.
+	Edit Editor
+}
+
+// discoverMode says whether discovery may run "!command" values.
+type discoverMode int
+
+const (
+	// forHost runs the winners' "!command" values: a host needs them.
+	forHost discoverMode = iota
+	// namesOnly runs none (they print secrets, and may ask for a
+	// password): listing sources, completing a name on Tab or finding a
+	// definition never starts one.
+	namesOnly
+)
+
+// Editor edits switchboard's own config files (package config: each edit
+// locks the file and replaces it in one step).
+type Editor interface {
+	AddServer(path, name string, entry edit.EntryFields) error
+	RemoveServer(path, name string) error
+	SetDisabled(path, name string, disabled bool) error
+	// ClaimDisabled adds a disabled entry that only claims a name defined
+	// in another tool's config; IsClaim tells such an entry.
+	ClaimDisabled(path, name string) error
+	IsClaim(path, name string) (bool, error)
+}
+
+// globalOptions are the flags every command shares, and the environment
+// they are read against.
+type globalOptions struct {
+	// ctx is the command line's: an interrupt ends the secret helpers
+	// discovery runs.
+	ctx          context.Context
+	io           IO
+	configs      []string
+	noDiscover   bool
+	noProject    bool
+	exclude      []string
+	cacheDir     string
+	stateDir     string
+	noCache      bool
+	projectDir   string
+	trustProject bool
+	gate         time.Duration
+	verbose      bool
+	// secrets runs "!command" secret helpers for every discovery of this
+	// process, so a reload does not run them again (SPEC F5).
+	secrets secretcmd.Runner
+}
+
+func (g *globalOptions) register(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringArrayVarP(&g.configs, "config", "c", nil, "read only this config `file`, in any supported format (repeatable)")
+	f.BoolVar(&g.noProject, "no-project", false, "read no project-level config files, only the user's")
+	f.StringArrayVar(&g.exclude, "exclude", nil, "leave out servers whose name matches this `glob` (repeatable; also $SWITCHBOARD_EXCLUDE, comma-separated)")
+	f.BoolVar(&g.noDiscover, "no-discover", false, "read only switchboard's own config files, not other tools'")
+	f.StringVar(&g.cacheDir, "cache-dir", "", "tool cache `dir` (default $XDG_CACHE_HOME/switchboard)")
+	f.StringVar(&g.stateDir, "state-dir", "", "state `dir` holding trust decisions (default $XDG_STATE_HOME/switchboard)")
+	f.BoolVar(&g.noCache, "no-cache", false, "neither read nor write the tool cache")
+	f.StringVar(&g.projectDir, "project", "", "project `dir` whose config to read (default: current directory)")
+	f.BoolVar(&g.trustProject, "trust-project", false, "trust the project's config for this run (its servers can run programs)")
+	f.DurationVar(&g.gate, "gate", host.DefaultStartupGate, "how long to wait for slow servers that have cached tools")
+	f.BoolVarP(&g.verbose, "verbose", "v", false, "log what the host does to stderr")
+	_ = f.MarkHidden("gate")
+}
+
+// factory is the Factory over these flags. It is made before cobra parses
+// them, so every function reads the flags when it is called.
+func (g *globalOptions) factory() *Factory {
+	return &Factory{
+		IO:           g.io,
+		Discover:     g.discover,
+		Demo:         g.demo,
+		NewHost:      g.newHost,
+		Logger:       g.logger,
+		TrustStore:   g.trustStore,
+		ScanProject:  g.scanProject,
+		TrustProject: g.trustProjectFiles,
+		ConfigPath:   g.configPath,
+		Edit:         configEditor{},
+	}
+}
+
+// discoverOptions are the discovery settings the flags and environment
+// make: the project directory, $HOME, the state directory, trust.
+func (g *globalOptions) discoverOptions() (discover.Options, error) {
+	dir, err := g.project()
+	if err != nil {
+		return discover.Options{}, err
+	}
+	lookup := config.LookupFunc(g.io.LookupEnv)
+	home, _ := lookup("HOME")
+	opts := discover.Options{
+		Env:             source.Env{Home: home, ProjectDir: dir, Lookup: lookup},
+		StateDir:        g.stateDirPath(),
+		TrustProject:    g.trustProject,
+		NoProjectConfig: g.noProject,
+		ExcludeNames:    g.exclude,
+		RunCommand:      g.secrets.Run,
+	}
+	// The user's standing exclude list (SPEC F3) lives in the environment,
+	// beside the shell profile that knows which servers a person never wants.
+	if v, ok := lookup("SWITCHBOARD_EXCLUDE"); ok {
+		for _, glob := range strings.Split(v, ",") {
+			if glob = strings.TrimSpace(glob); glob != "" {
+				opts.ExcludeNames = append(opts.ExcludeNames, glob)
+			}
+		}
+	}
+	if g.noDiscover {
+		opts.Providers = []*source.Provider{source.Native}
+	}
+	return opts, nil
+}
+
+func (g *globalOptions) discover(mode discoverMode) (*discover.Discovery, error) {
+	opts, err := g.discoverOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts.SkipCommands = mode == namesOnly
+	if len(g.configs) > 0 {
+		return discover.LoadFiles(g.ctx, g.configs, opts), nil
+	}
+	return discover.Discover(g.ctx, opts), nil
+}
+
+func (g *globalOptions) demo() ([]config.ServerConfig, error) {
+	if len(g.configs) > 0 {
+		return nil, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	lookup := func(name string) (string, bool) {
+		if name == "SWITCHBOARD_SELF" {
+			return self, true
+		}
+		return os.LookupEnv(name)
+	}
+	servers, _, err := source.ParseNative(demoPath, demoJSON, config.LevelUser, lookup)
+	for i := range servers {
+		servers[i].Source.Provider = "demo"
+		servers[i].Source.Line = 0 // a line in a file nobody can open says nothing
+	}
+	return servers, err
+}
+
+func (g *globalOptions) stateDirPath() string {
+	if g.stateDir != "" {
+		return g.stateDir
+	}
+	return config.StateDir(config.LookupFunc(g.io.LookupEnv))
+}
+
+func (g *globalOptions) trustStore() string {
+	dir := g.stateDirPath()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, trust.FileName)
+}
+
+func (g *globalOptions) project() (string, error) {
+	if g.projectDir != "" {
+		return filepath.Abs(g.projectDir)
+	}
+	return os.Getwd()
+}
+
+func (g *globalOptions) logger() *slog.Logger {
+	if !g.verbose {
+		return nil
+	}
+	return slog.New(slog.NewTextHandler(g.io.Err, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+func (g *globalOptions) newHost() (*host.Host, error) {
+	dir, err := g.project()
+	if err != nil {
+		return nil, err
+	}
+	cache := g.cacheDir
+	if cache == "" {
+		cache = config.CacheDir(config.LookupFunc(g.io.LookupEnv))
+	}
+	if g.noCache {
+		cache = ""
+	}
+	return host.New(&host.Options{
+		Logger:       g.logger(),
+		StartupGate:  g.gate,
+		CacheDir:     cache,
+		ProjectDir:   dir,
+		TrustProject: g.trustProject,
+	}), nil
+}
+
+func (g *globalOptions) scanProject() (string, []trust.ProjectFile, error) {
+	opts, err := g.discoverOptions()
+	if err != nil {
+		return "", nil, err
+	}
+	return opts.Env.ProjectDir, discover.ScanProject(opts), nil
+}
+
+func (g *globalOptions) trustProjectFiles(dir string, files []trust.ProjectFile) error {
+	return trust.Record(g.stateDirPath(), dir, files)
+}
+
+func (g *globalOptions) configPath(scope string) (string, error) {
+	switch scope {
+	case "user":
+		p := config.UserConfigPath(config.LookupFunc(g.io.LookupEnv))
+		if p == "" {
+			return "", errors.New("neither XDG_CONFIG_HOME nor HOME is set: no place for the user config")
+		}
+		return p, nil
+	case "project":
+		dir, err := g.project()
+		if err != nil {
+			return "", err
+		}
+		return config.ProjectConfigPath(dir), nil
+	}
+	return "", usagef("--scope must be user or project, not %q", scope)
+}
+
+// configEditor is the Editor over package edit.
+type configEditor struct{}
+
+func (configEditor) AddServer(path, name string, entry edit.EntryFields) error {
+	return edit.AddServer(path, name, entry)
+}
+
+func (configEditor) RemoveServer(path, name string) error { return edit.RemoveServer(path, name) }
+
+func (configEditor) SetDisabled(path, name string, disabled bool) error {
+	return edit.SetDisabled(path, name, disabled)
+}
+
+func (configEditor) ClaimDisabled(path, name string) error { return edit.ClaimDisabled(path, name) }
+
+func (configEditor) IsClaim(path, name string) (bool, error) { return edit.IsClaim(path, name) }

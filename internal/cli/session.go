@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/discover"
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// loaded is the outcome of reading the configs.
+type loaded struct {
+	servers []config.ServerConfig
+	// demo is set when no config exists anywhere and the embedded demo
+	// config stands in.
+	demo bool
+	// problems are sources that could not be read (and trust store or
+	// policy problems); their servers are lost, the rest go on.
+	problems []error
+	// discovery is what discovery found, nothing at all for the demo.
+	discovery *discover.Discovery
+}
+
+// load discovers the configs; when nothing is found anywhere it falls back
+// to the demo config (SPEC F45), if one may stand in.
+func (f *Factory) load(mode discoverMode) (*loaded, error) {
+	d, err := f.Discover(mode)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Servers) == 0 && len(d.Shadowed) == 0 && len(d.Errors) == 0 && f.Demo != nil {
+		servers, err := f.Demo()
+		if err != nil {
+			return nil, err
+		}
+		if len(servers) > 0 {
+			return &loaded{servers: servers, demo: true, discovery: d}, nil
+		}
+	}
+	return &loaded{servers: d.Servers, problems: d.Errors, discovery: d}, nil
+}
+
+// session is a host started from the configs.
+type session struct {
+	*host.Host
+	loaded *loaded
+}
+
+// startHost loads the configs and starts a host on them, with progress
+// shown on a terminal while it starts; with wait it also waits for every
+// server to settle, for commands that need final states rather than the
+// startup gate's answer. The caller closes the host. File problems are
+// reported on stderr, one line each, and do not stop the other servers.
+func (f *Factory) startHost(ctx context.Context, wait bool) (*session, error) {
+	h, l, err := f.prepare()
+	if err != nil {
+		return nil, err
+	}
+	p := f.IO.progress(h)
+	err = h.Start(ctx, l.servers)
+	if err == nil && wait {
+		err = h.WaitSettled(ctx)
+	}
+	p.stop()
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	return &session{Host: h, loaded: l}, nil
+}
+
+// prepare loads the configs, reports on them and builds a host without
+// starting it, for commands that subscribe to events before the servers
+// start.
+func (f *Factory) prepare() (*host.Host, *loaded, error) {
+	l, err := f.load(forHost)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.IO.report(l)
+	h, err := f.NewHost()
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, l, nil
+}
+
+// report tells a person what loading found that the listing will not
+// show: unreadable sources always (one line each, on stderr); on a
+// terminal also warnings, an untrusted project and the demo fallback.
+func (ios IO) report(l *loaded) {
+	for _, p := range l.problems {
+		fmt.Fprintf(ios.Err, "switchboard: %v\n", oneLine(p.Error()))
+	}
+	if l.demo {
+		ios.note("no config found; using the bundled demo server (see 'switchboard --help')")
+		return
+	}
+	d := l.discovery
+	for _, w := range d.Warnings {
+		ios.note("warning: " + oneLine(w.Error()))
+	}
+	if len(d.ProjectFiles) > 0 && !d.ProjectTrusted {
+		ios.note(fmt.Sprintf("the project config in %s is not trusted; its servers will not start until you run 'switchboard trust'", d.ProjectDir))
+	}
+}
+
+// note tells a person something on stderr, only on a terminal: scripts
+// reading stdout or stderr get no chatter.
+func (ios IO) note(msg string) {
+	if ios.ErrTTY {
+		fmt.Fprintf(ios.Err, "%s\n", ios.dim(msg))
+	}
+}
