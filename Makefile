@@ -18,7 +18,7 @@ PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 # internal/peers finds the npm peers here (PEERS.md).
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
 
-.PHONY: all peers test bench build fuzz conformance
+.PHONY: all peers test bench build fuzz conformance crossbuild tidy
 
 all: build
 
@@ -28,11 +28,21 @@ $(PEERS_STAMP): $(PEERS)/package.json $(PEERS)/package-lock.json
 	cd $(PEERS) && npm ci --no-audit --no-fund
 	touch $@
 
-test: peers
+test: peers tidy crossbuild
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
 	$(MAKE) --no-print-directory conformance
 	$(fuzz_all)
+
+# The module builds for every platform a person may run it on; Linux is
+# where the tests run.
+crossbuild:
+	GOOS=darwin $(GO) build ./...
+	GOOS=windows $(GO) build ./...
+
+# go.mod and go.sum say exactly what the code imports.
+tidy:
+	$(GO) mod tidy -diff
 
 bench: peers
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./...

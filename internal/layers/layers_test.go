@@ -1,0 +1,154 @@
+package layers
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"path"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/switchboard-mcp/switchboard"
+
+// allowed lists, for each package of the module (by its path inside the
+// module), the packages of the module it may import. A package missing
+// here fails the test: a new one takes a place in the graph on purpose.
+// "*" allows any package of the module (the command line and programs).
+var allowed = map[string][]string{
+	// The canonical config: the standard library and two leaf helpers.
+	"config":              {"internal/clip"},
+	"config/internal/doc": {"config"},
+	"config/source":       {"config", "config/internal/doc", "internal/clip"},
+	"config/policy":       {"config", "config/internal/doc", "internal/glob"},
+	"config/trust":        {"internal/safefile"},
+	"config/edit":         {"config", "config/source", "internal/safefile"},
+	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob"},
+
+	// The host knows config's types, never how configs are found.
+	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob"},
+	"internal/toolcache": {"config", "internal/safefile"},
+	"internal/transport": {"config", "internal/procgroup"},
+	"watch":              {"config", "host"},
+
+	// Leaves.
+	"internal/clip":      {},
+	"internal/glob":      {},
+	"internal/procgroup": {},
+	"internal/safefile":  {},
+	"internal/secretcmd": {"internal/clip", "internal/procgroup"},
+	"internal/demo":      {},
+	"internal/layers":    {},
+
+	// Test harnesses and programs on top.
+	"internal/peers":  {"internal/procgroup"},
+	"internal/cli":    {"*"},
+	"cmd/switchboard": {"internal/cli"},
+	"cmd/conformance": {"config", "host"},
+	"cmd/benchcmp":    {"*"},
+}
+
+// thirdParty lists, for the packages that must stay light, the only
+// modules outside the standard library they may import.
+var thirdParty = map[string][]string{
+	"config":            {},
+	"internal/clip":     {},
+	"internal/glob":     {},
+	"internal/safefile": {"golang.org/x/sys"},
+	"config/trust":      {},
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+	Standard   bool
+}
+
+func TestImportGraph(t *testing.T) {
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		name := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		allow, ok := allowed[name]
+		if !ok {
+			t.Errorf("%s is not in the import graph's table: give it a place (and a line in docs/DESIGN.md)", name)
+			continue
+		}
+		for _, imp := range p.Imports {
+			inner, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue
+			}
+			if !contains(allow, "*") && !contains(allow, inner) {
+				t.Errorf("%s imports %s, which the layering does not allow", name, inner)
+			}
+		}
+		if mods, ok := thirdParty[name]; ok {
+			for _, dep := range p.Deps {
+				if isStandard(dep) || strings.HasPrefix(dep, module) {
+					continue
+				}
+				if !hasModulePrefix(mods, dep) {
+					t.Errorf("%s depends on %s; it must stay on the standard library", name, dep)
+				}
+			}
+		}
+	}
+	if seen < len(allowed)-2 {
+		t.Errorf("go list found %d packages, fewer than the table knows", seen)
+	}
+}
+
+// TestHostStaysLight: what an embedder links by importing host holds no
+// config file parser.
+func TestHostStaysLight(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/host").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, parser := range []string{"go-toml", "yaml", "hujson", module + "/config/"} {
+			if strings.Contains(dep, parser) {
+				t.Errorf("host depends on %s", dep)
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func hasModulePrefix(mods []string, dep string) bool {
+	for _, m := range mods {
+		if dep == m || strings.HasPrefix(dep, m+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// isStandard reports whether an import path is the standard library's:
+// its first element has no dot.
+func isStandard(p string) bool {
+	first, _, _ := strings.Cut(p, "/")
+	return !strings.Contains(first, ".") && path.IsAbs("/"+p)
+}
