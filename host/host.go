@@ -99,6 +99,7 @@ type Host struct {
 	wg       sync.WaitGroup // every goroutine the host starts
 
 	reloadMu sync.Mutex // serialises Reload
+	hooks    hooks      // for tests; the zero value does nothing
 
 	mu      sync.Mutex
 	closed  bool

@@ -171,6 +171,9 @@ func (h *Host) afterSettled(s *server, c *conn) {
 // connectOnce runs the pipeline for one attempt: dial, handshake, list
 // everything (SPEC F12), all bounded by the startup timeout.
 func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
+	if h.hooks.beforeAttempt != nil {
+		h.hooks.beforeAttempt(ctx, s.cfg.Name)
+	}
 	h.mu.Lock()
 	s.attempts++
 	h.mu.Unlock()

@@ -242,6 +242,9 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 			defer timer.Stop()
 			deadline = timer.C
 		}
+		if h.hooks.callWaits != nil {
+			h.hooks.callWaits(key.server)
+		}
 		// Wait for this attempt, then look again: a reload or a restart may
 		// have put a new entry or a new attempt in its place.
 		select {
