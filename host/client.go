@@ -78,7 +78,7 @@ func (h *Host) newClient(s *server) *mcp.Client {
 func (h *Host) listChanged(s *server, sess *mcp.ClientSession, kind listKind) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if s.detached || h.closed {
+	if s.phase.removed() || h.closed {
 		return
 	}
 	if s.refreshing[kind] {
@@ -101,7 +101,7 @@ func (h *Host) listChanged(s *server, sess *mcp.ClientSession, kind listKind) {
 			}
 			h.mu.Lock()
 			s.again[kind] = false
-			live := s.session == sess && !s.detached && !h.closed
+			live := s.session == sess && !h.closed
 			h.mu.Unlock()
 			if live {
 				h.refreshList(s, sess, kind)
@@ -148,7 +148,7 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 		return
 	}
 	h.mu.Lock()
-	if s.session != sess || s.detached {
+	if s.session != sess { // dropped, replaced or removed meanwhile
 		h.mu.Unlock()
 		return
 	}

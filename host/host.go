@@ -99,6 +99,7 @@ type Host struct {
 	wg       sync.WaitGroup // every goroutine the host starts
 
 	reloadMu sync.Mutex // serialises Reload
+	hooks    hooks      // for tests; the zero value does nothing
 
 	mu      sync.Mutex
 	closed  bool
@@ -189,11 +190,12 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		s := h.newServer(cfg)
 		h.servers[cfg.Name] = s
 		h.order = append(h.order, cfg.Name)
-		if s.admin == "" && !cfg.Lazy {
+		if s.phase == phaseStarting {
 			h.startLocked(s)
 			pending = append(pending, waiting{settled: s.settled, cached: s.cached != nil})
 		}
 	}
+	// One tool set for all of them: starting them did not change it.
 	h.rebuildToolsLocked()
 	h.mu.Unlock()
 
@@ -242,7 +244,7 @@ func (h *Host) WaitSettled(ctx context.Context) error {
 		h.mu.Lock()
 		var waitFor <-chan struct{}
 		for _, s := range h.servers {
-			if s.connecting {
+			if s.phase.waits() {
 				waitFor = s.settled
 				break
 			}
@@ -284,12 +286,14 @@ func (h *Host) Disconnect(name string) error {
 			break
 		}
 	}
-	s.detached = true
-	done := s.stopLocked()
+	done := h.removeLocked(s, phaseStopping)
 	h.rebuildToolsLocked()
 	h.mu.Unlock()
 	<-done
-	h.events.publish(Event{Type: EventState, Server: name, State: StateDisconnected})
+	// Announced once the process is gone: a caller may check for it.
+	h.mu.Lock()
+	h.transitionLocked(s, phaseStopped, nil, nil)
+	h.mu.Unlock()
 	return nil
 }
 
@@ -307,23 +311,19 @@ func (h *Host) Restart(name string) error {
 		h.mu.Unlock()
 		return fmt.Errorf("server %q is %s", name, s.admin)
 	}
-	if s.waitingStart || s.restarting {
+	switch {
+	case s.phase == phaseStarting:
 		h.mu.Unlock()
 		return nil // a Reload or another Restart is starting it afresh
-	}
-	if !s.running { // given up on, failed, or a lazy server not started
-		s.err = nil
+	case !s.phase.supervised(): // given up on, failed, or a lazy server not started
 		h.startLocked(s)
 		h.mu.Unlock()
 		return nil
 	}
 	// Calls made from now on wait for the new connection instead of
 	// failing on the closing one.
-	s.session, s.pid, s.live = nil, 0, nil
-	s.restarting = true
-	h.setConnectingLocked(s, nil)
-	h.rebuildToolsLocked()
-	done := s.stopLocked()
+	h.transitionLocked(s, phaseStarting, nil, nil)
+	done := s.stopSupervisorLocked()
 	h.mu.Unlock()
 	<-done
 	h.mu.Lock()
@@ -331,7 +331,7 @@ func (h *Host) Restart(name string) error {
 	if h.closed {
 		return ErrClosed
 	}
-	if s.detached {
+	if s.phase.removed() {
 		if _, replaced := h.servers[name]; replaced {
 			return nil // a reload restarted it under its new config
 		}
@@ -354,8 +354,7 @@ func (h *Host) Close() error {
 	h.closed = true
 	var stopping []<-chan struct{}
 	for _, s := range h.servers {
-		s.detached = true
-		stopping = append(stopping, s.stopLocked())
+		stopping = append(stopping, h.removeLocked(s, phaseStopping))
 	}
 	h.servers = map[string]*server{}
 	h.order = nil

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 func TestConcurrentRestarts(t *testing.T) {
 	cfg := demoServer(t, "r")
 	h := start(t, nil, cfg)
+	first := status(t, h, "r").PID
 	sub := h.Subscribe()
 	defer sub.Close()
 	var wg sync.WaitGroup
@@ -39,8 +41,9 @@ func TestConcurrentRestarts(t *testing.T) {
 	if err := h.WaitSettled(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	// Every process this server ever had, from the events.
-	var pids []int
+	// Every process this server ever had: the first, and the others from
+	// the events, all published by the time WaitSettled returns.
+	pids := []int{first}
 	for {
 		select {
 		case e := <-sub.C:
@@ -55,6 +58,11 @@ func TestConcurrentRestarts(t *testing.T) {
 	st := status(t, h, "r")
 	if st.State != host.StateConnected {
 		t.Fatalf("after the restarts: %+v", st)
+	}
+	// Without these the checks below could pass having looked at nothing:
+	// the restarts were seen, and the current process is among them.
+	if len(pids) < 2 || !slices.Contains(pids, st.PID) || st.PID == first {
+		t.Fatalf("processes seen: first %d, then %v; current %d", first, pids[1:], st.PID)
 	}
 	for _, pid := range pids {
 		if pid != st.PID && alive(pid) {

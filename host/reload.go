@@ -36,14 +36,12 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		return diff, nil
 	}
 
-	// Phase one: stop what goes away or changes, and put the new entries in
-	// place, marked connecting so calls to them wait instead of failing.
+	// Step one: stop what goes away or changes (announced disconnected at
+	// once), and put the new entries in place, starting, so calls to them
+	// wait instead of failing.
 	var stopping []<-chan struct{}
 	stop := func(name string) {
-		s := h.servers[name]
-		s.detached = true
-		stopping = append(stopping, s.stopLocked())
-		h.events.publish(Event{Type: EventState, Server: name, State: StateDisconnected})
+		stopping = append(stopping, h.removeLocked(h.servers[name], phaseStopped))
 	}
 	for _, name := range diff.Removed {
 		stop(name)
@@ -59,9 +57,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 			stop(name)
 		}
 		s := h.newServer(byName[name])
-		if s.admin == "" && !s.cfg.Lazy {
-			s.connecting, s.waitingStart = true, true
-			s.settled = make(chan struct{})
+		if s.phase == phaseStarting {
 			fresh = append(fresh, s)
 		}
 		h.servers[name] = s
@@ -85,7 +81,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		<-done
 	}
 
-	// Phase two: start the new entries and publish the new tool set.
+	// Step two: start the new entries and publish the new tool set.
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -93,8 +89,8 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	}
 	var pending []waiting
 	for _, s := range fresh {
-		if s.detached {
-			continue
+		if s.phase != phaseStarting {
+			continue // disconnected meanwhile
 		}
 		h.startLocked(s)
 		pending = append(pending, waiting{settled: s.settled, cached: s.cached != nil})

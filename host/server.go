@@ -36,7 +36,7 @@ const (
 )
 
 // server is one configured server. Its connection is owned by one
-// supervisor goroutine (supervise); the fields below the line are guarded
+// supervisor goroutine (supervise); the fields from admin on are guarded
 // by Host.mu and read by everyone else.
 type server struct {
 	h           *Host
@@ -46,27 +46,20 @@ type server struct {
 
 	// admin is a state that holds regardless of connections: disabled,
 	// untrusted, blocked, duplicate, or failed for an unusable config.
-	admin      State
-	err        error
-	session    *mcp.ClientSession
-	connecting bool          // the supervisor is trying to (re)connect
-	settled    chan struct{} // closed when the supervisor connects or gives up
-	stopSup    context.CancelFunc
-	supDone    chan struct{} // closed when the supervisor has ended
-	running    bool          // a supervisor runs (from startLocked until it ends)
-	// waitingStart marks an entry Reload has put in place but not started
-	// yet: nobody else may start it (Reload will, once the old process
-	// is gone).
-	waitingStart bool
-	// restarting keeps a server connecting while Restart swaps its
-	// supervisor, so calls wait instead of failing in the gap.
-	restarting bool
-	detached   bool // disconnected or host closed
-	since      time.Time
+	admin State
+	// phase is where the server is in its life; transitionLocked changes
+	// it, and with it err, since, session, pid, live and settled.
+	phase   phase
+	err     error
+	since   time.Time
+	session *mcp.ClientSession
+	pid     int
+	settled chan struct{} // open while the phase waits: calls wait on it
+	stopSup context.CancelFunc
+	supDone chan struct{} // closed when the latest supervisor has ended
+
 	attempts   int
-	failures   []time.Time // recent drops and failed reconnects, for the crash-loop guard
 	connectDur time.Duration
-	pid        int
 	transport  config.Transport // the one actually used
 
 	live      []*mcp.Tool // from the connected session, unfiltered
@@ -110,32 +103,13 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 	if s.admin == "" {
 		s.fingerprint = toolcache.Fingerprint(&cfg, h.opts.ProjectDir)
 		s.cached, _ = h.cache.Load(cfg.Name, s.fingerprint)
+		if !cfg.Lazy {
+			// Placed starting, for its placer (Start, Reload) to start:
+			// calls wait for it from the moment anyone can see it.
+			s.phase, s.settled = phaseStarting, make(chan struct{})
+		}
 	}
 	return s
-}
-
-func closedChan() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
-}
-
-// stateLocked derives the public state from what the host tracks (SPEC
-// F16): the administrative state, then connected, connecting, failed.
-func (s *server) stateLocked() State {
-	switch {
-	case s.admin != "":
-		return s.admin
-	case s.session != nil:
-		return StateConnected
-	case s.connecting:
-		return StateConnecting
-	case s.err != nil:
-		return StateFailed
-	case s.cfg.Lazy:
-		return StateIdle
-	}
-	return StateDisconnected
 }
 
 // describeFailure adds the server's last error lines on stderr to an

@@ -48,68 +48,34 @@ func recentFailures(fs []time.Time, now time.Time) []time.Time {
 	return fs[i:]
 }
 
-// startLocked starts the server's supervisor. The server must not have a
-// running one.
+// startLocked starts a supervisor for a server that has none in charge:
+// idle, starting, or failed. A failed server's supervisor may still be
+// returning; the new one waits for it, so a server never has two.
 func (h *Host) startLocked(s *server) {
-	if s.running || s.detached {
-		return // one supervisor per server, and none for a removed one
+	if s.admin != "" || !s.phase.canBecome(phaseConnecting) {
+		return
 	}
 	ctx, stop := context.WithCancel(h.life)
-	s.stopSup = stop
-	s.supDone = make(chan struct{})
-	s.running = true
-	s.restarting, s.waitingStart = false, false
-	s.failures = nil
-	h.setConnectingLocked(s, nil)
-	done := s.supDone
+	prev, done := s.supDone, make(chan struct{})
+	s.stopSup, s.supDone = stop, done
+	h.transitionLocked(s, phaseConnecting, nil, nil)
 	h.goTracked(func() {
 		defer close(done)
-		defer func() {
-			h.mu.Lock()
-			s.running = false
-			h.mu.Unlock()
-		}()
 		defer stop()
+		<-prev
 		h.supervise(ctx, s)
 	})
 }
 
-// mayStartLocked reports whether a caller other than Reload may start the
-// server now (a lazy server's first call).
-func (s *server) mayStartLocked() bool {
-	return s.admin == "" && !s.running && !s.waitingStart && !s.detached && s.session == nil && !s.connecting
-}
-
-// setConnectingLocked marks a server as (re)connecting; calls arriving now
-// wait on its settled channel. A channel still open is kept, so calls
-// already waiting (during a reload, say) are woken by this attempt.
-func (h *Host) setConnectingLocked(s *server, why error) {
-	s.connecting = true
-	s.err = why
-	s.since = time.Now()
-	select {
-	case <-s.settled:
-		s.settled = make(chan struct{})
-	default:
-	}
-	ev := Event{Type: EventState, Server: s.cfg.Name, State: StateConnecting}
-	if why != nil {
-		ev.Error = why.Error()
-	}
-	h.events.publish(ev)
-}
-
-// stopLocked stops the supervisor and returns a channel closed once it has
-// ended, its session closed and its process gone.
-func (s *server) stopLocked() <-chan struct{} {
-	if s.running {
+// stopSupervisorLocked cancels the server's supervisor, if it has one, and
+// returns a channel closed once it has ended, its session closed and its
+// process gone. The caller has already moved the server out of the
+// supervised phases in the same hold of the lock, so the supervisor, which
+// checks its context under the lock (settle), changes nothing more.
+func (s *server) stopSupervisorLocked() <-chan struct{} {
+	if s.stopSup != nil {
 		s.stopSup()
-		return s.supDone
 	}
-	// No supervisor will release the calls waiting for this server (a
-	// Reload entry not started yet): release them here.
-	s.connecting, s.restarting = false, false
-	s.releaseLocked()
 	return s.supDone
 }
 
@@ -126,122 +92,74 @@ type conn struct {
 // wait for the connection to drop, reconnect with backoff, and give up
 // after a crash loop (SPEC F30, F31). A first connect that fails is not
 // retried: that is nearly always a config problem, and the person should
-// see "failed" rather than endless attempts.
+// see "failed" rather than endless attempts. When ctx ends, whoever ended
+// it has moved the server on already; the supervisor only closes what it
+// holds.
 func (h *Host) supervise(ctx context.Context, s *server) {
+	var failures []time.Time // recent drops and failed reconnects, for the crash-loop guard
 	everConnected := false
 	for {
 		c, err := h.connectOnce(ctx, s)
-		if ctx.Err() != nil {
-			if c != nil {
+		if err == nil {
+			if !h.settle(ctx, s, phaseConnected, nil, c) {
 				c.sess.Close()
-			}
-			h.settleStopped(s)
-			return
-		}
-		if err != nil {
-			if !everConnected {
-				h.settleFailed(s, err)
 				return
 			}
-			if !h.retryAfter(ctx, s, err) {
-				return
-			}
-			continue
+			everConnected = true
+			h.afterSettled(s, c)
+			err = h.awaitDrop(ctx, c)
 		}
-		everConnected = true
-		h.settleConnected(s, c)
-		err = h.awaitDrop(ctx, c)
 		if ctx.Err() != nil {
-			c.sess.Close()
-			h.settleStopped(s)
 			return
 		}
-		if !h.retryAfter(ctx, s, err) {
+		if !everConnected {
+			err = describeFailure(err, &s.log)
+			if h.settle(ctx, s, phaseFailed, err, nil) {
+				h.log.Warn("server failed", "server", s.cfg.Name, "error", err)
+			}
+			return
+		}
+		now := time.Now()
+		failures = append(recentFailures(failures, now), now)
+		cause := describeFailure(err, &s.log)
+		if len(failures) >= CrashLoopFailures {
+			err := fmt.Errorf("gave up after %d failures within %s (crash loop); last: %w", len(failures), CrashLoopWindow, cause)
+			h.settle(ctx, s, phaseFailed, err, nil)
+			return
+		}
+		if !h.settle(ctx, s, phaseReconnecting, cause, nil) {
+			return
+		}
+		delay := backoff(len(failures))
+		h.log.Info("server dropped, reconnecting", "server", s.cfg.Name, "in", delay, "error", cause)
+		timer := time.NewTimer(delay)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
 			return
 		}
 	}
 }
 
-// retryAfter handles a drop or a failed reconnect: it counts the failure,
-// gives up when the server is crash-looping, and otherwise waits out the
-// backoff. It reports whether to try again.
-func (h *Host) retryAfter(ctx context.Context, s *server, cause error) bool {
+// settle moves s on for the supervisor that owns ctx, and reports whether
+// it did. It does not once that supervisor has been stopped: whoever
+// stopped it (Restart, Reload, Disconnect, Close) moved the server on and
+// cancelled ctx in one hold of the lock, so a cancelled ctx seen under the
+// lock is final, and a live one stays live until the lock is released.
+func (h *Host) settle(ctx context.Context, s *server, to phase, why error, c *conn) bool {
 	h.mu.Lock()
-	if s.detached {
-		s.session, s.pid, s.live = nil, 0, nil
-		s.connecting = false
-		s.releaseLocked()
-		h.mu.Unlock()
+	defer h.mu.Unlock()
+	if ctx.Err() != nil {
 		return false
 	}
-	now := time.Now()
-	s.failures = append(recentFailures(s.failures, now), now)
-	wasLive := s.session != nil
-	if wasLive {
-		s.session, s.pid, s.live = nil, 0, nil
-	}
-	cause = describeFailure(cause, &s.log)
-	if len(s.failures) >= CrashLoopFailures {
-		s.connecting = false
-		s.err = fmt.Errorf("gave up after %d failures within %s (crash loop); last: %w", len(s.failures), CrashLoopWindow, cause)
-		s.since = now
-		h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateFailed, Error: s.err.Error()})
-		h.rebuildToolsLocked()
-		s.releaseLocked()
-		h.mu.Unlock()
-		return false
-	}
-	delay := backoff(len(s.failures))
-	if wasLive {
-		h.setConnectingLocked(s, cause)
-	} else {
-		s.err = cause
-	}
-	if wasLive {
-		h.rebuildToolsLocked()
-	}
-	h.mu.Unlock()
-	h.log.Info("server dropped, reconnecting", "server", s.cfg.Name, "in", delay, "error", cause)
-	timer := time.NewTimer(delay)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		h.settleStopped(s)
-		return false
-	}
+	h.transitionLocked(s, to, why, c)
+	return true
 }
 
-// settleConnected publishes a new connection and its lists.
-func (h *Host) settleConnected(s *server, c *conn) {
-	h.mu.Lock()
-	if s.detached {
-		// Removed while connecting: the supervisor's context is cancelled
-		// and it closes c; nothing is published for a server that is gone.
-		h.mu.Unlock()
-		return
-	}
-	s.connecting = false
-	s.err = nil
-	s.since = time.Now()
-	s.connectDur = c.took
-	s.transport = c.kind
-	s.session = c.sess
-	s.pid = 0
-	if c.stdio != nil {
-		s.pid = c.stdio.PID()
-	}
-	s.live, s.cached = c.cat.tools, c.cat.tools
-	s.resources, s.templates, s.prompts = c.cat.resources, c.cat.templates, c.cat.prompts
-	s.initRes = c.sess.InitializeResult()
-	// Events go out before waiters wake: whoever waited for this server
-	// (Start, a deferred call) finds them already published.
-	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateConnected, PID: s.pid})
-	h.rebuildToolsLocked()
-	s.releaseLocked()
-	h.mu.Unlock()
-
+// afterSettled does what a new connection needs once it is published and
+// that can wait for no lock: note a list that failed, and cache the tools.
+func (h *Host) afterSettled(s *server, c *conn) {
 	if c.cat.warning != nil {
 		h.addLog(s, LogLine{Level: LevelWarn, Text: c.cat.warning.Error()})
 	}
@@ -250,50 +168,12 @@ func (h *Host) settleConnected(s *server, c *conn) {
 	}
 }
 
-// settleFailed reports a first connect that failed.
-func (h *Host) settleFailed(s *server, err error) {
-	h.mu.Lock()
-	if s.detached {
-		s.connecting = false
-		s.releaseLocked()
-		h.mu.Unlock()
-		return
-	}
-	s.connecting = false
-	s.err = describeFailure(err, &s.log)
-	s.since = time.Now()
-	msg := s.err.Error()
-	h.events.publish(Event{Type: EventState, Server: s.cfg.Name, State: StateFailed, Error: msg})
-	h.rebuildToolsLocked()
-	s.releaseLocked()
-	h.mu.Unlock()
-	h.log.Warn("server failed", "server", s.cfg.Name, "error", msg)
-}
-
-// settleStopped releases waiting calls when the supervisor is stopped.
-func (h *Host) settleStopped(s *server) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s.session, s.pid, s.live = nil, 0, nil
-	if s.restarting && !s.detached {
-		return // the next supervisor releases the waiting calls
-	}
-	s.connecting = false
-	s.releaseLocked()
-}
-
-// releaseLocked closes settled, waking the calls that wait for the server.
-func (s *server) releaseLocked() {
-	select {
-	case <-s.settled:
-	default:
-		close(s.settled)
-	}
-}
-
 // connectOnce runs the pipeline for one attempt: dial, handshake, list
 // everything (SPEC F12), all bounded by the startup timeout.
 func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
+	if h.hooks.beforeAttempt != nil {
+		h.hooks.beforeAttempt(ctx, s.cfg.Name)
+	}
 	h.mu.Lock()
 	s.attempts++
 	h.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -75,22 +76,78 @@ func TestKillMidCall(t *testing.T) {
 }
 
 // A call made while the server is reconnecting waits for it and succeeds.
+// The test holds the reconnect until it has looked at the tool set and
+// the call is waiting, so a reconnect quicker than the test cannot make
+// either check pass without being made.
 func TestCallDuringReconnect(t *testing.T) {
-	h := start(t, nil, demoServer(t, "flaky"))
-	sub := h.Subscribe()
+	h := host.New(nil)
+	defer h.Close()
+	var hold atomic.Bool
+	release := make(chan struct{})
+	waiting := make(chan struct{}, 1)
+	h.SetHooks(host.Hooks{
+		BeforeAttempt: func(ctx context.Context, server string) {
+			if hold.Load() {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+		},
+		CallWaits: func(string) {
+			select {
+			case waiting <- struct{}{}:
+			default:
+			}
+		},
+	})
+	if err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "flaky")}); err != nil {
+		t.Fatal(err)
+	}
+	sub := h.Subscribe() // after Start: the connecting awaited is the reconnect's
 	defer sub.Close()
+	hold.Store(true) // every attempt from now on: the reconnect
 	if err := syscall.Kill(status(t, h, "flaky").PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	awaitState(t, sub, "flaky", host.StateConnecting)
+	if st := status(t, h, "flaky"); st.State != host.StateConnecting {
+		t.Fatalf("while the reconnect is held: %+v", st)
+	}
 	if tool, ok := toolNamed(h, "mcp__flaky__echo"); !ok {
 		t.Fatal("tool dropped from the set while its server reconnects")
-	} else if st := status(t, h, "flaky"); st.State == host.StateConnecting && !tool.Deferred {
+	} else if !tool.Deferred {
 		t.Error("tool of a reconnecting server is not deferred")
 	}
-	res, err := h.CallTool(context.Background(), "mcp__flaky__echo", map[string]any{"text": "in the gap"})
-	if err != nil || text(t, res) != "in the gap" {
-		t.Fatalf("call during reconnect: %v %+v", err, res)
+
+	type result struct {
+		text string
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := h.CallTool(context.Background(), "mcp__flaky__echo", map[string]any{"text": "in the gap"})
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		done <- result{text: host.ResultText(res)}
+	}()
+	select {
+	case <-waiting:
+	case r := <-done:
+		t.Fatalf("call returned while its server was reconnecting: %+v", r)
+	case <-time.After(faultBound):
+		t.Fatal("call neither waits nor returns")
+	}
+	close(release)
+	select {
+	case r := <-done:
+		if r.err != nil || r.text != "in the gap" {
+			t.Fatalf("call during reconnect: %+v", r)
+		}
+	case <-time.After(faultBound):
+		t.Fatal("call still waiting after its server was let reconnect")
 	}
 }
 

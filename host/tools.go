@@ -58,16 +58,14 @@ func (h *Host) rebuildToolsLocked() bool {
 	var entries []entry
 	var keys []toolKey
 	for _, s := range h.servers {
-		if s.admin != "" {
+		var tools []*mcp.Tool
+		deferred := false
+		switch s.offerLocked() {
+		case offerNone:
 			continue
-		}
-		tools, deferred := s.live, false
-		if s.session == nil {
-			// Deferred while a connect is running, or for a lazy server
-			// that the first call will start.
-			if !s.connecting && !(s.cfg.Lazy && s.err == nil) {
-				continue
-			}
+		case offerLive:
+			tools = s.live
+		case offerCached:
 			tools, deferred = s.cached, true
 		}
 		for _, t := range tools {
@@ -222,18 +220,18 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 			h.mu.Unlock()
 			return nil, key, 0, fmt.Errorf("%w %q", ErrUnknownTool, name)
 		}
-		if s.cfg.Lazy && s.err == nil && s.mayStartLocked() {
-			h.startLocked(s)
+		if s.cfg.Lazy && s.phase == phaseIdle {
+			h.startLocked(s) // a lazy server's first call
 		}
 		sess, settled, timeout := s.session, s.settled, s.cfg.EffectiveTimeout()
-		connecting := s.connecting
+		waits := s.phase.waits()
 		startup := s.cfg.EffectiveStartupTimeout()
 		why := s.err
 		h.mu.Unlock()
 		if sess != nil {
 			return sess, key, timeout, nil
 		}
-		if !connecting {
+		if !waits {
 			if why == nil {
 				why = errors.New("server is not connected")
 			}
@@ -243,6 +241,9 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 			timer := time.NewTimer(startup)
 			defer timer.Stop()
 			deadline = timer.C
+		}
+		if h.hooks.callWaits != nil {
+			h.hooks.callWaits(key.server)
 		}
 		// Wait for this attempt, then look again: a reload or a restart may
 		// have put a new entry or a new attempt in its place.

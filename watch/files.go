@@ -28,6 +28,13 @@ type fileWatcher struct {
 	mu      sync.Mutex
 	files   map[string]bool // the files that matter
 	watched map[string]bool // folders under watch
+	// seen counts the events that may have changed a file, and noticed is
+	// what seen was when the last notice went out: a test tells the notice
+	// for its change from a late one for an earlier change by them.
+	seen, noticed uint64
+	// observe, when set (by tests), sees every event the loop reads,
+	// relevant or not, in order.
+	observe func(fsnotify.Event)
 }
 
 func newFileWatcher(debounce time.Duration) (*fileWatcher, error) {
@@ -119,12 +126,19 @@ func (w *fileWatcher) loop() {
 				return
 			}
 			w.mu.Lock()
+			if w.observe != nil {
+				w.observe(ev)
+			}
 			relevant := w.relevantLocked(ev.Name)
 			if relevant && ev.Op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0 {
 				w.rearmLocked() // a folder appeared or went: watch the right ones
 			}
+			relevant = relevant && ev.Op != fsnotify.Chmod
+			if relevant {
+				w.seen++
+			}
 			w.mu.Unlock()
-			if !relevant || ev.Op == fsnotify.Chmod {
+			if !relevant {
 				continue
 			}
 			// Debounce: a save is often several events (truncate, write,
@@ -137,6 +151,9 @@ func (w *fileWatcher) loop() {
 			fire = timer.C
 		case <-fire:
 			fire = nil
+			w.mu.Lock()
+			w.noticed = w.seen
+			w.mu.Unlock()
 			select {
 			case w.changed <- struct{}{}:
 			default: // a notice is already pending

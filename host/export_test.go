@@ -1,0 +1,14 @@
+package host
+
+import "context"
+
+// Hooks are the host's test hooks (hooks.go), for the tests in host_test.
+type Hooks struct {
+	BeforeAttempt func(ctx context.Context, server string)
+	CallWaits     func(server string)
+}
+
+// SetHooks installs test hooks on a host that has not started yet.
+func (h *Host) SetHooks(k Hooks) {
+	h.hooks = hooks{beforeAttempt: k.BeforeAttempt, callWaits: k.CallWaits}
+}

@@ -1,0 +1,15 @@
+package host
+
+import "context"
+
+// hooks are points where a test can hold the host, or learn that it got
+// somewhere, which it could otherwise only guess at with sleeps. The zero
+// value does nothing. Only tests set them (export_test.go), before Start.
+type hooks struct {
+	// beforeAttempt runs on the supervisor's goroutine before every
+	// connect attempt, outside the lock and outside the startup timeout:
+	// blocking in it holds the attempt. It must return once ctx ends.
+	beforeAttempt func(ctx context.Context, server string)
+	// callWaits runs when a call starts waiting for its server to connect.
+	callWaits func(server string)
+}

@@ -1,0 +1,239 @@
+package host
+
+import "time"
+
+// phase is where a server is in its life. Only transitionLocked changes it
+// (a new server is placed in its first phase by newServer, before anyone
+// has seen it), and with it everything that follows from a phase: the
+// state event, the server's part of the tool set, and the settled channel
+// calls wait on. The public State is derived from it; an admin state
+// (disabled, blocked, …) is not a phase but holds from the config, and a
+// server that has one stays idle.
+//
+// The changes a server can go through (canBecome):
+//
+//	idle         → connecting    a lazy server's first call, or Restart
+//	starting     → connecting    its supervisor starts (Start, Reload, Restart)
+//	connecting   → connected     the first attempt worked
+//	connecting   → failed        it did not: nearly always a config problem
+//	connected    → reconnecting  the connection dropped
+//	reconnecting → reconnecting  another attempt failed: only the error changes
+//	reconnecting → connected     an attempt worked
+//	connected    → failed        a crash loop: given up on
+//	reconnecting → failed        (the same)
+//	failed       → connecting    Restart
+//	connecting, connected, reconnecting → starting   Restart swaps the supervisor
+//	not removed  → stopping      Disconnect, Close: announced later, or never
+//	not stopped  → stopped       Reload at once, Disconnect once the process is gone
+type phase int
+
+const (
+	// phaseIdle: nothing runs and nothing is pending. A lazy server waits
+	// here for its first call, and a server with an admin state for good.
+	phaseIdle phase = iota
+	// phaseStarting: in place and waiting for whoever put it there to
+	// start its supervisor: Start at once, Reload once the old process is
+	// gone, Restart once the old supervisor has ended. Calls wait.
+	phaseStarting
+	// phaseConnecting: the supervisor's first connect attempt. Calls wait.
+	phaseConnecting
+	// phaseConnected: a live session; calls go through it.
+	phaseConnected
+	// phaseReconnecting: the connection dropped, and the supervisor waits
+	// out the backoff and tries again. Calls wait.
+	phaseReconnecting
+	// phaseFailed: the first attempt failed, or the server crash-looped.
+	// Nothing runs until Restart or a config change.
+	phaseFailed
+	// phaseStopping: removed from the host, and not announced yet: its
+	// supervisor is ending and its process going.
+	phaseStopping
+	// phaseStopped: removed and announced as disconnected. Its supervisor
+	// may still be ending, but it changes nothing any more.
+	phaseStopped
+)
+
+var phaseNames = [...]string{"idle", "starting", "connecting", "connected", "reconnecting", "failed", "stopping", "stopped"}
+
+func (p phase) String() string { return phaseNames[p] }
+
+// waits reports whether calls to a server in p wait for it (on settled)
+// instead of failing.
+func (p phase) waits() bool {
+	return p == phaseStarting || p == phaseConnecting || p == phaseReconnecting
+}
+
+// supervised reports whether a supervisor is in charge of a server in p:
+// only it, or whoever stops it, moves the server on.
+func (p phase) supervised() bool {
+	return p == phaseConnecting || p == phaseConnected || p == phaseReconnecting
+}
+
+// removed reports whether the server is no longer part of the host.
+func (p phase) removed() bool { return p == phaseStopping || p == phaseStopped }
+
+// canBecome reports whether a server may go from p to next: the table in
+// the comment on phase.
+func (p phase) canBecome(next phase) bool {
+	switch next {
+	case phaseStarting:
+		return p.supervised()
+	case phaseConnecting:
+		return p == phaseIdle || p == phaseStarting || p == phaseFailed
+	case phaseConnected:
+		return p == phaseConnecting || p == phaseReconnecting
+	case phaseReconnecting:
+		return p == phaseConnected || p == phaseReconnecting
+	case phaseFailed:
+		return p.supervised()
+	case phaseStopping:
+		return !p.removed()
+	case phaseStopped:
+		return p != phaseStopped
+	}
+	return false // nothing goes back to idle
+}
+
+// state is the public state a server in p shows (SPEC F16).
+func (p phase) state(lazy bool) State {
+	switch p {
+	case phaseIdle:
+		if lazy {
+			return StateIdle
+		}
+	case phaseStarting, phaseConnecting, phaseReconnecting:
+		return StateConnecting
+	case phaseConnected:
+		return StateConnected
+	case phaseFailed:
+		return StateFailed
+	}
+	return StateDisconnected
+}
+
+// offer is which of its tools a server contributes to the tool set.
+type offer int
+
+const (
+	offerNone   offer = iota
+	offerCached       // deferred: the server is not connected yet, and a call waits for it
+	offerLive
+)
+
+// offerLocked says what the server contributes to the tool set: its live
+// tools when connected; its cached tools, deferred, while calls wait for
+// it or while it is a lazy server that the first call will start; nothing
+// otherwise.
+func (s *server) offerLocked() offer {
+	switch {
+	case s.admin != "" || s.phase.removed():
+		return offerNone
+	case s.phase == phaseConnected:
+		return offerLive
+	case s.phase.waits(), s.phase == phaseIdle && s.cfg.Lazy:
+		return offerCached
+	}
+	return offerNone
+}
+
+// stateLocked is the server's public state (SPEC F16): its admin state if
+// it has one, else what its phase shows.
+func (s *server) stateLocked() State {
+	if s.admin != "" {
+		return s.admin
+	}
+	return s.phase.state(s.cfg.Lazy)
+}
+
+// transitionLocked moves s to phase to. why is the error the new phase
+// shows (the cause of a drop or a failure; nil otherwise), and c the new
+// connection when to is connected. It is the only place a phase changes,
+// and it does what follows from the change, in the order waiters rely on:
+// the state event first, then the server's part of the tool set, and only
+// then are the calls waiting on settled woken, so whoever waited (Start, a
+// deferred call) finds both already published.
+//
+// A change of phase is announced with the public state it shows, except
+// entering stopping: Disconnect announces a removed server once its
+// process is gone, and Close not at all. Going to the same phase (another
+// failed reconnect) only records the new error. Entering stopping or
+// stopped leaves the tool set alone, since whoever removed the server
+// publishes the set without it, once (Disconnect at once, Reload when the
+// new entries are in place). So does a change that leaves the server's
+// part as it was (a supervisor starting), which is how Start and Reload
+// start many servers and publish them in one change.
+func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
+	from := s.phase
+	if !from.canBecome(to) {
+		// A bug in the host, not in a server: say so, and keep the state
+		// consistent rather than half-changed.
+		h.log.Error("impossible phase change refused", "server", s.cfg.Name, "from", from, "to", to)
+		return
+	}
+	before := s.offerLocked()
+	s.phase, s.err = to, why
+	if to != from {
+		s.since = time.Now()
+	}
+	if to == phaseConnected {
+		s.useLocked(c)
+	} else {
+		s.session, s.pid, s.live = nil, 0, nil
+	}
+	// A channel still open is kept, so calls already waiting (during a
+	// reload or a restart, say) are woken by the attempt that follows.
+	if to.waits() && isClosed(s.settled) {
+		s.settled = make(chan struct{})
+	}
+	if to != from && to != phaseStopping {
+		ev := Event{Type: EventState, Server: s.cfg.Name, State: to.state(s.cfg.Lazy), PID: s.pid}
+		if why != nil {
+			ev.Error = why.Error()
+		}
+		h.events.publish(ev)
+	}
+	if !to.removed() && s.offerLocked() != before {
+		h.rebuildToolsLocked()
+	}
+	if !to.waits() && !isClosed(s.settled) {
+		close(s.settled)
+	}
+}
+
+// useLocked takes in a new connection: its session and everything it
+// listed. The lists outlive the session (Status counts them, and the
+// cached tools stand in for the live ones until the next connection).
+func (s *server) useLocked(c *conn) {
+	s.session, s.transport, s.connectDur = c.sess, c.kind, c.took
+	s.pid = 0
+	if c.stdio != nil {
+		s.pid = c.stdio.PID()
+	}
+	s.live, s.cached = c.cat.tools, c.cat.tools
+	s.resources, s.templates, s.prompts = c.cat.resources, c.cat.templates, c.cat.prompts
+	s.initRes = c.sess.InitializeResult()
+}
+
+// removeLocked takes s out of the host for good, to stopping (announced
+// later by the caller, or never) or stopped (announced now), and stops its
+// supervisor. It returns a channel closed once the supervisor has ended,
+// its session closed and its process gone.
+func (h *Host) removeLocked(s *server, to phase) <-chan struct{} {
+	h.transitionLocked(s, to, nil, nil)
+	return s.stopSupervisorLocked()
+}
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
