@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
@@ -53,10 +54,19 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	}
 	var fresh []*server
 	for _, name := range append(append([]string(nil), diff.Changed...), diff.Added...) {
-		if _, ok := h.servers[name]; ok {
+		var last []*mcp.Tool
+		if prev, ok := h.servers[name]; ok {
+			last = prev.cached
 			stop(name)
 		}
 		s := h.newServer(byName[name])
+		if s.cached == nil && s.admin == "" {
+			// A restarting server keeps offering the tools it had, deferred,
+			// as a reconnecting one does: its names stay in the tool set
+			// and calls to them wait instead of failing as unknown. The
+			// cache has no entry for the new config yet.
+			s.cached = last
+		}
 		if s.phase == phaseStarting {
 			fresh = append(fresh, s)
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -139,5 +141,82 @@ func TestCallsDuringReload(t *testing.T) {
 	}
 	if _, err := h.CallTool(context.Background(), "mcp__moving__echo", map[string]any{"text": "x"}); err != nil {
 		t.Errorf("after reload: %v", err)
+	}
+}
+
+// TestReloadKeepsToolsWhileRestarting: a server whose config changed keeps
+// its tools in the set, deferred, until its new process is up, and a call
+// made in between waits for it instead of failing as an unknown tool. The
+// new connect attempt is held, so the gap is there every run.
+func TestReloadKeepsToolsWhileRestarting(t *testing.T) {
+	h := host.New(nil)
+	defer h.Close()
+	var hold atomic.Bool
+	release := make(chan struct{})
+	waiting := make(chan struct{}, 1)
+	h.SetHooks(host.Hooks{
+		BeforeAttempt: func(ctx context.Context, server string) {
+			if hold.Load() && server == "moving" {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+		},
+		CallWaits: func(string) {
+			select {
+			case waiting <- struct{}{}:
+			default:
+			}
+		},
+	})
+	moving := demoServer(t, "moving")
+	if err := h.Start(context.Background(), []config.ServerConfig{moving}); err != nil {
+		t.Fatal(err)
+	}
+	hold.Store(true)
+	changed := moving
+	changed.Args = append(append([]string(nil), moving.Args...), "--stderr-lines")
+	// With tools to offer, Reload returns at the startup gate; without,
+	// it would wait for the held attempt.
+	reloaded := make(chan error, 1)
+	go func() {
+		_, err := h.Reload(context.Background(), []config.ServerConfig{changed})
+		reloaded <- err
+	}()
+	select {
+	case err := <-reloaded:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(faultBound):
+		close(release)
+		t.Fatal("Reload waited for the restarting server: it had no tools to offer meanwhile")
+	}
+	if tool, ok := toolNamed(h, "mcp__moving__echo"); !ok {
+		t.Fatal("the restarting server's tool left the set")
+	} else if !tool.Deferred {
+		t.Error("the restarting server's tool is not deferred")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.CallTool(context.Background(), "mcp__moving__echo", map[string]any{"text": "in the gap"})
+		done <- err
+	}()
+	select {
+	case <-waiting:
+	case err := <-done:
+		t.Fatalf("call returned while its server was restarting: %v", err)
+	case <-time.After(faultBound):
+		t.Fatal("call neither waits nor returns")
+	}
+	close(release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("call after the restart: %v", err)
+		}
+	case <-time.After(faultBound):
+		t.Fatal("call did not return once the server was back")
 	}
 }
