@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"reflect"
 	"slices"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/glob"
 )
 
 // Tool is one exposed tool (SPEC F21).
@@ -95,7 +95,7 @@ func (h *Host) rebuildToolsLocked() bool {
 			InputSchema:  e.t.InputSchema,
 			OutputSchema: e.t.OutputSchema,
 			Annotations:  e.t.Annotations,
-			AutoApprove:  matchesAny(e.s.cfg.AutoApprove, k.tool),
+			AutoApprove:  glob.First(e.s.cfg.AutoApprove, k.tool) != "",
 			Deferred:     e.deferred,
 		})
 	}
@@ -126,19 +126,10 @@ func sameTools(a, b []Tool) bool {
 // allowed applies a server's tool filter (SPEC F29): deny wins, and an
 // empty allow list allows everything.
 func allowed(f config.ToolFilter, tool string) bool {
-	if matchesAny(f.Deny, tool) {
+	if glob.First(f.Deny, tool) != "" {
 		return false
 	}
-	return len(f.Allow) == 0 || matchesAny(f.Allow, tool)
-}
-
-func matchesAny(globs []string, name string) bool {
-	for _, g := range globs {
-		if ok, _ := path.Match(g, name); ok || g == name {
-			return true
-		}
-	}
-	return false
+	return len(f.Allow) == 0 || glob.First(f.Allow, tool) != ""
 }
 
 // ErrUnknownTool is returned for a tool name not in the tool set.
