@@ -14,7 +14,7 @@ type Transport string
 
 const (
 	// TransportAuto is a url without a type: streamable HTTP first, falling
-	// back to legacy SSE when the server rejects the POST (SPEC F10).
+	// back to legacy SSE when the server rejects the POST (DESIGN.md F10).
 	TransportAuto  Transport = ""
 	TransportStdio Transport = "stdio"
 	TransportHTTP  Transport = "http"
@@ -101,16 +101,16 @@ type ServerConfig struct {
 	Tools          ToolFilter    `json:"tools,omitzero"`
 	Lazy           bool          `json:"lazy,omitempty"`
 	// PingInterval, when set, pings the server that often; a server that
-	// stops answering is treated as dropped and reconnected (SPEC F32).
+	// stops answering is treated as dropped and reconnected (DESIGN.md F32).
 	PingInterval time.Duration `json:"pingInterval,omitempty"`
 
 	Source Source `json:"source"`
 
 	// Untrusted is set by discovery for a project-level server whose
-	// project has not been trusted (SPEC F6); the host lists it and never
+	// project has not been trusted (DESIGN.md F6); the host lists it and never
 	// starts it.
 	Untrusted bool `json:"untrusted,omitempty"`
-	// Blocked names the policy rule that forbids this server (SPEC F7); the
+	// Blocked names the policy rule that forbids this server (DESIGN.md F7); the
 	// host lists it and never starts it.
 	Blocked string `json:"blocked,omitempty"`
 	// DuplicateOf names another server that is this same server under

@@ -6,7 +6,7 @@ import (
 )
 
 // Diff says how a new list of server configs differs from an old one, by
-// name (SPEC F35). Each list keeps the order of the configs it came from.
+// name (DESIGN.md F35). Each list keeps the order of the configs it came from.
 type Diff struct {
 	// Added are names only in the new list.
 	Added []string `json:"added,omitempty"`

@@ -12,7 +12,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
-// Validate checks one server config after substitution (SPEC F4): a
+// Validate checks one server config after substitution (DESIGN.md F4): a
 // non-empty name; exactly one of command or url; a known type that agrees
 // with them; an http or https url with a host; timeouts in (0, MaxTimeout];
 // env and header names that can be sent.
@@ -35,7 +35,7 @@ func Validate(c *ServerConfig) error {
 	}
 	if c.Disabled && c.Command == "" && c.URL == "" && c.Type == TransportAuto {
 		// {"disabled": true} alone claims a name: it turns off a server of
-		// that name defined in another tool's config (SPEC F2).
+		// that name defined in another tool's config (DESIGN.md F2).
 		return nil
 	}
 	switch {

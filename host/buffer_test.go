@@ -10,7 +10,7 @@ import (
 )
 
 // Notifications that arrive while nobody subscribes wait in a bounded
-// buffer until drained (SPEC F26). go-sdk hands notifications to the host
+// buffer until drained (DESIGN.md F26). go-sdk hands notifications to the host
 // after the call's result, so the test awaits the last one through the
 // hub's test hook instead of a subscription, which would stop buffering.
 func TestNotificationsBufferedAndDrained(t *testing.T) {

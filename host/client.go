@@ -72,7 +72,7 @@ func (h *Host) newClient(s *server) *mcp.Client {
 }
 
 // listChanged refreshes one of a server's lists after */list_changed
-// (SPEC F26): debounced, one refresh at a time per list, and one more if
+// (DESIGN.md F26): debounced, one refresh at a time per list, and one more if
 // another notification came in meanwhile. A change event follows only
 // when the list really changed.
 func (h *Host) listChanged(s *server, sess *mcp.ClientSession, kind listKind) {

@@ -21,13 +21,13 @@ import (
 )
 
 // DefaultStartupGate is how long Start waits for servers before answering
-// with what it has (SPEC F13). A quarter second is short enough that a
+// with what it has (DESIGN.md F13). A quarter second is short enough that a
 // person does not notice, and long enough for local stdio servers.
 const DefaultStartupGate = 250 * time.Millisecond
 
 // ProtocolVersion is the MCP version the host asks for. go-sdk's default
 // first sends server/discover, which servers of this version may ignore
-// without answering, hanging the connect (SPEC F11).
+// without answering, hanging the connect (DESIGN.md F11).
 const ProtocolVersion = "2025-11-25"
 
 // Options configure a Host. The zero value is usable.
@@ -55,7 +55,7 @@ type Options struct {
 	// Empty means "switchboard" and Version.
 	ClientName, ClientVersion string
 
-	// Roots are offered to servers that ask for roots/list (SPEC F27).
+	// Roots are offered to servers that ask for roots/list (DESIGN.md F27).
 	Roots []*mcp.Root
 	// Sampling answers a server's sampling/createMessage request. Nil means
 	// sampling is not offered, and a server that asks anyway is refused.
@@ -74,7 +74,7 @@ type Options struct {
 }
 
 // DefaultNotificationBuffer is how many events wait for a consumer that
-// has not subscribed (SPEC F26).
+// has not subscribed (DESIGN.md F26).
 const DefaultNotificationBuffer = 100
 
 // NoToolPrefix as Options.ToolPrefix exposes tools as <server>__<tool>.
@@ -163,7 +163,7 @@ func New(opts *Options) *Host {
 	}
 }
 
-// Start adds servers and connects them all in parallel (SPEC F12, F13). It
+// Start adds servers and connects them all in parallel (DESIGN.md F12, F13). It
 // returns when every server has settled or the startup gate has passed,
 // whichever is first; after the gate, servers with cached tools go on in
 // the background (their tools deferred), while servers without a cache
@@ -209,7 +209,7 @@ type waiting struct {
 	cached  bool
 }
 
-// gate waits for pending servers as SPEC F13 says.
+// gate waits for pending servers as DESIGN.md F13 says.
 func (h *Host) gate(ctx context.Context, pending []waiting) error {
 	timer := time.NewTimer(h.opts.StartupGate)
 	defer timer.Stop()
@@ -270,7 +270,7 @@ func (h *Host) Subscribe() *Subscription { return h.events.subscribe() }
 func (h *Host) DrainEvents() []Event { return h.events.drain() }
 
 // Disconnect stops one server: its connection is closed, its process ended,
-// its tools removed (one change event), and it is forgotten (SPEC F33).
+// its tools removed (one change event), and it is forgotten (DESIGN.md F33).
 // Disconnecting an unknown server is not an error.
 func (h *Host) Disconnect(name string) error {
 	h.mu.Lock()
@@ -298,7 +298,7 @@ func (h *Host) Disconnect(name string) error {
 }
 
 // Restart disconnects a server and connects it again from its current
-// config, showing connecting meanwhile (SPEC F34). It also revives a server
+// config, showing connecting meanwhile (DESIGN.md F34). It also revives a server
 // given up on after a crash loop. Its tools stay listed, deferred.
 func (h *Host) Restart(name string) error {
 	h.mu.Lock()

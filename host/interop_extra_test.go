@@ -17,7 +17,7 @@ import (
 )
 
 // These tests drive what server-everything and server-filesystem send
-// back to the host (SPEC F25–F27): progress, log notifications, resource
+// back to the host (DESIGN.md F25–F27): progress, log notifications, resource
 // updates, sampling, elicitation and roots. Every wait is on host events,
 // bounded by await's generous limit.
 

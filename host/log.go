@@ -32,7 +32,7 @@ var (
 
 // classify says error only for a line that says so: many servers write all
 // their logging to stderr, and treating every stderr line as an error would
-// make a healthy server look broken (SPEC F17).
+// make a healthy server look broken (DESIGN.md F17).
 func classify(line string) LogLevel {
 	switch {
 	case errorWords.MatchString(line):

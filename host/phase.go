@@ -94,7 +94,7 @@ func (p phase) canBecome(next phase) bool {
 	return false // nothing goes back to idle
 }
 
-// state is the public state a server in p shows (SPEC F16).
+// state is the public state a server in p shows (DESIGN.md F16).
 func (p phase) state(lazy bool) State {
 	switch p {
 	case phaseIdle:
@@ -136,7 +136,7 @@ func (s *server) offerLocked() offer {
 	return offerNone
 }
 
-// stateLocked is the server's public state (SPEC F16): its admin state if
+// stateLocked is the server's public state (DESIGN.md F16): its admin state if
 // it has one, else what its phase shows.
 func (s *server) stateLocked() State {
 	if s.admin != "" {

@@ -8,7 +8,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
-// Reload makes the host run configs (SPEC F35). It compares them with the
+// Reload makes the host run configs (DESIGN.md F35). It compares them with the
 // current configs by name: added servers start, removed ones stop, changed
 // ones restart, and unchanged ones keep their session, their process and
 // their in-flight calls. A change of metadata only (auto-approve, request

@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// serverRequests wires the requests a server may send the host (SPEC F27)
+// serverRequests wires the requests a server may send the host (DESIGN.md F27)
 // to the embedder's handlers. A capability is advertised only when its
 // handler is set, so servers do not ask for what nobody can answer.
 func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {

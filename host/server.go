@@ -14,7 +14,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
 
-// State is a server's public state (SPEC F16).
+// State is a server's public state (DESIGN.md F16).
 type State string
 
 const (
@@ -27,7 +27,7 @@ const (
 	StateUntrusted    State = "untrusted"
 	StateNeedsAuth    State = "needs-auth"
 	// StateIdle is a lazy server not started yet: its cached tools are
-	// offered as deferred tools and the first call connects it (SPEC F19).
+	// offered as deferred tools and the first call connects it (DESIGN.md F19).
 	StateIdle State = "idle"
 	// StateDuplicate is a server that is another configured server under a
 	// second name (same command and args, or same url): connected once,

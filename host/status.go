@@ -9,7 +9,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
-// Status is what the host knows about one server (SPEC F16).
+// Status is what the host knows about one server (DESIGN.md F16).
 type Status struct {
 	Name      string           `json:"name"`
 	State     State            `json:"state"`

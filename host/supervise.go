@@ -13,7 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
 
-// Reconnect policy (SPEC F30, F31). A dropped server is retried after
+// Reconnect policy (DESIGN.md F30, F31). A dropped server is retried after
 // BackoffBase, doubling per recent failure up to BackoffMax, each delay
 // spread by ±BackoffJitter so servers that died together do not all come
 // back in the same instant. CrashLoopFailures failures within
@@ -90,7 +90,7 @@ type conn struct {
 
 // supervise owns a server's connection for as long as ctx lives: connect,
 // wait for the connection to drop, reconnect with backoff, and give up
-// after a crash loop (SPEC F30, F31). A first connect that fails is not
+// after a crash loop (DESIGN.md F30, F31). A first connect that fails is not
 // retried: that is nearly always a config problem, and the person should
 // see "failed" rather than endless attempts. When ctx ends, whoever ended
 // it has moved the server on already; the supervisor only closes what it
@@ -169,7 +169,7 @@ func (h *Host) afterSettled(s *server, c *conn) {
 }
 
 // connectOnce runs the pipeline for one attempt: dial, handshake, list
-// everything (SPEC F12), all bounded by the startup timeout.
+// everything (DESIGN.md F12), all bounded by the startup timeout.
 func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	if h.hooks.beforeAttempt != nil {
 		h.hooks.beforeAttempt(ctx, s.cfg.Name)

@@ -16,7 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/glob"
 )
 
-// Tool is one exposed tool (SPEC F21).
+// Tool is one exposed tool (DESIGN.md F21).
 type Tool struct {
 	Name         string               `json:"name"` // exposed, unique
 	Server       string               `json:"server"`
@@ -123,7 +123,7 @@ func sameTools(a, b []Tool) bool {
 	})
 }
 
-// allowed applies a server's tool filter (SPEC F29): deny wins, and an
+// allowed applies a server's tool filter (DESIGN.md F29): deny wins, and an
 // empty allow list allows everything.
 func allowed(f config.ToolFilter, tool string) bool {
 	if glob.First(f.Deny, tool) != "" {
@@ -150,11 +150,11 @@ func (e *CallError) Unwrap() error { return e.Err }
 
 // CallTool calls an exposed tool with args (anything that marshals to a
 // JSON object; nil means no arguments) through its server's live
-// connection (SPEC F23). A deferred tool first waits for its server to
+// connection (DESIGN.md F23). A deferred tool first waits for its server to
 // connect, bounded by the server's startup timeout, and a lazy server is
 // started. Each call is bounded by the server's request timeout.
 //
-// The result is kept whole (SPEC F24). A transport or protocol failure
+// The result is kept whole (DESIGN.md F24). A transport or protocol failure
 // returns both a result whose text says "MCP error: …" with IsError set,
 // so an agent sees it as tool output, and a *CallError. Cancelling ctx
 // aborts the call and sends notifications/cancelled to the server; then

@@ -19,7 +19,7 @@ type ViewFilter struct {
 }
 
 // View is a filtered window on a host's tools for a subagent or a gateway
-// client (SPEC F28). It shares the host's connections: each call looks the
+// client (DESIGN.md F28). It shares the host's connections: each call looks the
 // tool up again, so a reconnect underneath is invisible, and a view holds
 // nothing that needs closing.
 type View struct {

@@ -1,4 +1,4 @@
-// Package watch keeps a running host in step with its config files (SPEC
+// Package watch keeps a running host in step with its config files (DESIGN.md
 // F36): it watches every file discovery read and the folders where absent
 // ones would appear, reloads the host when they change, and keeps the last
 // good config running while a file does not parse.

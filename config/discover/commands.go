@@ -11,7 +11,7 @@ import (
 )
 
 // An env or header value that starts with "!" is a shell command whose
-// output is the value (SPEC F5): "GITHUB_TOKEN": "!gh auth token" keeps
+// output is the value (DESIGN.md F5): "GITHUB_TOKEN": "!gh auth token" keeps
 // the secret in the keychain rather than in the file. "!!" at the start
 // stands for a literal "!".
 

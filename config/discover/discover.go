@@ -1,4 +1,4 @@
-// Package discover finds every MCP server a person configured (SPEC
+// Package discover finds every MCP server a person configured (DESIGN.md
 // F1–F9): it reads each source's files, then applies the rules — filters,
 // trust, substitution, secret helpers, validation, policy, precedence,
 // duplicates — and reports what it found and why (DESIGN.md,
@@ -40,7 +40,7 @@ type Options struct {
 	// decides.
 	TrustProject bool
 	// NoProjectConfig drops every project-level entry, as if the project
-	// had no config files (SPEC F3). False reads them.
+	// had no config files (DESIGN.md F3). False reads them.
 	NoProjectConfig bool
 	// ExcludeNames drops servers whose name matches one of these globs
 	// (internal/glob), wherever they are defined. Nil drops none.
@@ -54,7 +54,7 @@ type Options struct {
 	// $SWITCHBOARD_POLICY, or /etc/switchboard/policy.json.
 	PolicyPath string
 	// RunCommand runs a "!command" secret helper and returns what it
-	// printed (SPEC F5); secretcmd.Runner.Run is one. It is asked only for
+	// printed (DESIGN.md F5); secretcmd.Runner.Run is one. It is asked only for
 	// servers that win their name and may start, and only where commands
 	// are allowed (user level, a file named with --config, a trusted
 	// project). Nil runs nothing: such a value is ErrNoCommandRunner.
@@ -65,9 +65,9 @@ type Options struct {
 	SkipCommands bool
 }
 
-// Discovery is what discovery found (SPEC F9). It never fails as a whole:
+// Discovery is what discovery found (DESIGN.md F9). It never fails as a whole:
 // a source that cannot be read is an error of that source, a server that
-// cannot be used has its Err, and everything else goes on (SPEC F8).
+// cannot be used has its Err, and everything else goes on (DESIGN.md F8).
 type Discovery struct {
 	// Servers is the winning definition of each name, in precedence
 	// order: disabled, untrusted, blocked, invalid (Err) and duplicate
@@ -145,7 +145,7 @@ type LostServer struct {
 }
 
 // Shadowed is a server config that lost to an earlier one of the same name
-// (SPEC F2: the first definition wins; entries are not merged).
+// (DESIGN.md F2: the first definition wins; entries are not merged).
 type Shadowed struct {
 	Config config.ServerConfig
 	By     config.Source // where the winning definition is; zero when it was dropped
@@ -153,7 +153,7 @@ type Shadowed struct {
 	Reason string
 }
 
-// Discover reads every source (SPEC §8) and applies the rules. ctx bounds
+// Discover reads every source (DESIGN.md, "Sources") and applies the rules. ctx bounds
 // the secret helpers it runs.
 func Discover(ctx context.Context, opts Options) *Discovery {
 	env := opts.normalizedEnv()
@@ -293,7 +293,7 @@ func (d *Discovery) read(rep *SourceReport, required bool) ([]byte, bool) {
 }
 
 // parse runs a provider's parser on one file, turning a panic into an
-// error of that source (SPEC F8).
+// error of that source (DESIGN.md F8).
 func (d *Discovery) parse(rep *SourceReport, p *source.Provider, loc source.Location, data []byte, env source.Env) (entries []source.Entry) {
 	var warnings []*config.Diagnostic
 	var err error
@@ -322,7 +322,7 @@ func (d *Discovery) parse(rep *SourceReport, p *source.Provider, loc source.Loca
 	return entries
 }
 
-// decideTrust sets ProjectTrusted from the trust store (SPEC F6).
+// decideTrust sets ProjectTrusted from the trust store (DESIGN.md F6).
 func (d *Discovery) decideTrust(opts Options, env source.Env) {
 	if len(d.ProjectFiles) == 0 || opts.NoProjectConfig {
 		return

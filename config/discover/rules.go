@@ -20,13 +20,13 @@ type candidate struct {
 }
 
 // claims reports whether a definition may take its name from a later one
-// (SPEC F2): an untrusted or blocked one may not, or a cloned repository
+// (DESIGN.md F2): an untrusted or blocked one may not, or a cloned repository
 // could hijack a name the person defined elsewhere. A disabled or invalid
 // one does: that is how a person turns a server off.
 func (k *candidate) claims() bool { return !k.Config.Untrusted && k.Config.Blocked == "" }
 
 // applyRules turns the definitions, in precedence order, into d.Servers
-// and d.Shadowed (SPEC F2–F7).
+// and d.Shadowed (DESIGN.md F2–F7).
 func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Options, env source.Env) {
 	policyPath := opts.PolicyPath
 	if policyPath == "" {
@@ -127,7 +127,7 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 	}
 }
 
-// finish runs a definition's "!command"s, now that it may win (SPEC F5):
+// finish runs a definition's "!command"s, now that it may win (DESIGN.md F5):
 // only for one that would start, and only where commands are allowed —
 // user level, a file named with --config, or a trusted project.
 func (d *Discovery) finish(ctx context.Context, k *candidate, opts Options) {

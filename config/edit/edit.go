@@ -1,4 +1,4 @@
-// Package edit changes entries of switchboard's own config file (SPEC
+// Package edit changes entries of switchboard's own config file (DESIGN.md
 // F37): add, remove, enable, disable, auto-approve. It patches the JSONC
 // document in place, so a person's comments, key order, indentation and
 // blank lines survive every edit; only the entry touched changes

@@ -1,5 +1,5 @@
 // Package policy is the administrator's say over which servers may run at
-// all (SPEC F7), read from a file and checked before any connection; a
+// all (DESIGN.md F7), read from a file and checked before any connection; a
 // file that cannot be read blocks everything (DESIGN.md, "Policy").
 package policy
 
@@ -16,7 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/glob"
 )
 
-// An administrator's policy (SPEC F7) says which servers may run at all,
+// An administrator's policy (DESIGN.md F7) says which servers may run at all,
 // before any connection. It is a JSON file:
 //
 //	{

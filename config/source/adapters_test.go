@@ -394,7 +394,7 @@ func TestProviderLocations(t *testing.T) {
 	}
 }
 
-// TestProvidersOrder: All lists the providers as the SPEC §8 table
+// TestProvidersOrder: All lists the providers as the DESIGN.md "Sources" list
 // does, each once, each complete.
 func TestProvidersOrder(t *testing.T) {
 	var ids []string

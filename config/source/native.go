@@ -14,7 +14,7 @@ const NativeName = "switchboard"
 // Native is switchboard's own format, documented in README.md ("Config"):
 // the mcpServers map Claude Desktop introduced, with every field
 // switchboard has, in a JSONC file (comments and trailing commas allowed,
-// as in VS Code's mcp.json). Its files come first in precedence (SPEC §8).
+// as in VS Code's mcp.json). Its files come first in precedence (DESIGN.md, "Sources").
 var Native = &Provider{
 	Name: NativeName,
 	ID:   "switchboard",

@@ -1,5 +1,5 @@
 // Package source reads the MCP server configs of every tool switchboard
-// knows (SPEC F1, §8): our own file and Claude Code's, Cursor's, VS
+// knows (DESIGN.md F1, §8): our own file and Claude Code's, Cursor's, VS
 // Code's, … each in a file of its own, all through one positioned tree and
 // one entry decoder (DESIGN.md, "Sources"). It turns files into canonical
 // configs; which definition wins is discovery's business.
@@ -92,7 +92,7 @@ type Location struct {
 	Key string
 }
 
-// Provider is one tool's config format (SPEC F1, §8): where its files are
+// Provider is one tool's config format (DESIGN.md F1, §8): where its files are
 // and how to turn one into canonical server configs.
 type Provider struct {
 	// Name is the tool's name as people know it: "Claude Code", "Cursor".
@@ -105,7 +105,7 @@ type Provider struct {
 	Locations func(env Env) []Location
 	// Parse turns one file into entries in file order, with Source
 	// (provider, path, level, line) filled in and nothing substituted yet:
-	// discovery substitutes once trust is known (SPEC F5, F6). A server
+	// discovery substitutes once trust is known (DESIGN.md F5, F6). A server
 	// with a field of the wrong type has Err set (a *config.Diagnostic
 	// naming file:line:column and field) and still claims its name; a file
 	// that cannot be parsed at all is err, a *config.Diagnostic with its
@@ -120,10 +120,11 @@ type Provider struct {
 	Sniff func(path string, data []byte) bool
 }
 
-// All returns every provider in precedence order, the order of the SPEC
-// §8 table: a server name defined by an earlier provider shadows the same
-// name in a later one (SPEC F2). This list is the only place that order
-// is written. The slice is the caller's; the providers are shared.
+// All returns every provider in precedence order, the order of
+// DESIGN.md's "Sources" list: a server name defined by an earlier provider
+// shadows the same name in a later one (DESIGN.md F2). This list is the
+// only place that order is written. The slice is the caller's; the
+// providers are shared.
 func All() []*Provider {
 	return []*Provider{
 		Native,        // native.go

@@ -1,5 +1,5 @@
 // Package trust remembers which projects a person trusted, and with which
-// config files (SPEC F6): a project's config can start programs, and a
+// config files (DESIGN.md F6): a project's config can start programs, and a
 // cloned repository is someone else's (DESIGN.md, "Trust").
 package trust
 

@@ -138,7 +138,7 @@ func resolveTool(tools []host.Tool, name string) (string, error) {
 	return t.Name, err
 }
 
-// printResult renders a result for a person (SPEC F24 keeps it whole; this
+// printResult renders a result for a person (DESIGN.md F24 keeps it whole; this
 // only chooses how to show each part).
 func (ios IO) printResult(res *mcp.CallToolResult, outDir string) error {
 	w := ios.Out

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes (SPEC F48).
+// Exit codes (DESIGN.md F48).
 const (
 	ExitOK      = 0
 	ExitFailure = 1 // a tool returned isError, or a server failed
@@ -118,7 +118,7 @@ func isUnknownCommand(err error) bool {
 	return strings.HasPrefix(err.Error(), "unknown command ")
 }
 
-// oneLine keeps an error to one line on the terminal (SPEC F48).
+// oneLine keeps an error to one line on the terminal (DESIGN.md F48).
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // completeServers completes server names from the configs, without
-// connecting anything (SPEC F49).
+// connecting anything (DESIGN.md F49).
 func completeServers(f *Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {

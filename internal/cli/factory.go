@@ -39,7 +39,7 @@ type Factory struct {
 	// with the global flags' project, trust and exclusions applied.
 	Discover func(discoverMode) (*discover.Discovery, error)
 	// Demo is the config that stands in when discovery found nothing at
-	// all (SPEC F45). It returns no servers when nothing may stand in:
+	// all (DESIGN.md F45). It returns no servers when nothing may stand in:
 	// with --config the person named the files, and an empty one is empty.
 	// Nil means no demo.
 	Demo func() ([]config.ServerConfig, error)
@@ -110,7 +110,7 @@ type globalOptions struct {
 	gate         time.Duration
 	verbose      bool
 	// secrets runs "!command" secret helpers for every discovery of this
-	// process, so a reload does not run them again (SPEC F5).
+	// process, so a reload does not run them again (DESIGN.md F5).
 	secrets secretcmd.Runner
 }
 
@@ -164,7 +164,7 @@ func (g *globalOptions) discoverOptions() (discover.Options, error) {
 		ExcludeNames:    g.exclude,
 		RunCommand:      g.secrets.Run,
 	}
-	// The user's standing exclude list (SPEC F3) lives in the environment,
+	// The user's standing exclude list (DESIGN.md F3) lives in the environment,
 	// beside the shell profile that knows which servers a person never wants.
 	if v, ok := lookup("SWITCHBOARD_EXCLUDE"); ok {
 		for _, glob := range strings.Split(v, ",") {

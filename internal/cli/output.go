@@ -16,7 +16,7 @@ import (
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // color reports whether to colour output to a stream: only on a terminal,
-// and never when NO_COLOR is set (SPEC F47).
+// and never when NO_COLOR is set (DESIGN.md F47).
 func (ios IO) color(tty bool) bool {
 	return tty && ios.Getenv("NO_COLOR") == "" && ios.Getenv("TERM") != "dumb"
 }
@@ -53,7 +53,7 @@ func stateColor(s host.State) string {
 	return ansiYellow
 }
 
-// serverTable prints the health table (SPEC F45) on stdout.
+// serverTable prints the health table (DESIGN.md F45) on stdout.
 func (ios IO) serverTable(statuses []host.Status) {
 	colorOn := ios.color(ios.OutTTY)
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)

@@ -8,7 +8,7 @@ import (
 )
 
 // progress shows servers settling while a command waits for them, one line
-// each, on a terminal only (SPEC F47). Piped output gets nothing.
+// each, on a terminal only (DESIGN.md F47). Piped output gets nothing.
 type progress struct {
 	sub  *host.Subscription
 	done chan struct{}

@@ -23,7 +23,7 @@ type loaded struct {
 }
 
 // load discovers the configs; when nothing is found anywhere it falls back
-// to the demo config (SPEC F45), if one may stand in.
+// to the demo config (DESIGN.md F45), if one may stand in.
 func (f *Factory) load(mode discoverMode) (*loaded, error) {
 	d, err := f.Discover(mode)
 	if err != nil {

@@ -12,7 +12,7 @@ type statusOptions struct {
 }
 
 // runStatus is `switchboard` with no command: connect everything, wait for
-// every server, print the health table (SPEC F45). Exit 1 when an enabled
+// every server, print the health table (DESIGN.md F45). Exit 1 when an enabled
 // server failed or a config file could not be read.
 func runStatus(ctx context.Context, o *statusOptions) error {
 	s, err := o.startHost(ctx, true)

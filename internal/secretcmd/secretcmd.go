@@ -1,5 +1,5 @@
 // Package secretcmd runs the "!command" secret helpers a config may name
-// for an env or header value (SPEC F5: "GITHUB_TOKEN": "!gh auth token"),
+// for an env or header value (DESIGN.md F5: "GITHUB_TOKEN": "!gh auth token"),
 // remembering what each printed, so a reload or a second server with the
 // same secret does not run the helper again. Discovery gets a Runner
 // through its options; nothing here is package state (DESIGN.md,

@@ -1,6 +1,6 @@
 // Package toolcache keeps each server's last tool list on disk, so a host can
 // offer a slow server's tools (deferred) before the server has answered
-// (SPEC F13, F15).
+// (DESIGN.md F13, F15).
 package toolcache
 
 import (

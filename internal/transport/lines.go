@@ -45,7 +45,7 @@ const maxFrame = mcp.DefaultMaxLineLength
 // jsonLineFilter passes through the lines of a server's stdout that are JSON
 // and drops the others, reporting each dropped line. go-sdk treats any
 // non-JSON line as a fatal protocol error, yet servers print banners and
-// debug output to stdout (SPEC F17).
+// debug output to stdout (DESIGN.md F17).
 type jsonLineFilter struct {
 	rc      io.ReadCloser
 	br      *bufio.Reader

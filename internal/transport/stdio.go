@@ -16,7 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/procgroup"
 )
 
-// Shutdown grace periods for stdio servers (SPEC F17). A well-behaved server
+// Shutdown grace periods for stdio servers (DESIGN.md F17). A well-behaved server
 // exits as soon as its stdin closes, so the first wait only needs to cover a
 // flush; a server that ignores SIGTERM gets the second wait before SIGKILL.
 const (

@@ -39,7 +39,7 @@ func (h Hooks) skipped(line string) {
 }
 
 // defaultEnv names the variables a stdio server inherits from the host's own
-// environment (SPEC F17). Anything else, secrets in particular, reaches a
+// environment (DESIGN.md F17). Anything else, secrets in particular, reaches a
 // server only through its config's env.
 var defaultEnv = []string{
 	"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE",
