@@ -488,7 +488,7 @@ func TestDiscoverPanickingProvider(t *testing.T) {
 		Sniff: func(string, []byte) bool { return false },
 	}
 	bad := &source.Provider{Name: "Bad", ID: "bad", Locations: func(source.Env) []source.Location { panic("no") }}
-	d := m.discover(func(o *Options) { o.Providers = []*source.Provider{bad, boom, source.Cursor} })
+	d := m.discover(func(o *Options) { o.Providers = []*source.Provider{bad, boom, source.ByID("cursor")} })
 	if len(d.Errors) != 2 || !strings.Contains(d.Errors[1].Error(), "kaboom") {
 		t.Errorf("errors %v", d.Errors)
 	}

@@ -34,8 +34,8 @@ const claudeLocalKey = "local"
 
 var claudeDialect = &dialect{}
 
-// ClaudeCode is Claude Code's format.
-var ClaudeCode = &Provider{
+// claudeCodeFormat is Claude Code's format.
+var claudeCodeFormat = &Provider{
 	Name:      "Claude Code",
 	ID:        "claude-code",
 	Locations: claudeCodeLocations,

@@ -10,8 +10,8 @@ import "github.com/switchboard-mcp/switchboard/config"
 // servers from this file — remote ones are added as connectors in its UI —
 // but a "url" entry in the shape Claude Code uses is read all the same. It
 // has no project level.
-// ClaudeDesktop is Claude Desktop's format.
-var ClaudeDesktop = &Provider{
+// claudeDesktopFormat is Claude Desktop's format.
+var claudeDesktopFormat = &Provider{
 	Name: "Claude Desktop",
 	ID:   "claude-desktop",
 	Locations: func(env Env) []Location {

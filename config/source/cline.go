@@ -25,8 +25,8 @@ var clineDialect = &dialect{
 	timeout:     time.Second,
 }
 
-// Cline is Cline's format.
-var Cline = &Provider{
+// clineFormat is Cline's format.
+var clineFormat = &Provider{
 	Name: "Cline",
 	ID:   "cline",
 	Locations: func(env Env) []Location {

@@ -12,7 +12,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
-// Codex reads OpenAI Codex's config.toml: ~/.codex/config.toml (or
+// codexFormat reads OpenAI Codex's config.toml: ~/.codex/config.toml (or
 // $CODEX_HOME/config.toml) for the user, .codex/config.toml in a project.
 //
 // It follows the Codex MCP docs (developers.openai.com/codex/mcp) and the
@@ -34,7 +34,7 @@ import (
 // one stays "${VAR}". A header in both http_headers and env_http_headers
 // becomes "${VAR:-static}": the variable when set, as in Codex. An inline bearer_token is rejected, as Codex does.
 // Unknown fields (required, scopes, oauth_resource, …) are ignored.
-var Codex = &Provider{
+var codexFormat = &Provider{
 	Name:      codexName,
 	ID:        "codex",
 	Locations: codexLocations,

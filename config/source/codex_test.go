@@ -12,8 +12,8 @@ import (
 
 func TestCodexSample(t *testing.T) {
 	const file = "codex/config.toml"
-	got, warnings := foreignSample(t, Codex, file, config.LevelUser)
-	src := func(line int) config.Source { return foreignSource(Codex, file, config.LevelUser, line) }
+	got, warnings := foreignSample(t, codexFormat, file, config.LevelUser)
+	src := func(line int) config.Source { return foreignSource(codexFormat, file, config.LevelUser, line) }
 	want := []config.ServerConfig{{
 		Name:    "context7",
 		Type:    config.TransportStdio,
@@ -73,7 +73,7 @@ func TestCodexSample(t *testing.T) {
 }
 
 func TestCodexCases(t *testing.T) {
-	runForeignCases(t, Codex, "config.toml", []foreignCase{
+	runForeignCases(t, codexFormat, "config.toml", []foreignCase{
 		{name: "empty", in: "\n# nothing\n"},
 		{name: "no servers", in: "model = \"o3\"\n[features]\nx = true\n"},
 		{
@@ -155,13 +155,13 @@ func TestCodexLocations(t *testing.T) {
 		{Path: "/src/app/.codex/config.toml", Level: config.LevelProject},
 		{Path: "/home/ada/.codex/config.toml", Level: config.LevelUser},
 	}
-	if diff := cmp.Diff(want, Codex.Locations(env)); diff != "" {
+	if diff := cmp.Diff(want, codexFormat.Locations(env)); diff != "" {
 		t.Errorf("Locations (-want +got):\n%s", diff)
 	}
 	env.Lookup = config.MapLookup(map[string]string{"CODEX_HOME": "/etc/codex"})
 	env.ProjectDir = ""
 	want = []Location{{Path: "/etc/codex/config.toml", Level: config.LevelUser}}
-	if diff := cmp.Diff(want, Codex.Locations(env)); diff != "" {
+	if diff := cmp.Diff(want, codexFormat.Locations(env)); diff != "" {
 		t.Errorf("Locations with CODEX_HOME (-want +got):\n%s", diff)
 	}
 }
@@ -179,7 +179,7 @@ func TestCodexSniff(t *testing.T) {
 		{"mcp.json", `{"mcpServers": {}}`, false},
 		{"config.yaml", "extensions:\n", false},
 	} {
-		if got := Codex.Sniff(tt.path, []byte(tt.data)); got != tt.want {
+		if got := codexFormat.Sniff(tt.path, []byte(tt.data)); got != tt.want {
 			t.Errorf("Sniff(%q, %q) = %v, want %v", tt.path, tt.data, got, tt.want)
 		}
 	}
@@ -201,6 +201,6 @@ func FuzzCodex(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzForeign(t, Codex, "f.toml", data)
+		fuzzForeign(t, codexFormat, "f.toml", data)
 	})
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
-// Continue reads Continue's MCP servers: the "mcpServers" list of
+// continueFormat reads Continue's MCP servers: the "mcpServers" list of
 // ~/.continue/config.yaml (or $CONTINUE_GLOBAL_DIR/config.yaml) for the
 // user, and the block files in a project's .continue/mcpServers/ folder.
 //
@@ -39,7 +39,7 @@ import (
 // skipped with a warning. The old config.json and its
 // experimental.modelContextProtocolServers are no longer documented and
 // are not read.
-var Continue = &Provider{
+var continueFormat = &Provider{
 	Name:      continueName,
 	ID:        "continue",
 	Locations: continueLocations,

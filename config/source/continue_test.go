@@ -12,8 +12,8 @@ import (
 
 func TestContinueSample(t *testing.T) {
 	const file = "continue/config.yaml"
-	got, warnings := foreignSample(t, Continue, file, config.LevelUser)
-	src := func(line int) config.Source { return foreignSource(Continue, file, config.LevelUser, line) }
+	got, warnings := foreignSample(t, continueFormat, file, config.LevelUser)
+	src := func(line int) config.Source { return foreignSource(continueFormat, file, config.LevelUser, line) }
 	want := []config.ServerConfig{{
 		Name:    "SQLite MCP",
 		Type:    config.TransportStdio,
@@ -73,7 +73,7 @@ func TestContinueProject(t *testing.T) {
 	}
 	dir := filepath.Join(project, ".continue", "mcpServers")
 	env := Env{ProjectDir: project, Lookup: config.MapLookup(nil)}
-	locs := Continue.Locations(env)
+	locs := continueFormat.Locations(env)
 	wantLocs := []Location{
 		{Path: filepath.Join(dir, "mcp.json"), Level: config.LevelProject},
 		{Path: filepath.Join(dir, "playwright-mcp.yaml"), Level: config.LevelProject},
@@ -87,7 +87,7 @@ func TestContinueProject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		servers, warnings, err := parseConfigs(Continue, loc, data, env)
+		servers, warnings, err := parseConfigs(continueFormat, loc, data, env)
 		if err != nil || len(warnings) > 0 {
 			t.Fatalf("Parse(%s): %v, warnings %v", loc.Path, err, diagTexts(warnings))
 		}
@@ -123,7 +123,7 @@ func TestContinueProject(t *testing.T) {
 }
 
 func TestContinueCases(t *testing.T) {
-	runForeignCases(t, Continue, "config.yaml", []foreignCase{
+	runForeignCases(t, continueFormat, "config.yaml", []foreignCase{
 		{name: "empty", in: ""},
 		{name: "no servers", in: "name: x\nversion: 1.0.0\nmodels: []\n"},
 		{
@@ -160,7 +160,7 @@ func TestContinueCases(t *testing.T) {
 		{name: "mcpServers a string", in: "mcpServers: none\n", fileErr: `config.yaml:1:13: field "mcpServers": want a list of servers, got string`},
 		{name: "bad YAML", in: "mcpServers:\n  - name: a\n  command: x\n", fileErr: `config.yaml:3:3: did not find expected '-' indicator`},
 	})
-	runForeignCases(t, Continue, "mcp.json", []foreignCase{
+	runForeignCases(t, continueFormat, "mcp.json", []foreignCase{
 		{name: "JSON list", in: `{"mcpServers": [{"name": "a", "command": "a"}]}`, want: []config.ServerConfig{{Name: "a", Type: config.TransportStdio, Command: "a"}}},
 		{name: "bad JSON", in: `{"mcpServers": {"a": }}`, fileErr: `mcp.json:1:22: invalid character '}' at start of value`},
 	})
@@ -169,12 +169,12 @@ func TestContinueCases(t *testing.T) {
 func TestContinueLocations(t *testing.T) {
 	env := Env{Home: "/home/ada", ProjectDir: "/nonexistent/project", Lookup: config.MapLookup(nil)}
 	want := []Location{{Path: "/home/ada/.continue/config.yaml", Level: config.LevelUser}}
-	if diff := cmp.Diff(want, Continue.Locations(env)); diff != "" {
+	if diff := cmp.Diff(want, continueFormat.Locations(env)); diff != "" {
 		t.Errorf("Locations (-want +got):\n%s", diff)
 	}
 	env.Lookup = config.MapLookup(map[string]string{"CONTINUE_GLOBAL_DIR": "/opt/continue"})
 	want = []Location{{Path: "/opt/continue/config.yaml", Level: config.LevelUser}}
-	if diff := cmp.Diff(want, Continue.Locations(env)); diff != "" {
+	if diff := cmp.Diff(want, continueFormat.Locations(env)); diff != "" {
 		t.Errorf("Locations with CONTINUE_GLOBAL_DIR (-want +got):\n%s", diff)
 	}
 }
@@ -190,7 +190,7 @@ func TestContinueSniff(t *testing.T) {
 		{"config.yaml", "extensions:\n  a: {}\n", false},
 		{"mcp.json", `{"mcpServers": {}}`, false},
 	} {
-		if got := Continue.Sniff(tt.path, []byte(tt.data)); got != tt.want {
+		if got := continueFormat.Sniff(tt.path, []byte(tt.data)); got != tt.want {
 			t.Errorf("Sniff(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}
@@ -211,6 +211,6 @@ func FuzzContinue(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzForeign(t, Continue, "f.yaml", data)
+		fuzzForeign(t, continueFormat, "f.yaml", data)
 	})
 }

@@ -22,8 +22,8 @@ import (
 // else is not supported and fails that server.
 var crushDialect = &dialect{disabled: true, disabledTools: "disabled_tools", timeout: time.Second}
 
-// Crush is Crush's format.
-var Crush = &Provider{
+// crushFormat is Crush's format.
+var crushFormat = &Provider{
 	Name: "Crush",
 	ID:   "crush",
 	Locations: func(env Env) []Location {

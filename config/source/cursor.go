@@ -28,8 +28,8 @@ var cursorDialect = &dialect{
 	},
 }
 
-// Cursor is Cursor's format.
-var Cursor = &Provider{
+// cursorFormat is Cursor's format.
+var cursorFormat = &Provider{
 	Name: "Cursor",
 	ID:   "cursor",
 	Locations: func(env Env) []Location {

@@ -49,8 +49,8 @@ var geminiDialect = &dialect{
 	},
 }
 
-// Gemini is Gemini CLI's format.
-var Gemini = &Provider{
+// geminiFormat is Gemini CLI's format.
+var geminiFormat = &Provider{
 	Name: "Gemini CLI",
 	ID:   "gemini",
 	Locations: func(env Env) []Location {

@@ -11,7 +11,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
-// Goose reads the "extensions" of Goose's config.yaml,
+// gooseFormat reads the "extensions" of Goose's config.yaml,
 // ~/.config/goose/config.yaml ($XDG_CONFIG_HOME/goose). Goose has no
 // project-level file.
 //
@@ -32,7 +32,7 @@ import (
 // and "enabled" (false disables), "timeout" in seconds, and
 // "available_tools" (the tools to load; empty means all), our allow list.
 // "name", "display_name", "description" and "bundled" are ignored.
-var Goose = &Provider{
+var gooseFormat = &Provider{
 	Name:      gooseName,
 	ID:        "goose",
 	Locations: gooseLocations,

@@ -13,8 +13,8 @@ import (
 
 func TestGooseSample(t *testing.T) {
 	const file = "goose/config.yaml"
-	got, warnings := foreignSample(t, Goose, file, config.LevelUser)
-	src := func(line int) config.Source { return foreignSource(Goose, file, config.LevelUser, line) }
+	got, warnings := foreignSample(t, gooseFormat, file, config.LevelUser)
+	src := func(line int) config.Source { return foreignSource(gooseFormat, file, config.LevelUser, line) }
 	want := []config.ServerConfig{{
 		Name:    "filesystem",
 		Type:    config.TransportStdio,
@@ -66,7 +66,7 @@ func TestGooseSample(t *testing.T) {
 }
 
 func TestGooseCases(t *testing.T) {
-	runForeignCases(t, Goose, "config.yaml", []foreignCase{
+	runForeignCases(t, gooseFormat, "config.yaml", []foreignCase{
 		{name: "empty", in: ""},
 		{name: "comments only", in: "# goose\n"},
 		{name: "no extensions", in: "GOOSE_PROVIDER: openai\n"},
@@ -137,7 +137,7 @@ func TestGooseAliasBomb(t *testing.T) {
 	}
 	b.WriteString("extensions: {}\n")
 	start := time.Now()
-	_, _, err := parseConfigs(Goose, Location{Path: "config.yaml"}, []byte(b.String()), Env{})
+	_, _, err := parseConfigs(gooseFormat, Location{Path: "config.yaml"}, []byte(b.String()), Env{})
 	if err == nil || !strings.Contains(err.Error(), "expands to more than") {
 		t.Errorf("err = %v, want the expansion limit", err)
 	}
@@ -149,10 +149,10 @@ func TestGooseAliasBomb(t *testing.T) {
 func TestGooseLocations(t *testing.T) {
 	env := Env{Home: "/home/ada", ProjectDir: "/src/app", Lookup: config.MapLookup(map[string]string{"XDG_CONFIG_HOME": "/xdg"})}
 	want := []Location{{Path: "/xdg/goose/config.yaml", Level: config.LevelUser}}
-	if diff := cmp.Diff(want, Goose.Locations(env)); diff != "" {
+	if diff := cmp.Diff(want, gooseFormat.Locations(env)); diff != "" {
 		t.Errorf("Locations (-want +got):\n%s", diff)
 	}
-	if got := Goose.Locations(Env{Lookup: config.MapLookup(nil)}); len(got) != 0 {
+	if got := gooseFormat.Locations(Env{Lookup: config.MapLookup(nil)}); len(got) != 0 {
 		t.Errorf("Locations without a home = %v, want none", got)
 	}
 }
@@ -167,7 +167,7 @@ func TestGooseSniff(t *testing.T) {
 		{"config.yaml", "name: x\nmcpServers:\n  - name: a\n", false},
 		{"goose.json", "extensions:\n", false},
 	} {
-		if got := Goose.Sniff(tt.path, []byte(tt.data)); got != tt.want {
+		if got := gooseFormat.Sniff(tt.path, []byte(tt.data)); got != tt.want {
 			t.Errorf("Sniff(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}
@@ -189,6 +189,6 @@ func FuzzGoose(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzForeign(t, Goose, "f.yaml", data)
+		fuzzForeign(t, gooseFormat, "f.yaml", data)
 	})
 }

@@ -15,8 +15,8 @@ import (
 // from the environment, as discovery does.
 var kiroDialect = &dialect{disabled: true, autoApprove: "autoApprove", disabledTools: "disabledTools"}
 
-// Kiro is Kiro's format.
-var Kiro = &Provider{
+// kiroFormat is Kiro's format.
+var kiroFormat = &Provider{
 	Name: "Kiro",
 	ID:   "kiro",
 	Locations: func(env Env) []Location {

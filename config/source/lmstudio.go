@@ -7,8 +7,8 @@ import "github.com/switchboard-mcp/switchboard/config"
 // Cursor's mcp.json notation": {"mcpServers": {name: entry}} with
 // "command", "args", "env" for a local server and "url", "headers" for a
 // remote one. There is no project level.
-// LMStudio is LM Studio's format.
-var LMStudio = &Provider{
+// lmstudioFormat is LM Studio's format.
+var lmstudioFormat = &Provider{
 	Name: "LM Studio",
 	ID:   "lmstudio",
 	Locations: func(env Env) []Location {

@@ -11,7 +11,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
-// Opencode reads opencode's config, JSONC: opencode.jsonc or
+// opencodeFormat reads opencode's config, JSONC: opencode.jsonc or
 // opencode.json in ~/.config/opencode ($XDG_CONFIG_HOME/opencode) for the
 // user, or the file $OPENCODE_CONFIG names; in a project, the same names at
 // its root and in .opencode/.
@@ -29,7 +29,7 @@ import (
 // "timeout", milliseconds for fetching the tool list, which bounds the
 // connect and so is our startup timeout. opencode's "{env:VAR}" references
 // are left as they are, for discovery's substitution; "oauth" is ignored.
-var Opencode = &Provider{
+var opencodeFormat = &Provider{
 	Name:      opencodeName,
 	ID:        "opencode",
 	Locations: opencodeLocations,

@@ -12,8 +12,8 @@ import (
 
 func TestOpencodeSample(t *testing.T) {
 	const file = "opencode/opencode.jsonc"
-	got, warnings := foreignSample(t, Opencode, file, config.LevelProject)
-	src := func(line int) config.Source { return foreignSource(Opencode, file, config.LevelProject, line) }
+	got, warnings := foreignSample(t, opencodeFormat, file, config.LevelProject)
+	src := func(line int) config.Source { return foreignSource(opencodeFormat, file, config.LevelProject, line) }
 	want := []config.ServerConfig{{
 		Name:    "mcp_everything",
 		Type:    config.TransportStdio,
@@ -58,7 +58,7 @@ func TestOpencodeSample(t *testing.T) {
 }
 
 func TestOpencodeCases(t *testing.T) {
-	runForeignCases(t, Opencode, "opencode.json", []foreignCase{
+	runForeignCases(t, opencodeFormat, "opencode.json", []foreignCase{
 		{name: "empty", in: ""},
 		{name: "no mcp", in: `{"$schema": "https://opencode.ai/config.json", "theme": "tokyonight"}`},
 		{
@@ -135,7 +135,7 @@ func TestOpencodeLocations(t *testing.T) {
 		{Path: "/xdg/opencode/opencode.jsonc", Level: config.LevelUser},
 		{Path: "/xdg/opencode/opencode.json", Level: config.LevelUser},
 	}
-	if diff := cmp.Diff(want, Opencode.Locations(env)); diff != "" {
+	if diff := cmp.Diff(want, opencodeFormat.Locations(env)); diff != "" {
 		t.Errorf("Locations (-want +got):\n%s", diff)
 	}
 	env = Env{Home: "/home/ada", Lookup: config.MapLookup(nil)}
@@ -143,7 +143,7 @@ func TestOpencodeLocations(t *testing.T) {
 		{Path: "/home/ada/.config/opencode/opencode.jsonc", Level: config.LevelUser},
 		{Path: "/home/ada/.config/opencode/opencode.json", Level: config.LevelUser},
 	}
-	if diff := cmp.Diff(want, Opencode.Locations(env)); diff != "" {
+	if diff := cmp.Diff(want, opencodeFormat.Locations(env)); diff != "" {
 		t.Errorf("Locations without XDG (-want +got):\n%s", diff)
 	}
 }
@@ -158,7 +158,7 @@ func TestOpencodeSniff(t *testing.T) {
 		{"custom.json", `{"$schema": "https://opencode.ai/config.json"}`, true},
 		{"mcp.json", `{"mcpServers": {}}`, false},
 	} {
-		if got := Opencode.Sniff(tt.path, []byte(tt.data)); got != tt.want {
+		if got := opencodeFormat.Sniff(tt.path, []byte(tt.data)); got != tt.want {
 			t.Errorf("Sniff(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}
@@ -179,6 +179,6 @@ func FuzzOpencode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzForeign(t, Opencode, "f.jsonc", data)
+		fuzzForeign(t, opencodeFormat, "f.jsonc", data)
 	})
 }

@@ -127,22 +127,22 @@ type Provider struct {
 // providers are shared.
 func All() []*Provider {
 	return []*Provider{
-		Native,        // native.go
-		ClaudeCode,    // claudecode.go
-		ClaudeDesktop, // claudedesktop.go
-		Cursor,        // cursor.go
-		VSCode,        // vscode.go
-		Windsurf,      // windsurf.go
-		Cline,         // cline.go
-		Codex,         // codex.go
-		Gemini,        // gemini.go
-		Opencode,      // opencode.go
-		Zed,           // zed.go
-		Goose,         // goose.go
-		Kiro,          // kiro.go
-		LMStudio,      // lmstudio.go
-		Crush,         // crush.go
-		Continue,      // continue.go
+		Native,              // native.go
+		claudeCodeFormat,    // claudecode.go
+		claudeDesktopFormat, // claudedesktop.go
+		cursorFormat,        // cursor.go
+		vscodeFormat,        // vscode.go
+		windsurfFormat,      // windsurf.go
+		clineFormat,         // cline.go
+		codexFormat,         // codex.go
+		geminiFormat,        // gemini.go
+		opencodeFormat,      // opencode.go
+		zedFormat,           // zed.go
+		gooseFormat,         // goose.go
+		kiroFormat,          // kiro.go
+		lmstudioFormat,      // lmstudio.go
+		crushFormat,         // crush.go
+		continueFormat,      // continue.go
 	}
 }
 

@@ -23,8 +23,8 @@ import (
 // is ignored.
 var vscodeDialect = &dialect{cwd: true, extra: cursorDialect.extra}
 
-// VSCode is VS Code's format.
-var VSCode = &Provider{
+// vscodeFormat is VS Code's format.
+var vscodeFormat = &Provider{
 	Name: "VS Code",
 	ID:   "vscode",
 	Locations: func(env Env) []Location {

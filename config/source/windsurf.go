@@ -20,8 +20,8 @@ var windsurfDialect = &dialect{
 	disabledTools: "disabledTools",
 }
 
-// Windsurf is Windsurf's format.
-var Windsurf = &Provider{
+// windsurfFormat is Windsurf's format.
+var windsurfFormat = &Provider{
 	Name: "Windsurf",
 	ID:   "windsurf",
 	Locations: func(env Env) []Location {

@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config/internal/doc"
 )
 
-// Zed reads the "context_servers" of Zed's settings, JSONC:
+// zedFormat reads the "context_servers" of Zed's settings, JSONC:
 // ~/.config/zed/settings.json ($XDG_CONFIG_HOME/zed; Zed uses ~/.config on
 // macOS too) for the user, .zed/settings.json in a project.
 //
@@ -29,7 +29,7 @@ import (
 // "enabled": false disables an entry. "source": "custom" is the older
 // spelling of a custom entry and changes nothing; "remote" (run on a
 // remote development host) is ignored.
-var Zed = &Provider{
+var zedFormat = &Provider{
 	Name:      zedName,
 	ID:        "zed",
 	Locations: zedLocations,

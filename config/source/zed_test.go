@@ -12,8 +12,8 @@ import (
 
 func TestZedSample(t *testing.T) {
 	const file = "zed/settings.json"
-	got, warnings := foreignSample(t, Zed, file, config.LevelUser)
-	src := func(line int) config.Source { return foreignSource(Zed, file, config.LevelUser, line) }
+	got, warnings := foreignSample(t, zedFormat, file, config.LevelUser)
+	src := func(line int) config.Source { return foreignSource(zedFormat, file, config.LevelUser, line) }
 	want := []config.ServerConfig{{
 		Name:    "hexdocs-mcp",
 		Type:    config.TransportStdio,
@@ -57,7 +57,7 @@ func TestZedSample(t *testing.T) {
 }
 
 func TestZedCases(t *testing.T) {
-	runForeignCases(t, Zed, "settings.json", []foreignCase{
+	runForeignCases(t, zedFormat, "settings.json", []foreignCase{
 		{name: "only comments", in: "// Zed settings\n//\n// nothing yet\n"},
 		{name: "no servers", in: "{\n  \"theme\": \"One Dark\",\n}"},
 		{
@@ -98,11 +98,11 @@ func TestZedLocations(t *testing.T) {
 		{Path: "/src/app/.zed/settings.json", Level: config.LevelProject},
 		{Path: "/home/ada/.config/zed/settings.json", Level: config.LevelUser},
 	}
-	if diff := cmp.Diff(want, Zed.Locations(env)); diff != "" {
+	if diff := cmp.Diff(want, zedFormat.Locations(env)); diff != "" {
 		t.Errorf("Locations (-want +got):\n%s", diff)
 	}
 	env.Lookup = config.MapLookup(map[string]string{"XDG_CONFIG_HOME": "relative/is/ignored"})
-	if diff := cmp.Diff(want, Zed.Locations(env)); diff != "" {
+	if diff := cmp.Diff(want, zedFormat.Locations(env)); diff != "" {
 		t.Errorf("Locations with a relative XDG_CONFIG_HOME (-want +got):\n%s", diff)
 	}
 }
@@ -118,7 +118,7 @@ func TestZedSniff(t *testing.T) {
 		{"/src/app/.vscode/settings.json", `{"editor.fontSize": 12}`, false},
 		{"settings.json", "", false},
 	} {
-		if got := Zed.Sniff(tt.path, []byte(tt.data)); got != tt.want {
+		if got := zedFormat.Sniff(tt.path, []byte(tt.data)); got != tt.want {
 			t.Errorf("Sniff(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}
@@ -139,6 +139,6 @@ func FuzzZed(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzForeign(t, Zed, "f.json", data)
+		fuzzForeign(t, zedFormat, "f.json", data)
 	})
 }
