@@ -89,19 +89,12 @@ func decodeCodex(e *entry, v *doc.Value) bool {
 		if doc.Nullish(val) {
 			continue
 		}
+		if e.canonical(m.Key, val) {
+			continue
+		}
 		switch m.Key {
-		case "command":
-			c.Command = e.str(val, m.Key)
-		case "args":
-			c.Args = e.strList(val, m.Key, true)
-		case "env":
-			c.Env = e.strMap(val, m.Key, c.Env)
 		case "env_vars":
 			envVars = val
-		case "cwd":
-			c.Cwd = e.str(val, m.Key)
-		case "url":
-			c.URL = e.str(val, m.Key)
 		case "http_headers":
 			c.Headers = e.strMap(val, m.Key, c.Headers)
 		case "env_http_headers":

@@ -152,21 +152,12 @@ func decodeContinue(e *entry, v *doc.Value) bool {
 		if doc.Nullish(val) {
 			continue
 		}
+		if e.canonical(m.Key, val) {
+			continue
+		}
 		switch m.Key {
 		case "type":
 			typ = val
-		case "command":
-			c.Command = e.str(val, m.Key)
-		case "args":
-			c.Args = e.strList(val, m.Key, true)
-		case "env":
-			c.Env = e.strMap(val, m.Key, c.Env)
-		case "cwd":
-			c.Cwd = e.str(val, m.Key)
-		case "url":
-			c.URL = e.str(val, m.Key)
-		case "headers":
-			c.Headers = e.strMap(val, m.Key, c.Headers)
 		case "requestOptions":
 			if h := val.Member("headers"); val.Kind == doc.Object && !doc.Nullish(h) {
 				c.Headers = e.strMap(h, "requestOptions.headers", c.Headers)

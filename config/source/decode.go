@@ -345,6 +345,31 @@ func (e *entry) durationText(v *doc.Value, field string) time.Duration {
 	return t
 }
 
+// canonical reads a key that means in the tool's file what it means in
+// ours — command, args, env, cwd, url, headers — and reports whether key
+// was one of those. Adapters call it for the keys they share with us and
+// map the rest themselves.
+func (e *entry) canonical(key string, v *doc.Value) bool {
+	c := e.c
+	switch key {
+	case "command":
+		c.Command = e.str(v, key)
+	case "args":
+		c.Args = e.strList(v, key, true)
+	case "env":
+		c.Env = e.strMap(v, key, c.Env)
+	case "cwd":
+		c.Cwd = e.str(v, key)
+	case "url":
+		c.URL = e.str(v, key)
+	case "headers":
+		c.Headers = e.strMap(v, key, c.Headers)
+	default:
+		return false
+	}
+	return true
+}
+
 // setKey sets m[k] = v, allocating m when it is nil.
 func setKey(m map[string]string, k, v string) map[string]string {
 	if m == nil {

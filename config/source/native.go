@@ -93,21 +93,12 @@ func decodeNative(e *entry, v *doc.Value) bool {
 		if val.Kind == doc.Null {
 			continue
 		}
+		if e.canonical(m.Key, val) {
+			continue
+		}
 		switch m.Key {
 		case "type":
 			c.Type = config.Transport(e.str(val, m.Key))
-		case "command":
-			c.Command = e.str(val, m.Key)
-		case "args":
-			c.Args = e.strList(val, m.Key, true)
-		case "env":
-			c.Env = e.strMap(val, m.Key, c.Env)
-		case "cwd":
-			c.Cwd = e.str(val, m.Key)
-		case "url":
-			c.URL = e.str(val, m.Key)
-		case "headers":
-			c.Headers = e.strMap(val, m.Key, c.Headers)
 		case "enabled":
 			enabled = e.boolean(val, m.Key, enabled)
 		case "disabled":
