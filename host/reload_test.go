@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -151,25 +150,8 @@ func TestCallsDuringReload(t *testing.T) {
 func TestReloadKeepsToolsWhileRestarting(t *testing.T) {
 	h := host.New(nil)
 	defer h.Close()
-	var hold atomic.Bool
-	release := make(chan struct{})
-	waiting := make(chan struct{}, 1)
-	h.SetHooks(host.Hooks{
-		BeforeAttempt: func(ctx context.Context, server string) {
-			if hold.Load() && server == "moving" {
-				select {
-				case <-release:
-				case <-ctx.Done():
-				}
-			}
-		},
-		CallWaits: func(string) {
-			select {
-			case waiting <- struct{}{}:
-			default:
-			}
-		},
-	})
+	g := holdAttempts(h, "moving")
+	hold, release, waiting := &g.hold, g.release, g.waiting
 	moving := demoServer(t, "moving")
 	if err := h.Start(context.Background(), []config.ServerConfig{moving}); err != nil {
 		t.Fatal(err)

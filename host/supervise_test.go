@@ -75,6 +75,38 @@ func TestKillMidCall(t *testing.T) {
 	}
 }
 
+// gate holds a host's connect attempts to one server while hold is set,
+// until release is closed, and tells on waiting when a call starts
+// waiting for a server: the tests that need a reconnect or restart gap
+// make it with this, instead of racing it.
+type gate struct {
+	hold    atomic.Bool
+	release chan struct{}
+	waiting chan struct{}
+}
+
+// holdAttempts installs a gate on h, which must not have started yet.
+func holdAttempts(h *host.Host, server string) *gate {
+	g := &gate{release: make(chan struct{}), waiting: make(chan struct{}, 1)}
+	h.SetHooks(host.Hooks{
+		BeforeAttempt: func(ctx context.Context, name string) {
+			if g.hold.Load() && name == server {
+				select {
+				case <-g.release:
+				case <-ctx.Done():
+				}
+			}
+		},
+		CallWaits: func(string) {
+			select {
+			case g.waiting <- struct{}{}:
+			default:
+			}
+		},
+	})
+	return g
+}
+
 // A call made while the server is reconnecting waits for it and succeeds.
 // The test holds the reconnect until it has looked at the tool set and
 // the call is waiting, so a reconnect quicker than the test cannot make
@@ -82,25 +114,8 @@ func TestKillMidCall(t *testing.T) {
 func TestCallDuringReconnect(t *testing.T) {
 	h := host.New(nil)
 	defer h.Close()
-	var hold atomic.Bool
-	release := make(chan struct{})
-	waiting := make(chan struct{}, 1)
-	h.SetHooks(host.Hooks{
-		BeforeAttempt: func(ctx context.Context, server string) {
-			if hold.Load() {
-				select {
-				case <-release:
-				case <-ctx.Done():
-				}
-			}
-		},
-		CallWaits: func(string) {
-			select {
-			case waiting <- struct{}{}:
-			default:
-			}
-		},
-	})
+	g := holdAttempts(h, "flaky")
+	hold, release, waiting := &g.hold, g.release, g.waiting
 	if err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "flaky")}); err != nil {
 		t.Fatal(err)
 	}
