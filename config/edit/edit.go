@@ -23,6 +23,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/internal/doc"
 	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
@@ -187,8 +188,12 @@ func editFile(path string, change func(servers object) error) error {
 	}
 	bom := bytes.HasPrefix(data, utf8BOM)
 	data = bytes.TrimPrefix(data, utf8BOM)
-	if len(bytes.TrimSpace(data)) == 0 {
-		data = []byte(newFile)
+	if doc.IsBlank(data, true) {
+		// Empty, or comments only: the comments stay, above the new object.
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			data = append(data, '\n')
+		}
+		data = append(data, newFile...)
 	}
 	root, err := parse(path, data)
 	if err != nil {
@@ -207,6 +212,14 @@ func editFile(path string, change func(servers object) error) error {
 		return err
 	}
 	out := root.v.Pack()
+	if !bytes.HasSuffix(data, []byte("\n")) {
+		out = bytes.TrimSuffix(out, []byte("\n")) // the one Terminated added
+	}
+	// Whatever went wrong above, a file that discovery cannot read is
+	// never written: the person would lose every server in it.
+	if _, _, err := source.Native.Parse(source.Location{Path: path, Level: config.LevelUser}, out, source.Env{}); err != nil {
+		return fmt.Errorf("not writing %s: the edit would leave it unreadable (%v); please edit it by hand", path, err)
+	}
 	if bom {
 		out = append(utf8BOM[:len(utf8BOM):len(utf8BOM)], out...)
 	}
@@ -220,14 +233,18 @@ func parse(path string, data []byte) (object, error) {
 	if _, _, err := source.Native.Parse(source.Location{Path: path, Level: config.LevelUser}, data, source.Env{}); err != nil {
 		return object{}, fmt.Errorf("not editing a file that does not parse: %w", err)
 	}
-	root, err := hujson.Parse(data)
+	root, err := hujson.Parse(doc.Terminated(data))
 	if err != nil {
 		return object{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if _, ok := root.Value.(*hujson.Object); !ok {
 		return object{}, fmt.Errorf("%s: the top level is not an object", path)
 	}
-	return object{v: &root}, nil
+	nl := "\n"
+	if bytes.Contains(data, []byte("\r\n")) {
+		nl = "\r\n"
+	}
+	return object{v: &root, nl: nl}, nil
 }
 
 // standard is v as plain JSON.

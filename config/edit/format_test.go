@@ -236,3 +236,90 @@ func TestEditTabsAndCompact(t *testing.T) {
 		})
 	}
 }
+
+// TestEditHardCases are the layouts a review found edits getting wrong:
+// each file, edited, must read as the edit says and look as a person
+// would have left it.
+func TestEditHardCases(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		in   string
+		edit func(path string) error
+		want string
+	}{{
+		name: "a comment before the last key is not indentation",
+		in:   "{\"mcpServers\": {\n  \"a\": {\n    \"command\": \"a\",\n    /* \"env\": {}\n    */ \"args\": [\"x\"]\n  }\n}}\n",
+		edit: func(p string) error { return SetDisabled(p, "a", true) },
+		want: "{\"mcpServers\": {\n  \"a\": {\n    \"command\": \"a\",\n    /* \"env\": {}\n    */ \"args\": [\"x\"],\n    \"disabled\": true\n  }\n}}\n",
+	}, {
+		name: "a comment before a key stays its own",
+		in:   "{\n  \"mcpServers\": {\n    /* primary */ \"a\": {\"command\": \"a\"}\n  }\n}\n",
+		edit: func(p string) error { return AddServer(p, "b", EntryFields{Command: "b"}) },
+		want: "{\n  \"mcpServers\": {\n    /* primary */ \"a\": {\"command\": \"a\"},\n    \"b\": {\n      \"command\": \"b\"\n    }\n  }\n}\n",
+	}, {
+		name: "removing the middle member keeps its neighbours' comments",
+		in:   "{\"mcpServers\": {\n  \"a\": {\"command\": \"a\"}, // about a\n  \"b\": {\"command\": \"b\"}, // about b\n  \"c\": {\"command\": \"c\"}\n}}\n",
+		edit: func(p string) error { return RemoveServer(p, "b") },
+		want: "{\"mcpServers\": {\n  \"a\": {\"command\": \"a\"}, // about a\n  \"c\": {\"command\": \"c\"}\n}}\n",
+	}, {
+		name: "removing the first member leaves the brace's line alone",
+		in:   "{\"mcpServers\": { // mine\n  \"a\": {\"command\": \"a\"}, // about a\n  \"b\": {\"command\": \"b\"}\n}}\n",
+		edit: func(p string) error { return RemoveServer(p, "a") },
+		want: "{\"mcpServers\": { // mine\n  \"b\": {\"command\": \"b\"}\n}}\n",
+	}, {
+		name: "removing the last member takes its comment and keeps the one above",
+		in:   "{\"mcpServers\": {\n  \"a\": {\"command\": \"a\"}, // about a\n  \"b\": {\"command\": \"b\"} // about b\n}}\n",
+		edit: func(p string) error { return RemoveServer(p, "b") },
+		want: "{\"mcpServers\": {\n  \"a\": {\"command\": \"a\"} // about a\n}}\n",
+	}, {
+		name: "adding after a member with a comment on its line",
+		in:   "{\"mcpServers\": {\n  \"a\": {\"command\": \"a\"} // about a\n}}\n",
+		edit: func(p string) error { return ClaimDisabled(p, "b") },
+		want: "{\"mcpServers\": {\n  \"a\": {\"command\": \"a\"}, // about a\n  \"b\": {\n    \"disabled\": true\n  }\n}}\n",
+	}, {
+		name: "a duplicate field: the last one counts, and enabling clears both",
+		in:   "{\"mcpServers\": {\"a\": {\"command\": \"a\", \"disabled\": false, \"disabled\": true}}}\n",
+		edit: func(p string) error { return SetDisabled(p, "a", false) },
+		want: "{\"mcpServers\": {\"a\": {\"command\": \"a\"}}}\n",
+	}, {
+		name: "a duplicate server: remove takes both",
+		in:   "{\"mcpServers\": {\"a\": {\"command\": \"1\"}, \"b\": {\"command\": \"b\"}, \"a\": {\"command\": \"2\"}}}\n",
+		edit: func(p string) error { return RemoveServer(p, "a") },
+		want: "{\"mcpServers\": {\"b\": {\"command\": \"b\"}}}\n",
+	}, {
+		name: "a duplicate mcpServers: the last one is edited",
+		in:   "{\"mcpServers\": null, \"mcpServers\": {\"c\": {\"command\": \"c\"}}}\n",
+		edit: func(p string) error { return RemoveServer(p, "c") },
+		want: "{\"mcpServers\": null, \"mcpServers\": {}}\n",
+	}, {
+		name: "CRLF stays CRLF",
+		in:   "{\r\n  \"mcpServers\": {\r\n    \"a\": {\r\n      \"command\": \"a\"\r\n    }\r\n  }\r\n}\r\n",
+		edit: func(p string) error { return SetDisabled(p, "a", true) },
+		want: "{\r\n  \"mcpServers\": {\r\n    \"a\": {\r\n      \"command\": \"a\",\r\n      \"disabled\": true\r\n    }\r\n  }\r\n}\r\n",
+	}, {
+		name: "a file of comments only",
+		in:   "// servers go here\n",
+		edit: func(p string) error { return ClaimDisabled(p, "x") },
+		want: "// servers go here\n{\n  \"mcpServers\": {\n    \"x\": {\n      \"disabled\": true\n    }\n  }\n}\n",
+	}, {
+		name: "a line comment at the very end, with no line break",
+		in:   "{\"mcpServers\": {\"a\": {\"command\": \"a\"}}} // end",
+		edit: func(p string) error { return SetDisabled(p, "a", true) },
+		want: "{\"mcpServers\": {\"a\": {\"command\": \"a\", \"disabled\": true}}} // end",
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "mcp.json")
+			if err := os.WriteFile(path, []byte(tt.in), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.edit(path); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(path)
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("file (-want +got):\n%s", diff)
+			}
+			readServers(t, path) // and it still parses
+		})
+	}
+}

@@ -9,21 +9,30 @@ import (
 
 // These patch a hujson tree the way a person would edit the file: a new
 // member goes last, indented like its siblings; a removed one takes its
-// own line and comments with it; everything else keeps its bytes.
+// line and its comments with it, and leaves its neighbours' comments
+// where they were; every other byte stays.
+//
+// Where hujson keeps a comment decides who owns it. A comment on the line
+// of a member, after it, is stored in the extra before the next key (or,
+// after the last member, in the object's closing extra): the part of an
+// extra before its first line break belongs to the member above.
 
 // object is a JSON object in the tree, with the indentation of the line
-// its key (or, at the top, its brace) is on.
+// its key (or, at the top, its brace) is on, and the file's line break.
 type object struct {
 	v      *hujson.Value
 	indent string
+	nl     string // "\n", or "\r\n" in a file written that way
 }
 
-func (o object) members() []hujson.ObjectMember { return o.v.Value.(*hujson.Object).Members }
+func (o object) obj() *hujson.Object { return o.v.Value.(*hujson.Object) }
 
-// find returns the index of the first member named name, or -1.
+// find returns the index of the last member named name, or -1: a name
+// given twice means its last value, as discovery reads it.
 func (o object) find(name string) int {
-	for i, m := range o.members() {
-		if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == name {
+	ms := o.obj().Members
+	for i := len(ms) - 1; i >= 0; i-- {
+		if lit, ok := ms[i].Name.Value.(hujson.Literal); ok && lit.String() == name {
 			return i
 		}
 	}
@@ -36,7 +45,7 @@ func (o object) value(name string) *hujson.Value {
 	if i < 0 {
 		return nil
 	}
-	return &o.v.Value.(*hujson.Object).Members[i].Value
+	return &o.obj().Members[i].Value
 }
 
 // child returns the member named name as an object, if it is one.
@@ -45,77 +54,126 @@ func (o object) child(name string) (object, bool) {
 	if i < 0 {
 		return object{}, false
 	}
-	m := &o.v.Value.(*hujson.Object).Members[i]
+	m := &o.obj().Members[i]
 	if _, ok := m.Value.Value.(*hujson.Object); !ok {
 		return object{}, false
 	}
-	return object{v: &m.Value, indent: keyIndent(m.Name.BeforeExtra, o.indent)}, true
+	return object{v: &m.Value, indent: keyIndent(m.Name.BeforeExtra, o.indent), nl: o.nl}, true
 }
 
-// keyIndent is the indentation a key's extra puts it at: what follows the
-// extra's last line break, or, for a key on the line of its parent, the
-// parent's.
+// keyIndent is the indentation a key's extra puts it at: the spaces and
+// tabs that start the line it is on, or, for a key on the line of its
+// parent, the parent's.
 func keyIndent(before hujson.Extra, parent string) string {
 	s := string(before)
-	if nl := strings.LastIndexByte(s, '\n'); nl >= 0 {
-		return s[nl+1:]
+	nl := strings.LastIndexByte(s, '\n')
+	if nl < 0 {
+		return parent
 	}
-	return parent
+	line := s[nl+1:]
+	return line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 }
 
-// remove drops the member named name, if any.
+// head and tail split an extra at its first line break: what stays on the
+// line above, and the rest, the line break included.
+func head(e hujson.Extra) string {
+	s := string(e)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func tail(e hujson.Extra) string {
+	s := string(e)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		return s[i:]
+	}
+	return ""
+}
+
+// remove drops every member named name.
 func (o object) remove(name string) {
-	i := o.find(name)
-	if i < 0 {
-		return
+	for i := o.find(name); i >= 0; i = o.find(name) {
+		o.removeAt(i)
 	}
-	obj := o.v.Value.(*hujson.Object)
-	last := i == len(obj.Members)-1
+}
+
+func (o object) removeAt(i int) {
+	obj := o.obj()
 	removed := obj.Members[i]
-	obj.Members = append(obj.Members[:i:i], obj.Members[i+1:]...)
-	if last && len(obj.Members) > 0 {
-		// The new last member keeps the file's trailing-comma habit.
-		obj.Members[len(obj.Members)-1].Value.AfterExtra = removed.Value.AfterExtra
+	// What stood on the line above the removed key is the member above's
+	// (or the brace's) and stays; what follows on the removed member's own
+	// line goes with it.
+	above := head(removed.Name.BeforeExtra)
+	if i+1 < len(obj.Members) {
+		next := &obj.Members[i+1].Name
+		if strings.ContainsAny(string(next.BeforeExtra), "\r\n") {
+			next.BeforeExtra = hujson.Extra(above + tail(next.BeforeExtra))
+		} else {
+			// On one line, the next member takes the removed one's place.
+			next.BeforeExtra = removed.Name.BeforeExtra
+		}
+	} else {
+		if i > 0 {
+			// The new last member keeps the file's trailing-comma habit.
+			obj.Members[i-1].Value.AfterExtra = removed.Value.AfterExtra
+		}
+		if strings.ContainsAny(string(obj.AfterExtra), "\r\n") {
+			obj.AfterExtra = hujson.Extra(above + tail(obj.AfterExtra))
+		}
 	}
+	obj.Members = append(obj.Members[:i:i], obj.Members[i+1:]...)
 }
 
 // set sets the member named name to value: in place when there is one
-// (its comments stay), else as a new last member.
+// (its comments stay; earlier duplicates go), else as a new last member.
 func (o object) set(name string, value any) error {
-	if m := o.value(name); m != nil {
-		nv, err := encode(value, "", "")
-		if err != nil {
-			return err
-		}
-		m.Value = nv.Value
-		return nil
+	i := o.find(name)
+	if i < 0 {
+		return o.add(name, value)
 	}
-	return o.add(name, value)
+	nv, err := encode(value, "", "", o.nl)
+	if err != nil {
+		return err
+	}
+	o.obj().Members[i].Value.Value = nv.Value
+	for j := i - 1; j >= 0; j-- {
+		if lit, ok := o.obj().Members[j].Name.Value.(hujson.Literal); ok && lit.String() == name {
+			o.removeAt(j)
+		}
+	}
+	return nil
 }
 
 // add appends name: value as the last member, laid out like the members
 // already there, or one step deeper than the object's own line when there
 // are none.
 func (o object) add(name string, value any) error {
-	obj := o.v.Value.(*hujson.Object)
+	obj := o.obj()
 	lead, indent, unit := o.layout()
-	nv, err := encode(value, indent, unit)
+	nv, err := encode(value, indent, unit, o.nl)
 	if err != nil {
 		return err
 	}
 	nv.BeforeExtra = hujson.Extra(" ")
+	if strings.ContainsAny(lead, "\r\n") && strings.ContainsAny(string(obj.AfterExtra), "\r\n") {
+		// A comment on the last member's line stays on that line.
+		lead = head(obj.AfterExtra) + lead
+		obj.AfterExtra = hujson.Extra(tail(obj.AfterExtra))
+	}
 	key := hujson.Value{BeforeExtra: hujson.Extra(lead), Value: hujson.String(name)}
 	if n := len(obj.Members); n > 0 {
 		prev := &obj.Members[n-1].Value
 		if prev.AfterExtra != nil {
 			// A trailing comma: the new last member keeps one too, and
-			// the old one's (empty) extra is just a separator now.
+			// the old one's extra is just before a separator now.
 			nv.AfterExtra = prev.AfterExtra
 			prev.AfterExtra = nil
 		}
-	} else if strings.Contains(lead, "\n") && !strings.Contains(string(obj.AfterExtra), "\n") {
+	} else if strings.ContainsAny(lead, "\r\n") && !strings.ContainsAny(string(obj.AfterExtra), "\r\n") {
 		// An empty "{}" opens up: its closing brace gets a line of its own.
-		obj.AfterExtra = hujson.Extra("\n" + o.indent)
+		obj.AfterExtra = hujson.Extra(o.nl + o.indent)
 	}
 	obj.Members = append(obj.Members, hujson.ObjectMember{Name: key, Value: nv})
 	return nil
@@ -125,14 +183,13 @@ func (o object) add(name string, value any) error {
 // indentation, or a space in a one-line object), the new member's
 // indentation, and one indentation step ("" for one-line output).
 func (o object) layout() (lead, indent, unit string) {
-	obj := o.v.Value.(*hujson.Object)
-	if n := len(obj.Members); n > 0 {
-		before := string(obj.Members[n-1].Name.BeforeExtra)
-		nl := strings.LastIndexByte(before, '\n')
-		if nl < 0 {
+	ms := o.obj().Members
+	if n := len(ms); n > 0 {
+		before := string(ms[n-1].Name.BeforeExtra)
+		if !strings.ContainsAny(before, "\r\n") {
 			return " ", "", "" // a one-line object stays one line
 		}
-		indent = before[nl+1:]
+		indent = keyIndent(ms[n-1].Name.BeforeExtra, o.indent)
 		unit = "  "
 		switch {
 		case strings.HasPrefix(indent, o.indent) && len(indent) > len(o.indent):
@@ -140,18 +197,18 @@ func (o object) layout() (lead, indent, unit string) {
 		case strings.HasPrefix(indent, "\t"):
 			unit = "\t"
 		}
-		return "\n" + indent, indent, unit
+		return o.nl + indent, indent, unit
 	}
 	unit = "  "
 	if strings.HasPrefix(o.indent, "\t") {
 		unit = "\t"
 	}
-	return "\n" + o.indent + unit, o.indent + unit, unit
+	return o.nl + o.indent + unit, o.indent + unit, unit
 }
 
 // encode renders value as a hujson value, indented for a member whose key
-// is at indent (one line when unit is "").
-func encode(value any, indent, unit string) (hujson.Value, error) {
+// is at indent (one line when unit is ""), with the file's line breaks.
+func encode(value any, indent, unit, nl string) (hujson.Value, error) {
 	var data []byte
 	var err error
 	if unit == "" {
@@ -159,6 +216,9 @@ func encode(value any, indent, unit string) (hujson.Value, error) {
 		data = spaced(data)
 	} else {
 		data, err = json.MarshalIndent(value, indent, unit)
+		if nl != "\n" {
+			data = []byte(strings.ReplaceAll(string(data), "\n", nl))
+		}
 	}
 	if err != nil {
 		return hujson.Value{}, err

@@ -77,6 +77,7 @@ func parseCodex(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic
 		return nil, nil, d.Diag(servers.Off, "", "mcp_servers", fmt.Sprintf("want a table of servers by name, got %s", servers.Kind))
 	}
 	dec := newDecoder(d, codexName, loc)
+	dec.aliases = [][2]string{{"headers", "http_headers"}, {"env", "env_vars"}}
 	return dec.servers(servers, decodeCodex), dec.warnings, nil
 }
 
@@ -89,7 +90,8 @@ func decodeCodex(e *entry, v *doc.Value) bool {
 		if doc.Nullish(val) {
 			continue
 		}
-		if e.canonical(m.Key, val) {
+		// Codex has no "headers": its http_headers are read below.
+		if m.Key != "headers" && e.canonical(m.Key, val) {
 			continue
 		}
 		switch m.Key {

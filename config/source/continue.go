@@ -99,6 +99,7 @@ func parseContinue(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnos
 		return nil, nil, err
 	}
 	dec := newDecoder(d, continueName, loc)
+	dec.aliases = [][2]string{{"headers", "requestOptions.headers"}}
 	// Continue reads its block files as YAML, and copied JSON files
 	// through the same loader: a bare 8080 is text in both.
 	dec.textScalars = true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -84,7 +85,11 @@ type decoder struct {
 	// textScalars takes numbers and booleans where a string is wanted, as
 	// their text (YAML).
 	textScalars bool
-	warnings    []*config.Diagnostic
+	// aliases are the tool's field names for canonical ones, {canonical,
+	// field}: positions read under the field are kept under the canonical
+	// name too (see entry.alias).
+	aliases  [][2]string
+	warnings []*config.Diagnostic
 }
 
 func newDecoder(d *doc.Doc, provider string, loc Location) *decoder {
@@ -133,6 +138,9 @@ func (d *decoder) server(name string, off int, v *doc.Value, decode func(e *entr
 		e.fail(v, "", fmt.Sprintf("want an object, got %s", d.kind(v)))
 	} else {
 		ok = decode(e, v)
+		for _, a := range d.aliases {
+			e.alias(a[0], a[1])
+		}
 	}
 	if e.err != nil {
 		en.Config.Err = e.err
@@ -174,6 +182,22 @@ type entry struct {
 
 // at records where a canonical field's value is, for Entry.Locate.
 func (e *entry) at(field string, v *doc.Value) { e.fields[field] = v.Off }
+
+// alias records the positions read under the tool's field name (Goose's
+// "envs", Codex's "http_headers") under the canonical name they fill
+// ("env", "headers"), elements and members included, so that later
+// errors about the canonical field point into the tool's.
+func (e *entry) alias(canonical, field string) {
+	for k, off := range e.fields {
+		rest, ok := strings.CutPrefix(k, field)
+		if !ok || rest != "" && rest[0] != '.' && rest[0] != '[' {
+			continue
+		}
+		if _, set := e.fields[canonical+rest]; !set {
+			e.fields[canonical+rest] = off
+		}
+	}
+}
 
 func (e *entry) warn(v *doc.Value, field, msg string) {
 	e.warnings = append(e.warnings, e.d.doc.Diag(v.Off, e.c.Name, field, msg))
@@ -265,8 +289,11 @@ func (e *entry) strMap(v *doc.Value, field string, dst map[string]string) map[st
 		f := field + "." + m.Key
 		e.at(f, m.Val)
 		switch m.Val.Kind {
-		case doc.String, doc.Number, doc.Bool:
+		case doc.String, doc.Number:
 			dst = setKey(dst, m.Key, m.Val.Str)
+		case doc.Bool:
+			// YAML's True and FALSE are the booleans true and false.
+			dst = setKey(dst, m.Key, strconv.FormatBool(m.Val.Bool))
 		case doc.Null:
 		default:
 			e.wrong(m.Val, f, "a string", true)

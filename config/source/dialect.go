@@ -102,7 +102,7 @@ func (dl *dialect) decode(e *entry, v *doc.Value) bool {
 		}
 	}
 	if typeVal != nil {
-		if s := e.str(typeVal, typeKey); e.err == nil {
+		if s := e.str(typeVal, typeKey); typeVal.Kind == doc.String {
 			t, known := transportNames[strings.ToLower(s)]
 			if !known {
 				e.fail(typeVal, typeKey, fmt.Sprintf("unknown type %q (want stdio, http or sse)", clip.Text(s)))

@@ -69,6 +69,7 @@ func parseGoose(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic
 		return nil, nil, d.Diag(exts.Off, "", "extensions", fmt.Sprintf("want a mapping of extensions by name, got %s", yamlKind(exts)))
 	}
 	dec := newDecoder(d, gooseName, loc)
+	dec.aliases = [][2]string{{"command", "cmd"}, {"env", "envs"}, {"env", "env_keys"}, {"url", "uri"}}
 	dec.textScalars = true
 	return dec.servers(exts, decodeGoose), dec.warnings, nil
 }

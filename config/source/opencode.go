@@ -95,6 +95,7 @@ func parseOpencode(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnos
 		servers.Members = append(servers.Members, v2.Members...)
 	}
 	dec := newDecoder(d, opencodeName, loc)
+	dec.aliases = [][2]string{{"env", "environment"}}
 	return dec.servers(servers, decodeOpencode), dec.warnings, nil
 }
 
@@ -116,6 +117,13 @@ func decodeOpencode(e *entry, v *doc.Value) bool {
 			}
 			if cmd := e.strList(val, m.Key, true); len(cmd) > 0 {
 				c.Command, c.Args = cmd[0], cmd[1:]
+				// The program is command[0] and its arguments the rest.
+				if len(val.Elems) > 0 {
+					e.at("command", val.Elems[0])
+				}
+				for i := 1; i < len(val.Elems); i++ {
+					e.at(fmt.Sprintf("args[%d]", i-1), val.Elems[i])
+				}
 				if len(c.Args) == 0 {
 					c.Args = nil
 				}

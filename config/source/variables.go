@@ -124,9 +124,9 @@ func bareVariables(s string) (string, error) {
 		case next == '$':
 			b.WriteString("$$")
 			i++
-		case config.IsVariableName(s[i+1 : i+2]):
+		case nameByte(next, true):
 			j := i + 2
-			for j < len(s) && config.IsVariableName(s[i+1:j+1]) {
+			for j < len(s) && nameByte(s[j], false) {
 				j++
 			}
 			b.WriteString("${" + s[i+1:j] + "}")
@@ -136,4 +136,10 @@ func bareVariables(s string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// nameByte reports whether c may stand in a variable name (first: as its
+// first byte), as config.IsVariableName says of a whole name.
+func nameByte(c byte, first bool) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || !first && '0' <= c && c <= '9'
 }

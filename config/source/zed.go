@@ -72,6 +72,7 @@ func parseZed(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, 
 		return nil, nil, d.Diag(servers.Off, "", "context_servers", fmt.Sprintf("want an object of servers by name, got %s", servers.Kind))
 	}
 	dec := newDecoder(d, zedName, loc)
+	dec.aliases = [][2]string{{"command", "command.path"}, {"args", "command.args"}, {"env", "command.env"}}
 	return dec.servers(servers, decodeZed), dec.warnings, nil
 }
 

@@ -54,6 +54,7 @@ func (r *Runner) Run(ctx context.Context, command string) (string, error) {
 	if ok {
 		return out, nil
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
@@ -70,10 +71,10 @@ func (r *Runner) Run(ctx context.Context, command string) (string, error) {
 		_ = procgroup.Kill(cmd.Process.Pid)
 	}
 	switch {
+	case parent.Err() != nil:
+		err = parent.Err() // the caller's deadline or cancellation, not ours
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		err = fmt.Errorf("timed out after %s", Timeout)
-	case ctx.Err() != nil:
-		err = ctx.Err()
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())

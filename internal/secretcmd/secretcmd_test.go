@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRunCachesSuccessOnly(t *testing.T) {
@@ -43,5 +44,16 @@ func TestRunEndsWithContext(t *testing.T) {
 	var r Runner
 	if _, err := r.Run(ctx, "sleep 600"); err == nil {
 		t.Fatal("a cancelled run succeeded")
+	}
+}
+
+// A caller's own deadline is reported as the caller's, not as Timeout.
+func TestRunReportsTheCallersDeadline(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var r Runner
+	_, err := r.Run(ctx, "sleep 600")
+	if err == nil || !strings.Contains(err.Error(), "context deadline exceeded") || strings.Contains(err.Error(), Timeout.String()) {
+		t.Fatalf("err = %v, want the caller's deadline", err)
 	}
 }

@@ -58,6 +58,7 @@ func TestParseJSONErrors(t *testing.T) {
 		{"jsonc unterminated comment", true, "{\n  \"a\": {} /* no end\n}", `f.json:2:11: comment is not closed (missing "*/")`},
 		{"jsonc BOM does not shift columns", true, "\xef\xbb\xbf{x}", "f.json:1:2: invalid character 'x' looking for beginning of value"},
 		{"jsonc bad escape", true, `{"mcpServers": {"a\q": {}}}`, "f.json:1:20: invalid character 'q' in string escape code"},
+		{"jsonc bad literal inside", true, `{"a": {"b": truee}}`, "f.json:1:17: invalid character 'e' after a value"},
 		{"json comment", false, "{\n  // no\n}", "f.json:2:3: invalid character '/' looking for beginning of object key string"},
 		{"json trailing comma", false, "{\"a\": 1,}", "f.json:1:9: invalid character '}' looking for beginning of object key string"},
 		{"json truncated", false, "{\"a\": [1,\n\n", "f.json:1:10: unexpected end of input (is the file truncated?)"},
@@ -75,6 +76,26 @@ func TestParseJSONErrors(t *testing.T) {
 				t.Errorf("err = %v\nwant  %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestParseJSONCComments: what editors leave in comments, and where, does
+// not stop a file from being read.
+func TestParseJSONCComments(t *testing.T) {
+	for _, in := range []string{
+		`{"a": 1} // no line break at the end`,
+		"{\"a\": 1} // caf\xe9, saved as Latin-1\n",
+		"{\"a\": 1} /* a line\u2028separator */\n",
+		"{\"a\": /* \xff */ 1}",
+	} {
+		d, err := ParseJSON("f.json", []byte(in), true)
+		if err != nil {
+			t.Errorf("ParseJSON(%q): %v", in, err)
+			continue
+		}
+		if a := d.Root.Member("a"); a == nil || a.Str != "1" {
+			t.Errorf("ParseJSON(%q) lost the value: %+v", in, d.Root)
+		}
 	}
 }
 
@@ -128,4 +149,32 @@ func FuzzParseJSONC(f *testing.F) {
 		}
 		walk(d.Root)
 	})
+}
+
+// TestParseYAMLLongLine: positions on a long one-line flow sequence are
+// found in one pass (walking each from its line's start took seconds for
+// 180 KB), and are right.
+func TestParseYAMLLongLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("args: [")
+	const n = 60000
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("é")
+	}
+	b.WriteString("]\n")
+	d, err := ParseYAML("f.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	elems := d.Root.Member("args").Elems
+	if len(elems) != n {
+		t.Fatalf("%d elements", len(elems))
+	}
+	// "args: [" is 7 bytes; each "é, " is 4.
+	if got, want := elems[n-1].Off, 7+4*(n-1); got != want {
+		t.Errorf("last element at byte %d, want %d", got, want)
+	}
 }

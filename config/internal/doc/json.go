@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
@@ -32,7 +33,7 @@ const MaxDepth = 10000
 func ParseJSON(path string, data []byte, jsonc bool) (*Doc, error) {
 	data = trimBOM(data)
 	d := &Doc{Path: path, Lines: NewLines(data)}
-	if isBlank(data) || jsonc && onlyComments(data) {
+	if IsBlank(data, jsonc) {
 		return d, nil
 	}
 	if !jsonc {
@@ -42,6 +43,9 @@ func ParseJSON(path string, data []byte, jsonc bool) (*Doc, error) {
 		}
 	} else if off, deep := tooDeep(data); deep {
 		return nil, d.Diag(off, "", "", fmt.Sprintf("nested more than %d deep", MaxDepth))
+	}
+	if jsonc {
+		data = readableComments(Terminated(data))
 	}
 	v, err := hujson.Parse(data)
 	if err != nil {
@@ -114,7 +118,12 @@ func (d *Doc) hujsonPosition(data []byte, err error) (int, string) {
 		if off >= 0 && off < end {
 			var se *json.SyntaxError
 			if err := json.Unmarshal(data[off:end], new(json.RawMessage)); errors.As(err, &se) && se.Offset > 0 && se.Error() != "unexpected end of JSON input" {
-				return off + int(se.Offset) - 1, se.Error()
+				off += int(se.Offset) - 1
+				msg = se.Error()
+				if depthAt(data, off) > 0 {
+					// The literal was read alone, but it is inside the file.
+					msg = strings.Replace(msg, "after top-level value", "after a value", 1)
+				}
 			}
 		}
 	}
@@ -140,6 +149,21 @@ func tooDeep(data []byte) (int, bool) {
 	return at, at >= 0
 }
 
+// depthAt is how many arrays and objects are open at offset off.
+func depthAt(data []byte, off int) int {
+	depth := 0
+	scan(data[:min(max(off, 0), len(data))], func(_ int, c byte) bool {
+		switch c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+		return true
+	})
+	return depth
+}
+
 // onlyComments reports whether data holds nothing but white space and
 // comments: an empty JSONC file, as a person leaves one.
 func onlyComments(data []byte) bool {
@@ -151,6 +175,35 @@ func onlyComments(data []byte) bool {
 		return empty
 	})
 	return empty && complete
+}
+
+// comments calls f with the byte range of each comment's text in data.
+func comments(data []byte, f func(from, to int)) {
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case c == '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			end := bytes.IndexByte(data[i:], '\n')
+			if end < 0 {
+				end = len(data) - i
+			}
+			f(i+2, i+end)
+			i += end
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := bytes.Index(data[i+2:], []byte("*/"))
+			if end < 0 {
+				f(i+2, len(data))
+				return
+			}
+			f(i+2, i+2+end)
+			i += end + 3
+		}
+	}
 }
 
 // scan calls f with each byte of data outside strings and comments (a
@@ -204,9 +257,55 @@ func truncated(data []byte) (int, string) {
 	return len(bytes.TrimRight(data, " \t\r\n")), "unexpected end of input (is the file truncated?)"
 }
 
-// isBlank reports whether data holds only JSON white space.
-func isBlank(data []byte) bool {
-	return len(bytes.TrimLeft(data, " \t\r\n")) == 0
+// IsBlank reports whether data holds nothing but white space (and, with
+// jsonc, comments): a file with no config in it yet, which is not an
+// error.
+func IsBlank(data []byte, jsonc bool) bool {
+	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
+		return true
+	}
+	return jsonc && onlyComments(data)
+}
+
+// Terminated is data ending in a line break: hujson ends a line comment
+// only at one, and editors (VS Code among them) do not always write a
+// final one. Offsets are unchanged. data is not modified.
+func Terminated(data []byte) []byte {
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return data
+	}
+	return append(data[:len(data):len(data)], '\n')
+}
+
+// readableComments is data with what hujson refuses inside a comment —
+// bytes that are not UTF-8 (a comment saved as Latin-1), U+2028 and
+// U+2029 — overwritten with spaces, byte for byte, so offsets stay. A
+// comment is prose for people; what it says does not change the config.
+// data is not modified.
+func readableComments(data []byte) []byte {
+	var out []byte
+	blank := func(from, to int) {
+		if out == nil {
+			out = bytes.Clone(data)
+		}
+		for i := from; i < to; i++ {
+			out[i] = ' '
+		}
+	}
+	fix := func(from, to int) {
+		for i := from; i < to; {
+			r, size := utf8.DecodeRune(data[i:to])
+			if r == utf8.RuneError && size <= 1 || r == '\u2028' || r == '\u2029' {
+				blank(i, i+max(size, 1))
+			}
+			i += max(size, 1)
+		}
+	}
+	comments(data, fix)
+	if out == nil {
+		return data
+	}
+	return out
 }
 
 // HasTopLevelKey reports whether data is a JSON or JSONC object with key

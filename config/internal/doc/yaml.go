@@ -77,9 +77,37 @@ type yamlTree struct {
 	data   []byte
 	count  int
 	active map[*yaml.Node]bool // aliases being expanded, against cycles
+
+	// Offsets found so far, and the last one: nodes come mostly in file
+	// order, so each is found from the one before, not from the start of
+	// its line (a long one-line flow sequence would make that quadratic),
+	// and an alias's nodes are looked up, not walked to again.
+	offs                    map[[2]int]int
+	lastLine, lastCol, last int
 }
 
-func (b *yamlTree) off(n *yaml.Node) int { return yamlOffset(b.lines, b.data, n.Line, n.Column) }
+func (b *yamlTree) off(n *yaml.Node) int {
+	key := [2]int{n.Line, n.Column}
+	if off, ok := b.offs[key]; ok {
+		return off
+	}
+	var off int
+	if n.Line == b.lastLine && n.Column >= b.lastCol && b.lastLine > 0 {
+		off = b.last
+		for i := b.lastCol; i < n.Column && off < len(b.data) && b.data[off] != '\n'; i++ {
+			_, size := utf8.DecodeRune(b.data[off:])
+			off += size
+		}
+	} else {
+		off = yamlOffset(b.lines, b.data, n.Line, n.Column)
+	}
+	if b.offs == nil {
+		b.offs = make(map[[2]int]int)
+	}
+	b.offs[key] = off
+	b.lastLine, b.lastCol, b.last = n.Line, n.Column, off
+	return off
+}
 
 func (b *yamlTree) value(n *yaml.Node) *Value {
 	b.count++
