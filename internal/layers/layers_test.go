@@ -22,7 +22,7 @@ var allowed = map[string][]string{
 	"config/source":       {"config", "config/internal/doc", "internal/clip"},
 	"config/policy":       {"config", "config/internal/doc", "internal/glob"},
 	"config/trust":        {"internal/safefile"},
-	"config/edit":         {"config", "config/source", "internal/safefile"},
+	"config/edit":         {"config", "config/internal/doc", "config/source", "internal/safefile"},
 	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob"},
 
 	// The host knows config's types, never how configs are found.
