@@ -48,21 +48,39 @@ func withHash(name string, k toolKey, n int) string {
 // assignNames gives every (server, tool) a distinct valid exposed name:
 // prefix + server + "__" + tool, each part sanitized. A name over the limit
 // is cut and given a hash suffix, which keeps it unique and stable across
-// runs. When two tools still land on one name, the one whose (server, tool)
-// sorts first keeps it and the other gets a hash suffix: deterministic, so
-// names do not flip between runs. It returns the collisions it resolved.
-func assignNames(prefix string, keys []toolKey) (map[toolKey]string, []string) {
-	sorted := append([]toolKey(nil), keys...)
-	sort.Slice(sorted, func(i, j int) bool {
-		if sorted[i].server != sorted[j].server {
-			return sorted[i].server < sorted[j].server
-		}
-		return sorted[i].tool < sorted[j].tool
-	})
+// runs.
+//
+// prev holds the names given before. A tool that had a name keeps it for
+// as long as it is listed: an exposed name never moves to another server's
+// tool while both live, so a server that adds a tool at run time cannot
+// take over a name an agent already uses (servers "a" and "a__b" can both
+// spell mcp__a__b__echo). Among the tools new to this call, the one whose
+// (server, tool) sorts first gets a free plain name; a tool whose plain
+// name is taken gets a hash suffix, and the clash is returned, once, for
+// the host to report. With no prev, the outcome depends only on keys.
+func assignNames(prefix string, keys []toolKey, prev map[toolKey]string) (map[toolKey]string, []string) {
 	names := make(map[toolKey]string, len(keys))
 	taken := make(map[string]toolKey, len(keys))
+	var fresh []toolKey
+	for _, k := range keys {
+		if name, ok := prev[k]; ok {
+			names[k] = name
+			taken[name] = k
+		} else {
+			fresh = append(fresh, k)
+		}
+	}
+	sort.Slice(fresh, func(i, j int) bool {
+		if fresh[i].server != fresh[j].server {
+			return fresh[i].server < fresh[j].server
+		}
+		return fresh[i].tool < fresh[j].tool
+	})
 	var collisions []string
-	for _, k := range sorted {
+	for _, k := range fresh {
+		if _, done := names[k]; done {
+			continue // listed twice
+		}
 		name := prefix + sanitizeNamePart(k.server) + "__" + sanitizeNamePart(k.tool)
 		if len(name) > MaxToolNameLength {
 			name = withHash(name, k, hashLen)

@@ -16,7 +16,7 @@ func TestAssignNames(t *testing.T) {
 		{"demo", long + "_one_suffix"}, {"demo", long + "_two_suffix"},
 		{"", ""},
 	}
-	names, collisions := assignNames(DefaultToolPrefix, keys)
+	names, collisions := assignNames(DefaultToolPrefix, keys, nil)
 	seen := map[string]toolKey{}
 	for k, n := range names {
 		if !validName.MatchString(n) {
@@ -45,7 +45,7 @@ func TestAssignNames(t *testing.T) {
 	for i, k := range keys {
 		rev[len(keys)-1-i] = k
 	}
-	again, _ := assignNames(DefaultToolPrefix, rev)
+	again, _ := assignNames(DefaultToolPrefix, rev, nil)
 	for k, n := range names {
 		if again[k] != n {
 			t.Errorf("%v: %q then %q", k, n, again[k])
@@ -62,5 +62,37 @@ func TestSameToolsSeesSchemas(t *testing.T) {
 	}
 	if sameTools(a, b) {
 		t.Error("a changed input schema went unnoticed")
+	}
+}
+
+// TestAssignNamesSticky: a name given to a tool stays with it while it is
+// listed, whatever tool appears later (issue: servers "a" and "a__b", and
+// "a" adds a tool "b__echo" at run time).
+func TestAssignNamesSticky(t *testing.T) {
+	ab := toolKey{"a__b", "echo"}
+	first, _ := assignNames(DefaultToolPrefix, []toolKey{ab, {"a", "x"}}, nil)
+	if first[ab] != "mcp__a__b__echo" {
+		t.Fatalf("a__b/echo -> %q", first[ab])
+	}
+	intruder := toolKey{"a", "b__echo"}
+	second, collisions := assignNames(DefaultToolPrefix, []toolKey{ab, {"a", "x"}, intruder}, first)
+	if second[ab] != "mcp__a__b__echo" {
+		t.Errorf("a__b/echo moved to %q", second[ab])
+	}
+	if second[intruder] == "mcp__a__b__echo" || !validName.MatchString(second[intruder]) {
+		t.Errorf("a/b__echo -> %q, want a name of its own", second[intruder])
+	}
+	if len(collisions) != 1 {
+		t.Errorf("collisions = %q, want the one clash reported", collisions)
+	}
+	// Reported once: the next rebuild keeps both names and says nothing.
+	third, again := assignNames(DefaultToolPrefix, []toolKey{intruder, ab}, second)
+	if len(again) != 0 || third[ab] != second[ab] || third[intruder] != second[intruder] {
+		t.Errorf("rebuild changed names %v or reported %q again", third, again)
+	}
+	// Once a__b is gone, its name is free for the next tool that wants it.
+	fourth, _ := assignNames(DefaultToolPrefix, []toolKey{{"a", "x"}, {"c", "y"}}, third)
+	if _, kept := fourth[ab]; kept {
+		t.Error("a removed tool kept its name")
 	}
 }

@@ -76,7 +76,11 @@ func (h *Host) rebuildToolsLocked() bool {
 			keys = append(keys, toolKey{s.cfg.Name, t.Name})
 		}
 	}
-	names, collisions := assignNames(h.opts.ToolPrefix, keys)
+	prev := make(map[toolKey]string, len(h.index))
+	for name, k := range h.index {
+		prev[k] = name
+	}
+	names, collisions := assignNames(h.opts.ToolPrefix, keys, prev)
 	for _, c := range collisions {
 		h.log.Warn("tool name collision resolved", "detail", c)
 	}
