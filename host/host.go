@@ -9,7 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -44,6 +47,12 @@ type Options struct {
 	// and part of the cache key of project-level servers. Empty means the
 	// current directory.
 	ProjectDir string
+	// UntrustedProject says ProjectDir has not been trusted: nothing in it
+	// may run. Stdio servers then start in the home directory instead
+	// (a relative cwd is taken from there), so that `python3 -m mod` or
+	// npx cannot pick up the repository's modules, and the project is
+	// offered to servers as a root instead. False runs them in ProjectDir.
+	UntrustedProject bool
 	// TrustProject starts servers that discovery marked Untrusted (project
 	// configs not yet trusted). Without it they are listed as untrusted and
 	// never started: a cloned repository must not start programs.
@@ -88,10 +97,13 @@ var ErrClosed = errors.New("host is closed")
 
 // Host owns the connections to a set of MCP servers.
 type Host struct {
-	opts   Options
-	log    *slog.Logger
-	cache  *toolcache.Cache
-	events hub
+	opts Options
+	// workDir is where stdio servers without an absolute cwd start: the
+	// project, or outside it while it is untrusted.
+	workDir string
+	log     *slog.Logger
+	cache   *toolcache.Cache
+	events  hub
 
 	// life is cancelled by Close; every connect runs under it.
 	life     context.Context
@@ -150,9 +162,20 @@ func New(opts *Options) *Host {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	workDir := o.ProjectDir
+	if o.UntrustedProject {
+		workDir = outsideProject()
+		// The project is still what the person works on: servers that ask
+		// for roots learn it, and read it as data, not code.
+		root := (&url.URL{Scheme: "file", Path: filepath.ToSlash(o.ProjectDir)}).String()
+		if !slices.ContainsFunc(o.Roots, func(r *mcp.Root) bool { return r.URI == root }) {
+			o.Roots = append(slices.Clone(o.Roots), &mcp.Root{URI: root, Name: filepath.Base(o.ProjectDir)})
+		}
+	}
 	life, stop := context.WithCancel(context.Background())
 	return &Host{
 		opts:     o,
+		workDir:  workDir,
 		log:      logger,
 		cache:    toolcache.Open(o.CacheDir),
 		life:     life,
@@ -161,6 +184,18 @@ func New(opts *Options) *Host {
 		index:    map[string]toolKey{},
 		events:   hub{backlogCap: o.NotificationBuffer},
 	}
+}
+
+// outsideProject is where servers start while the project is untrusted:
+// the home directory, the person's own; or, with none, the file system's
+// root, where a server finds nothing of anybody's.
+func outsideProject() string {
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
+			return home
+		}
+	}
+	return string(filepath.Separator)
 }
 
 // Start adds servers and connects them all in parallel (DESIGN.md F12, F13). It

@@ -130,7 +130,7 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 	kind := cfg.TransportKind()
 	switch kind {
 	case config.TransportStdio:
-		t := transport.NewStdio(cfg, h.opts.ProjectDir, transport.Hooks{
+		t := transport.NewStdio(cfg, h.workDir, transport.Hooks{
 			Stderr:  func(line string) { h.serverLog(s, line, "") },
 			Skipped: func(line string) { h.serverLog(s, line, "skipped non-JSON line on stdout: ") },
 		})

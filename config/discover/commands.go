@@ -41,7 +41,7 @@ func hasCommands(c *config.ServerConfig) bool {
 // ErrCommandNotAllowed, and with no run ErrNoCommandRunner. The error is
 // a *config.Diagnostic naming the field, positioned at c.Source; c's maps
 // are replaced, never changed in place.
-func resolveCommands(ctx context.Context, c *config.ServerConfig, allowed bool, run func(context.Context, string) (string, error)) error {
+func resolveCommands(ctx context.Context, c *config.ServerConfig, allowed bool, dir string, run func(context.Context, string, string) (string, error)) error {
 	for _, m := range []struct {
 		field string
 		vals  *map[string]string
@@ -62,7 +62,7 @@ func resolveCommands(ctx context.Context, c *config.ServerConfig, allowed bool, 
 				if run == nil {
 					return commandDiag(c, m.field+"."+k, ErrNoCommandRunner)
 				}
-				res, err := run(ctx, v[1:])
+				res, err := run(ctx, v[1:], dir)
 				if err != nil {
 					return commandDiag(c, m.field+"."+k, err)
 				}

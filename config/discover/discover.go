@@ -58,7 +58,9 @@ type Options struct {
 	// servers that win their name and may start, and only where commands
 	// are allowed (user level, a file named with --config, a trusted
 	// project). Nil runs nothing: such a value is ErrNoCommandRunner.
-	RunCommand func(ctx context.Context, command string) (string, error)
+	// The command runs in dir: the project when it is trusted, else the
+	// home directory.
+	RunCommand func(ctx context.Context, command, dir string) (string, error)
 	// SkipCommands leaves "!command" env and header values as written,
 	// for a caller that only lists (switchboard sources): nothing runs,
 	// and no error is made of them.
@@ -92,9 +94,12 @@ type Discovery struct {
 	// trust` trusts.
 	ProjectDir   string
 	ProjectFiles []trust.ProjectFile
-	// ProjectTrusted says whether project-level servers may run: the
-	// project was trusted with exactly these files, or TrustProject was
-	// set. It is false when there are no project files.
+	// ProjectTrusted says whether anything may run inside the project: its
+	// config's servers, and the person's own servers with the project as
+	// their working directory. It is true when the project was trusted
+	// with exactly these files (none, for a folder without config), when
+	// TrustProject was set, or when the project is the home directory;
+	// false with no project.
 	ProjectTrusted bool
 	// Policy is the policy that applied, nil for none.
 	Policy *policy.Policy
@@ -322,20 +327,41 @@ func (d *Discovery) parse(rep *SourceReport, p *source.Provider, loc source.Loca
 	return entries
 }
 
-// decideTrust sets ProjectTrusted from the trust store (DESIGN.md F6).
+// decideTrust sets ProjectTrusted (DESIGN.md F6, "Trust"): a project is
+// trusted once the person trusted it with exactly the config files it has
+// now, none for a folder without any. Until then nothing in it runs — not
+// its config's servers, and not its files through the person's own
+// servers, which the host then starts in the home directory. The home
+// directory itself is the person's own, not a clone, and is trusted.
 func (d *Discovery) decideTrust(opts Options, env source.Env) {
-	if len(d.ProjectFiles) == 0 || opts.NoProjectConfig {
+	switch {
+	case d.ProjectDir == "":
 		return
-	}
-	if opts.TrustProject {
+	case opts.TrustProject, env.Home != "" && samePath(d.ProjectDir, env.Home):
 		d.ProjectTrusted = true
 		return
 	}
-	trusted, err := trust.IsTrusted(opts.stateDir(env), d.ProjectDir, d.ProjectFiles)
+	dir := opts.stateDir(env)
+	if dir == "" && len(d.ProjectFiles) == 0 {
+		return // nowhere to have recorded trust, and no config to worry about
+	}
+	trusted, err := trust.IsTrusted(dir, d.ProjectDir, d.ProjectFiles)
 	if err != nil {
 		d.Errors = append(d.Errors, &TrustError{Err: err})
 	}
 	d.ProjectTrusted = trusted
+}
+
+// samePath reports whether a and b name the same directory, links
+// resolved where they can be.
+func samePath(a, b string) bool {
+	clean := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	return clean(a) == clean(b)
 }
 
 func (o *Options) stateDir(env source.Env) string {

@@ -136,7 +136,13 @@ func (d *Discovery) finish(ctx context.Context, k *candidate, opts Options) {
 		return
 	}
 	allowed := c.Source.Level != config.LevelProject || d.ProjectTrusted
-	if err := resolveCommands(ctx, c, allowed, opts.RunCommand); err != nil {
+	// Not in an untrusted project: a script of the repository's could
+	// stand in for the helper ("!./token.sh", npx's node_modules).
+	dir := d.ProjectDir
+	if !d.ProjectTrusted {
+		dir = opts.normalizedEnv().Home
+	}
+	if err := resolveCommands(ctx, c, allowed, dir, opts.RunCommand); err != nil {
 		c.Err = k.Locate(err)
 		return
 	}

@@ -46,7 +46,9 @@ type Factory struct {
 	// NewHost builds a host on the global flags (tool cache, startup gate,
 	// project, --trust-project, --verbose), not yet started: a command may
 	// subscribe to its events first.
-	NewHost func() (*host.Host, error)
+	// untrustedProject says the project has not been trusted: the host
+	// starts the person's own servers outside it (host.Options).
+	NewHost func(untrustedProject bool) (*host.Host, error)
 	// Logger is where the host and the config watcher log: stderr with
 	// --verbose, nil (discard) without.
 	Logger func() *slog.Logger
@@ -242,7 +244,7 @@ func (g *globalOptions) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(g.io.Err, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-func (g *globalOptions) newHost() (*host.Host, error) {
+func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
 	dir, err := g.project()
 	if err != nil {
 		return nil, err
@@ -258,8 +260,9 @@ func (g *globalOptions) newHost() (*host.Host, error) {
 		Logger:       g.logger(),
 		StartupGate:  g.gate,
 		CacheDir:     cache,
-		ProjectDir:   dir,
-		TrustProject: g.trustProject,
+		ProjectDir:       dir,
+		TrustProject:     g.trustProject,
+		UntrustedProject: untrustedProject,
 	}), nil
 }
 

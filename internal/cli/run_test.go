@@ -47,7 +47,7 @@ func newFakeFactory(d *discover.Discovery) *fakeFactory {
 			ff.modes = append(ff.modes, mode)
 			return d, nil
 		},
-		NewHost: func() (*host.Host, error) { return host.New(nil), nil },
+		NewHost: func(bool) (*host.Host, error) { return host.New(nil), nil },
 	}
 	return ff
 }
@@ -353,7 +353,7 @@ func TestRunTrust(t *testing.T) {
 		files []trust.ProjectFile
 		out   string
 	}{
-		{name: "nothing", out: "No MCP config files in /p: nothing to trust.\n"},
+		{name: "nothing", out: "Trusted /p: it has no MCP config files; your servers may now start in it.\n"},
 		{name: "files", files: files, out: "Trusted /p: the servers in these files may start.\n" +
 			"  Claude Code  /p/.mcp.json  a, b\n" +
 			"  Cursor       /p/.cursor/mcp.json  no servers\n"},

@@ -41,6 +41,13 @@ func (f *Factory) load(mode discoverMode) (*loaded, error) {
 	return &loaded{servers: d.Servers, problems: d.Errors, discovery: d}, nil
 }
 
+// untrustedProject says the configs came from a project nobody trusted
+// yet (discovery's ProjectTrusted): nothing may run inside it.
+func (l *loaded) untrustedProject() bool {
+	d := l.discovery
+	return d != nil && d.ProjectDir != "" && !d.ProjectTrusted
+}
+
 // session is a host started from the configs.
 type session struct {
 	*host.Host
@@ -79,7 +86,7 @@ func (f *Factory) prepare() (*host.Host, *loaded, error) {
 		return nil, nil, err
 	}
 	f.IO.report(l)
-	h, err := f.NewHost()
+	h, err := f.NewHost(l.untrustedProject())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -101,8 +108,12 @@ func (ios IO) report(l *loaded) {
 	for _, w := range d.Warnings {
 		ios.note("warning: " + oneLine(w.Error()))
 	}
-	if len(d.ProjectFiles) > 0 && !d.ProjectTrusted {
-		ios.note(fmt.Sprintf("the project config in %s is not trusted; its servers will not start until you run 'switchboard trust'", d.ProjectDir))
+	if l.untrustedProject() {
+		what := "your servers start in your home directory, with the project as a root"
+		if len(d.ProjectFiles) > 0 {
+			what = "its config's servers do not start, and " + what
+		}
+		ios.note(fmt.Sprintf("the project %s is not trusted: %s; run 'switchboard trust' to trust it", d.ProjectDir, what))
 	}
 }
 

@@ -209,13 +209,17 @@ func writeSources(w io.Writer, d *discover.Discovery, home string) {
 		}
 	}
 
-	if len(d.ProjectFiles) > 0 {
+	switch {
+	case d.ProjectDir == "":
+	case d.ProjectTrusted:
 		fmt.Fprintln(w)
-		if d.ProjectTrusted {
-			fmt.Fprintf(w, "Project %s: trusted.\n", d.ProjectDir)
-		} else {
-			fmt.Fprintf(w, "Project %s: not trusted; its servers do not start. Run 'switchboard trust' to allow them.\n", d.ProjectDir)
-		}
+		fmt.Fprintf(w, "Project %s: trusted.\n", d.ProjectDir)
+	case len(d.ProjectFiles) > 0:
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Project %s: not trusted; its servers do not start, and yours start in your home directory. Run 'switchboard trust' to allow them.\n", d.ProjectDir)
+	default:
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Project %s: not trusted; your servers start in your home directory, with the project as a root. Run 'switchboard trust' to start them in it.\n", d.ProjectDir)
 	}
 	if d.Policy != nil {
 		fmt.Fprintf(w, "Policy: %s\n", d.Policy.Path)

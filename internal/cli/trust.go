@@ -42,12 +42,12 @@ func runTrust(_ context.Context, o *trustOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(files) == 0 {
-		fmt.Fprintf(o.IO.Out, "No MCP config files in %s: nothing to trust.\n", dir)
-		return nil
-	}
 	if err := o.TrustProject(dir, files); err != nil {
 		return fmt.Errorf("trust %s: %w", dir, err)
+	}
+	if len(files) == 0 {
+		fmt.Fprintf(o.IO.Out, "Trusted %s: it has no MCP config files; your servers may now start in it.\n", dir)
+		return nil
 	}
 	fmt.Fprintf(o.IO.Out, "Trusted %s: the servers in these files may start.\n", dir)
 	w := 0

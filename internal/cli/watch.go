@@ -18,6 +18,9 @@ import (
 type watchOptions struct {
 	*Factory
 	JSON jsonFlag
+	// untrusted is what the first load found of the project's trust; the
+	// host keeps it until watch restarts.
+	untrusted bool
 }
 
 func newWatchCmd(f *Factory) *cobra.Command {
@@ -53,7 +56,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	if err != nil {
 		return err
 	}
-	h, err := o.NewHost()
+	h, err := o.NewHost(o.untrusted)
 	if err != nil {
 		return err
 	}
@@ -163,6 +166,7 @@ func (o *watchOptions) watchLoad() (*watch.Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.untrusted = l.untrustedProject()
 	d := l.discovery
 	var files []string
 	for _, src := range d.Sources {

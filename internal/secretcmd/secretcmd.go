@@ -43,13 +43,15 @@ type Runner struct {
 	out map[string]string
 }
 
-// Run returns the command's stdout with surrounding white space trimmed.
-// The command runs in a process group of its own, killed as a whole on
-// timeout or when ctx ends. The error quotes the command's stderr, never
-// its stdout: that is the secret.
-func (r *Runner) Run(ctx context.Context, command string) (string, error) {
+// Run runs command in dir ("" for the process's own directory) and
+// returns its stdout with surrounding white space trimmed. The command runs
+// in a process group of its own, killed as a whole on timeout or when ctx
+// ends. The error quotes the command's stderr, never its stdout: that is
+// the secret.
+func (r *Runner) Run(ctx context.Context, command, dir string) (string, error) {
+	key := dir + "\x00" + command
 	r.mu.Lock()
-	out, ok := r.out[command]
+	out, ok := r.out[key]
 	r.mu.Unlock()
 	if ok {
 		return out, nil
@@ -60,6 +62,7 @@ func (r *Runner) Run(ctx context.Context, command string) (string, error) {
 	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Dir = dir
 	procgroup.Set(cmd)
 	// sh may have started the helper as a child that would otherwise keep
 	// running, and the pipes open.
@@ -91,7 +94,7 @@ func (r *Runner) Run(ctx context.Context, command string) (string, error) {
 	if r.out == nil {
 		r.out = make(map[string]string)
 	}
-	r.out[command] = out
+	r.out[key] = out
 	r.mu.Unlock()
 	return out, nil
 }
