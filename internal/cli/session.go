@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // loaded is the outcome of reading the configs.
@@ -102,7 +103,7 @@ func (ios IO) report(l *loaded) {
 		ios.note("warning: " + oneLine(w.Error()))
 	}
 	if len(d.ProjectFiles) > 0 && !d.ProjectTrusted {
-		ios.note(fmt.Sprintf("the project config in %s is not trusted; its servers will not start until you run 'switchboard trust'", d.ProjectDir))
+		ios.note(fmt.Sprintf("the project config in %s is not trusted; its servers will not start until you run 'switchboard trust'", termsafe.Line(d.ProjectDir)))
 	}
 }
 

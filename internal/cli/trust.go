@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // trustOptions are trust's: the project is the global --project.
@@ -43,23 +45,23 @@ func runTrust(_ context.Context, o *trustOptions) error {
 		return err
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(o.IO.Out, "No MCP config files in %s: nothing to trust.\n", dir)
+		fmt.Fprintf(o.IO.Out, "No MCP config files in %s: nothing to trust.\n", termsafe.Line(dir))
 		return nil
 	}
 	if err := o.TrustProject(dir, files); err != nil {
 		return fmt.Errorf("trust %s: %w", dir, err)
 	}
-	fmt.Fprintf(o.IO.Out, "Trusted %s: the servers in these files may start.\n", dir)
+	fmt.Fprintf(o.IO.Out, "Trusted %s: the servers in these files may start.\n", termsafe.Line(dir))
 	w := 0
 	for _, f := range files {
 		w = max(w, len(f.Provider))
 	}
 	for _, f := range files {
-		servers := strings.Join(f.Servers, ", ")
+		servers := termsafe.Line(strings.Join(f.Servers, ", "))
 		if servers == "" {
 			servers = "no servers"
 		}
-		fmt.Fprintf(o.IO.Out, "  %-*s  %s  %s\n", w, f.Provider, f.Path, servers)
+		fmt.Fprintf(o.IO.Out, "  %-*s  %s  %s\n", w, f.Provider, termsafe.Line(f.Path), servers)
 	}
 	return nil
 }
