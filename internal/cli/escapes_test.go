@@ -177,6 +177,78 @@ func TestCallRaw(t *testing.T) {
 	}
 }
 
+// TestJSONKeepsServerText: --json prints valid JSON that decodes to what
+// the server sent, exactly, and holds no raw control character either.
+func TestJSONKeepsServerText(t *testing.T) {
+	cfg := escapesConfig(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		// want finds the server's string in the decoded output.
+		want func(t *testing.T, out string) string
+		// value is what that string must be.
+		value string
+	}{
+		{name: "tools", args: []string{"tools", "esc", "--json"}, value: demo.EscapePayload + " (a description full of terminal escape sequences)",
+			want: func(t *testing.T, out string) string {
+				var tools []struct{ Name, Description string }
+				decode(t, out, &tools)
+				for _, tool := range tools {
+					if tool.Name == "mcp__esc__escapes" {
+						return tool.Description
+					}
+				}
+				return ""
+			}},
+		{name: "call", args: []string{"call", "mcp__esc__escapes", "--json"}, value: demo.EscapePayload + "\nsecond line\r\nthird line",
+			want: func(t *testing.T, out string) string {
+				var res struct{ Content []struct{ Text string } }
+				decode(t, out, &res)
+				return res.Content[0].Text
+			}},
+		{name: "list", args: []string{"list", "--json"}, value: "error: " + demo.EscapePayload + " \ufffd",
+			want: func(t *testing.T, out string) string {
+				var servers []statusJSON
+				decode(t, out, &servers)
+				for _, s := range servers {
+					if s.Name == "escfail" {
+						_, rest, _ := strings.Cut(s.Error, "(stderr: ")
+						before, _, _ := strings.Cut(rest, " | ")
+						return before
+					}
+				}
+				return ""
+			}},
+		{name: "logs", args: []string{"logs", "escfail", "--json"}, value: "error: " + demo.EscapePayload + " \ufffd",
+			want: func(t *testing.T, out string) string {
+				for line := range strings.Lines(out) {
+					var l struct{ Text string }
+					decode(t, line, &l)
+					if strings.Contains(l.Text, "pwned") {
+						return l.Text
+					}
+				}
+				return ""
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, _ := runEscapes(t, cfg, false, tc.args...)
+			checkTerminalSafe(t, "stdout", stdout)
+			checkTerminalSafe(t, "stderr", stderr)
+			if got := tc.want(t, stdout); got != tc.value {
+				t.Errorf("decoded %q, want %q exactly", got, tc.value)
+			}
+		})
+	}
+}
+
+func decode(t *testing.T, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, s)
+	}
+}
+
 // TestWatchTextIsEscaped: watch's text lines show a server's log lines and
 // errors escaped, in colour.
 func TestWatchTextIsEscaped(t *testing.T) {
