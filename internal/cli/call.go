@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +49,8 @@ cannot set your terminal's title, clear it or draw over what it shows.
 --raw prints text content exactly as the server sent it, for a program
 to read; --json prints the whole result with every value exact.
 
+` + outHelp + `
+
 Exit status is 1 when the tool reports an error.`,
 		Example: `  $ switchboard call mcp__demo__echo text="hello"
   $ switchboard call mcp__demo__add a=2 b=40
@@ -66,7 +65,7 @@ Exit status is 1 when the tool reports an error.`,
 	}
 	cmd.Flags().StringVar(&o.ArgsJSON, "args", "", "arguments as a JSON object")
 	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
-	cmd.Flags().StringVar(&o.OutDir, "out", "", "write images, audio and binary resources to files in `dir`")
+	cmd.Flags().StringVar(&o.OutDir, "out", "", "write images, audio and binary resources to new files in `dir` (never overwriting)")
 	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print text content exactly as the server sent it, control characters included")
 	return cmd
 }
@@ -182,27 +181,6 @@ func (ios IO) printResult(res *mcp.CallToolResult, outDir string, raw bool) erro
 		return writeJSON(w, res.StructuredContent)
 	}
 	return nil
-}
-
-// binaryLine summarises binary content, or writes it to outDir and says
-// where.
-func binaryLine(outDir, kind string, i int, mimeType string, data []byte) string {
-	summary := fmt.Sprintf("[%s %s, %d bytes]", kind, termsafe.Line(mimeType), len(data))
-	if outDir == "" {
-		return summary
-	}
-	ext := ".bin"
-	if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
-		ext = exts[len(exts)-1]
-	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return summary + " (not written: " + oneLine(err.Error()) + ")"
-	}
-	path := filepath.Join(outDir, fmt.Sprintf("%s-%d%s", kind, i+1, ext))
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return summary + " (not written: " + oneLine(err.Error()) + ")"
-	}
-	return summary + " written to " + termsafe.Line(path)
 }
 
 // payload is a text part of a result for a person: escaped, newlines

@@ -98,7 +98,9 @@ template) or more than one server lists it.
 Control characters in the text (escape sequences, carriage returns) are
 shown escaped, as \x1b, so a resource cannot drive your terminal; --raw
 prints the text exactly as the server sent it, and --json the whole
-result with every value exact.`,
+result with every value exact.
+
+` + outHelp,
 		Example: `  $ switchboard read demo://readme
   $ switchboard read file:///tmp/notes.txt --server filesystem`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -109,7 +111,7 @@ result with every value exact.`,
 	}
 	cmd.Flags().StringVar(&o.Server, "server", "", "the `server` to read from")
 	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
-	cmd.Flags().StringVar(&o.OutDir, "out", "", "write binary contents to files in `dir`")
+	cmd.Flags().StringVar(&o.OutDir, "out", "", "write binary contents to new files in `dir` (never overwriting)")
 	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print text exactly as the server sent it, control characters included")
 	return cmd
 }
