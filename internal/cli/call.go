@@ -4,15 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"mime"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 type callOptions struct {
@@ -27,6 +25,9 @@ type callOptions struct {
 	JSON     jsonFlag
 	// OutDir, when set, receives images, audio and binary resources.
 	OutDir string
+	// Raw prints text content as the server sent it, control characters
+	// included, instead of escaped.
+	Raw bool
 }
 
 func newCallCmd(f *Factory) *cobra.Command {
@@ -42,6 +43,14 @@ valid JSON (a number, true, an object) is passed as such, anything else as
 a string. Text content is printed as text, structured content as JSON, and
 images and audio are summarised, or written to files with --out.
 
+The text is the server's: control characters in it (escape sequences,
+carriage returns, backspaces) are shown escaped, as \x1b, so that a tool
+cannot set your terminal's title, clear it or draw over what it shows.
+--raw prints text content exactly as the server sent it, for a program
+to read; --json prints the whole result with every value exact.
+
+` + outHelp + `
+
 Exit status is 1 when the tool reports an error.`,
 		Example: `  $ switchboard call mcp__demo__echo text="hello"
   $ switchboard call mcp__demo__add a=2 b=40
@@ -56,7 +65,8 @@ Exit status is 1 when the tool reports an error.`,
 	}
 	cmd.Flags().StringVar(&o.ArgsJSON, "args", "", "arguments as a JSON object")
 	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
-	cmd.Flags().StringVar(&o.OutDir, "out", "", "write images, audio and binary resources to files in `dir`")
+	cmd.Flags().StringVar(&o.OutDir, "out", "", "write images, audio and binary resources to new files in `dir` (never overwriting)")
+	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print text content exactly as the server sent it, control characters included")
 	return cmd
 }
 
@@ -86,7 +96,7 @@ func runCall(ctx context.Context, o *callOptions) error {
 		if err := writeJSON(o.IO.Out, res); err != nil {
 			return err
 		}
-	} else if err := o.IO.printResult(res, o.OutDir); err != nil {
+	} else if err := o.IO.printResult(res, o.OutDir, o.Raw); err != nil {
 		return err
 	}
 	if callErr != nil {
@@ -139,28 +149,29 @@ func resolveTool(tools []host.Tool, name string) (string, error) {
 }
 
 // printResult renders a result for a person (DESIGN.md F24 keeps it whole; this
-// only chooses how to show each part).
-func (ios IO) printResult(res *mcp.CallToolResult, outDir string) error {
+// only chooses how to show each part). Text is escaped unless raw; what
+// describes the parts (URIs, names, types) is escaped always.
+func (ios IO) printResult(res *mcp.CallToolResult, outDir string, raw bool) error {
 	w := ios.Out
 	hasText := false
 	for i, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
 			hasText = true
-			fmt.Fprintln(w, c.Text)
+			fmt.Fprintln(w, payload(c.Text, raw))
 		case *mcp.ImageContent:
 			fmt.Fprintln(w, binaryLine(outDir, "image", i, c.MIMEType, c.Data))
 		case *mcp.AudioContent:
 			fmt.Fprintln(w, binaryLine(outDir, "audio", i, c.MIMEType, c.Data))
 		case *mcp.ResourceLink:
-			fmt.Fprintf(w, "[resource link] %s %s\n", c.URI, c.Name)
+			fmt.Fprintf(w, "[resource link] %s %s\n", termsafe.Line(c.URI), termsafe.Line(c.Name))
 		case *mcp.EmbeddedResource:
 			r := c.Resource
 			if r == nil {
 				continue
 			}
 			if r.Text != "" {
-				fmt.Fprintf(w, "[resource %s]\n%s\n", r.URI, r.Text)
+				fmt.Fprintf(w, "[resource %s]\n%s\n", termsafe.Line(r.URI), payload(r.Text, raw))
 			} else {
 				fmt.Fprintln(w, binaryLine(outDir, "resource", i, r.MIMEType, r.Blob))
 			}
@@ -172,25 +183,13 @@ func (ios IO) printResult(res *mcp.CallToolResult, outDir string) error {
 	return nil
 }
 
-// binaryLine summarises binary content, or writes it to outDir and says
-// where.
-func binaryLine(outDir, kind string, i int, mimeType string, data []byte) string {
-	summary := fmt.Sprintf("[%s %s, %d bytes]", kind, mimeType, len(data))
-	if outDir == "" {
-		return summary
+// payload is a text part of a result for a person: escaped, newlines
+// kept, unless the person asked for it raw.
+func payload(text string, raw bool) string {
+	if raw {
+		return text
 	}
-	ext := ".bin"
-	if exts, _ := mime.ExtensionsByType(mimeType); len(exts) > 0 {
-		ext = exts[len(exts)-1]
-	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return summary + " (not written: " + err.Error() + ")"
-	}
-	path := filepath.Join(outDir, fmt.Sprintf("%s-%d%s", kind, i+1, ext))
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return summary + " (not written: " + err.Error() + ")"
-	}
-	return summary + " written to " + path
+	return termsafe.Text(text)
 }
 
 // unavailableServer finds the server an unknown exposed name belongs to

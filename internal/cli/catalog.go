@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 type resourcesOptions struct {
@@ -62,10 +63,10 @@ func runResources(ctx context.Context, o *resourcesOptions) error {
 	}
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Server, r.URI, r.MIMEType, firstLine(orName(r.Description, r.Name)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(r.Server), cell(r.URI), cell(r.MIMEType), firstLine(orName(r.Description, r.Name)))
 	}
 	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Server, t.URITemplate, t.MIMEType, firstLine(orName(t.Description, t.Name)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(t.Server), cell(t.URITemplate), cell(t.MIMEType), firstLine(orName(t.Description, t.Name)))
 	}
 	return tw.Flush()
 }
@@ -79,6 +80,9 @@ type readOptions struct {
 	JSON   jsonFlag
 	// OutDir, when set, receives binary contents.
 	OutDir string
+	// Raw prints text contents as the server sent them, control
+	// characters included, instead of escaped.
+	Raw bool
 }
 
 func newReadCmd(f *Factory) *cobra.Command {
@@ -89,7 +93,14 @@ func newReadCmd(f *Factory) *cobra.Command {
 		Long: `Read a resource by URI and print its text; binary contents are
 summarised, or written to files with --out. The server is found from the
 resource lists; name it with --server when the URI is not listed (a
-template) or more than one server lists it.`,
+template) or more than one server lists it.
+
+Control characters in the text (escape sequences, carriage returns) are
+shown escaped, as \x1b, so a resource cannot drive your terminal; --raw
+prints the text exactly as the server sent it, and --json the whole
+result with every value exact.
+
+` + outHelp,
 		Example: `  $ switchboard read demo://readme
   $ switchboard read file:///tmp/notes.txt --server filesystem`,
 		Args: usageArgs(cobra.ExactArgs(1)),
@@ -100,7 +111,8 @@ template) or more than one server lists it.`,
 	}
 	cmd.Flags().StringVar(&o.Server, "server", "", "the `server` to read from")
 	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
-	cmd.Flags().StringVar(&o.OutDir, "out", "", "write binary contents to files in `dir`")
+	cmd.Flags().StringVar(&o.OutDir, "out", "", "write binary contents to new files in `dir` (never overwriting)")
+	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print text exactly as the server sent it, control characters included")
 	return cmd
 }
 
@@ -125,7 +137,7 @@ func runRead(ctx context.Context, o *readOptions) error {
 	}
 	for i, c := range res.Contents {
 		if c.Text != "" {
-			fmt.Fprintln(o.IO.Out, strings.TrimRight(c.Text, "\n"))
+			fmt.Fprintln(o.IO.Out, payload(strings.TrimRight(c.Text, "\n"), o.Raw))
 			continue
 		}
 		fmt.Fprintln(o.IO.Out, binaryLine(o.OutDir, "resource", i, c.MIMEType, c.Blob))
@@ -198,7 +210,7 @@ func runPrompts(ctx context.Context, o *promptsOptions) error {
 			}
 			argNames = append(argNames, n)
 		}
-		fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", p.Server, p.Name, strings.Join(argNames, " "), firstLine(p.Description))
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", cell(p.Server), cell(p.Name), cell(strings.Join(argNames, " ")), firstLine(p.Description))
 	}
 	return tw.Flush()
 }
@@ -251,7 +263,7 @@ func runPrompt(ctx context.Context, o *promptOptions) error {
 		return writeJSON(o.IO.Out, res)
 	}
 	for _, m := range res.Messages {
-		fmt.Fprintf(o.IO.Out, "%s: %s\n", m.Role, contentText(m.Content))
+		fmt.Fprintf(o.IO.Out, "%s: %s\n", termsafe.Line(string(m.Role)), contentText(m.Content))
 	}
 	return nil
 }
@@ -265,20 +277,21 @@ func resolvePrompt(ps []host.Prompt, arg string) (host.Prompt, error) {
 		func(labels string) error { return usagef("prompt %q is ambiguous: %s", arg, labels) })
 }
 
+// contentText is a prompt message's content for a person, escaped.
 func contentText(c mcp.Content) string {
 	switch c := c.(type) {
 	case *mcp.TextContent:
-		return c.Text
+		return termsafe.Text(c.Text)
 	case *mcp.ImageContent:
-		return fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data))
+		return fmt.Sprintf("[image %s, %d bytes]", termsafe.Line(c.MIMEType), len(c.Data))
 	case *mcp.AudioContent:
-		return fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data))
+		return fmt.Sprintf("[audio %s, %d bytes]", termsafe.Line(c.MIMEType), len(c.Data))
 	case *mcp.EmbeddedResource:
 		if c.Resource != nil {
-			return fmt.Sprintf("[resource %s]\n%s", c.Resource.URI, c.Resource.Text)
+			return fmt.Sprintf("[resource %s]\n%s", termsafe.Line(c.Resource.URI), termsafe.Text(c.Resource.Text))
 		}
 	case *mcp.ResourceLink:
-		return "[resource link " + c.URI + "]"
+		return "[resource link " + termsafe.Line(c.URI) + "]"
 	}
 	return ""
 }

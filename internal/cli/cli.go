@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // Exit codes (DESIGN.md F48).
@@ -91,7 +93,8 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 	case errors.As(err, &exit):
 		return exit.code
 	case errors.As(err, &usage) || isUnknownCommand(err):
-		fmt.Fprintf(stdio.Err, "switchboard: %v\n", err)
+		// Several lines at times (cobra's "Did you mean this?"), kept.
+		fmt.Fprintf(stdio.Err, "switchboard: %s\n", termsafe.Text(err.Error()))
 		fmt.Fprintln(stdio.Err, "Run 'switchboard --help' for usage.")
 		return ExitUsage
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
@@ -116,11 +119,6 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 // plain error: a command it cannot find.
 func isUnknownCommand(err error) bool {
 	return strings.HasPrefix(err.Error(), "unknown command ")
-}
-
-// oneLine keeps an error to one line on the terminal (DESIGN.md F48).
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 func newRoot(ctx context.Context, stdio IO) *cobra.Command {

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // completeServers completes server names from the configs, without
@@ -20,7 +22,7 @@ func completeServers(f *Factory) func(*cobra.Command, []string, string) ([]strin
 		var names []string
 		for _, s := range l.servers {
 			if strings.HasPrefix(s.Name, prefix) {
-				names = append(names, s.Name)
+				names = append(names, termsafe.Line(s.Name))
 			}
 		}
 		return names, cobra.ShellCompDirectiveNoFileComp

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/edit"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // addScopeFlag declares --scope: which of our own files an edit changes.
@@ -104,7 +105,7 @@ func runAdd(_ context.Context, o *addOptions) error {
 		}
 		return err
 	}
-	fmt.Fprintf(o.IO.Out, "Added %q to %s\n", o.Name, path)
+	fmt.Fprintf(o.IO.Out, "Added %q to %s\n", o.Name, termsafe.Line(path))
 	return nil
 }
 
@@ -184,7 +185,7 @@ func runDisable(_ context.Context, o *editOptions) error {
 		if err := o.Edit.ClaimDisabled(path, name); err != nil {
 			return err
 		}
-		o.IO.note(fmt.Sprintf("%q is defined in %s (%s); an entry in %s now keeps it off", name, src.Label(), src, path))
+		o.IO.note(termsafe.Line(fmt.Sprintf("%q is defined in %s (%s); an entry in %s now keeps it off", name, src.Label(), src, path)))
 		return nil
 	})
 }
@@ -201,7 +202,7 @@ func (o *editOptions) edit(done string, change func(path, name string) error) er
 		}
 		return err
 	}
-	fmt.Fprintf(o.IO.Out, "%s %q in %s\n", done, o.Name, path)
+	fmt.Fprintf(o.IO.Out, "%s %q in %s\n", done, o.Name, termsafe.Line(path))
 	return nil
 }
 

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // jsonFlag is --json. Every command that has it declares it with
@@ -19,12 +22,20 @@ func addJSONFlag(cmd *cobra.Command, j *jsonFlag, usage string) {
 
 // writeJSON writes v as one indented document with a trailing newline,
 // HTML characters as they are: what a listing or a result prints, and the
-// structured content call shows as JSON even without --json.
+// structured content call shows as JSON even without --json. Both writers
+// escape what encoding/json leaves raw and a terminal would act on (DEL,
+// C1 controls, bidi overrides; termsafe.JSON): the values are the same,
+// and JSON printed on a terminal cannot drive it.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termsafe.JSON(buf.Bytes()))
+	return err
 }
 
 // writeJSONLine writes v as one line of JSON: what a stream (logs, watch)
@@ -36,6 +47,6 @@ func writeJSONLine(w io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(append(termsafe.JSON(b), '\n'))
 	return err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 type logsOptions struct {
@@ -104,7 +105,7 @@ func (o *logsOptions) printLogLine(l host.LogLine) {
 		return
 	}
 	colorOn := o.IO.color(o.IO.OutTTY)
-	text := l.Text
+	text := termsafe.Line(l.Text)
 	switch l.Level {
 	case host.LevelError:
 		text = paint(colorOn, ansiRed, text)

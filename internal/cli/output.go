@@ -6,14 +6,53 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// What a person sees of text someone else wrote (a server's errors, log
+// lines, descriptions and results; names and paths from config files,
+// which a cloned repository may hold) goes through termsafe, so that it
+// cannot drive the terminal: oneLine, firstLine and cell for one line,
+// termsafe.Text for a payload of several, termsafe.JSON under writeJSON.
+// Our own colours are added after, by paint.
+
+// oneLine keeps an error to one line on the terminal (DESIGN.md F48), its
+// runs of white space one space, its controls escaped.
+func oneLine(s string) string {
+	return termsafe.Line(strings.Join(strings.Fields(s), " "))
+}
+
+// firstLine shortens a description to its first line, at most 100
+// characters before escaping, for a table cell.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if utf8.RuneCountInString(s) <= 100 {
+		return cell(s)
+	}
+	n := 0
+	for i := range s { // by character: a byte that is not UTF-8 is one
+		if n == 99 {
+			s = s[:i]
+			break
+		}
+		n++
+	}
+	return cell(s) + "…"
+}
+
+// cell is one line in a table: escaped, and with tabs as spaces, so that
+// a tab in a server's text does not make a column of its own.
+func cell(s string) string {
+	return strings.ReplaceAll(termsafe.Line(s), "\t", " ")
+}
 
 // color reports whether to colour output to a stream: only on a terminal,
 // and never when NO_COLOR is set (DESIGN.md F47).
@@ -63,8 +102,8 @@ func (ios IO) serverTable(statuses []host.Status) {
 		// Pad before painting: tabwriter counts escape codes as width.
 		padded := state + strings.Repeat(" ", max(0, 12-len(state)))
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n",
-			s.Name, paint(colorOn, stateColor(s.State), padded), transportName(s), s.Tools,
-			connectTime(s), sourceLabel(s.Source), oneLine(s.Error))
+			cell(s.Name), paint(colorOn, stateColor(s.State), padded), transportName(s), s.Tools,
+			connectTime(s), cell(sourceLabel(s.Source)), oneLine(s.Error))
 	}
 	tw.Flush()
 }

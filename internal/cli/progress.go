@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // progress shows servers settling while a command waits for them, one line
@@ -29,7 +30,7 @@ func (ios IO) progress(h *host.Host) *progress {
 			if e.Type != host.EventState {
 				continue
 			}
-			line := fmt.Sprintf("  %-20s %s", e.Server, paint(colorOn, stateColor(e.State), string(e.State)))
+			line := fmt.Sprintf("  %-20s %s", termsafe.Line(e.Server), paint(colorOn, stateColor(e.State), string(e.State)))
 			if e.Error != "" {
 				line += "  " + paint(colorOn, ansiDim, oneLine(e.Error))
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // loaded is the outcome of reading the configs.
@@ -113,7 +114,7 @@ func (ios IO) report(l *loaded) {
 		if len(d.ProjectFiles) > 0 {
 			what = "its config's servers do not start, and " + what
 		}
-		ios.note(fmt.Sprintf("the project %s is not trusted: %s; run 'switchboard trust' to trust it", d.ProjectDir, what))
+		ios.note(fmt.Sprintf("the project %s is not trusted: %s; run 'switchboard trust' to trust it", termsafe.Line(d.ProjectDir), what))
 	}
 }
 

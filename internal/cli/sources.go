@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/config/trust"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 type sourcesOptions struct {
@@ -143,7 +144,8 @@ func toSourcesJSON(d *discover.Discovery) sourcesJSON {
 
 // writeSources prints one line per location, with what it lost, its
 // warnings and its error indented below, then the project's trust and the
-// policy.
+// policy. Names, paths and reasons come from config files and the file
+// system, so they are escaped (termsafe) before the columns are measured.
 func writeSources(w io.Writer, d *discover.Discovery, home string) {
 	marks := map[string]string{}
 	for _, c := range d.Servers {
@@ -171,6 +173,7 @@ func writeSources(w io.Writer, d *discover.Discovery, home string) {
 		if s.Key != "" {
 			path += " (" + s.Key + " scope)"
 		}
+		path = termsafe.Line(path)
 		servers := "-"
 		switch {
 		case !s.Found:
@@ -183,7 +186,7 @@ func writeSources(w io.Writer, d *discover.Discovery, home string) {
 				c := byName[n]
 				names = append(names, n+marks[c.Source.String()+"\x00"+n])
 			}
-			servers = strings.Join(names, ", ")
+			servers = termsafe.Line(strings.Join(names, ", "))
 		}
 		rows = append(rows, row{s.Provider, string(s.Level), path, servers})
 	}
@@ -199,7 +202,7 @@ func writeSources(w io.Writer, d *discover.Discovery, home string) {
 		line(r.provider, r.level, r.path, r.servers)
 		s := d.Sources[i]
 		for _, l := range s.Lost {
-			fmt.Fprintf(w, "    %s: %s\n", l.Name, l.Reason)
+			fmt.Fprintf(w, "    %s: %s\n", termsafe.Line(l.Name), oneLine(l.Reason))
 		}
 		for _, warn := range s.Warnings {
 			fmt.Fprintf(w, "    warning: %s\n", oneLine(warn))
@@ -213,16 +216,16 @@ func writeSources(w io.Writer, d *discover.Discovery, home string) {
 	case d.ProjectDir == "":
 	case d.ProjectTrusted:
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Project %s: trusted.\n", d.ProjectDir)
+		fmt.Fprintf(w, "Project %s: trusted.\n", termsafe.Line(d.ProjectDir))
 	case len(d.ProjectFiles) > 0:
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Project %s: not trusted; its servers do not start, and yours start in your home directory. Run 'switchboard trust' to allow them.\n", d.ProjectDir)
+		fmt.Fprintf(w, "Project %s: not trusted; its servers do not start, and yours start in your home directory. Run 'switchboard trust' to allow them.\n", termsafe.Line(d.ProjectDir))
 	default:
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Project %s: not trusted; your servers start in your home directory, with the project as a root. Run 'switchboard trust' to start them in it.\n", d.ProjectDir)
+		fmt.Fprintf(w, "Project %s: not trusted; your servers start in your home directory, with the project as a root. Run 'switchboard trust' to start them in it.\n", termsafe.Line(d.ProjectDir))
 	}
 	if d.Policy != nil {
-		fmt.Fprintf(w, "Policy: %s\n", d.Policy.Path)
+		fmt.Fprintf(w, "Policy: %s\n", termsafe.Line(d.Policy.Path))
 	}
 	for _, e := range d.Errors {
 		if !isGlobalDiscoveryError(e) {

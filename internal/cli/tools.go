@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -76,16 +75,7 @@ func (ios IO) printTools(tools []host.Tool) {
 		if t.Deferred {
 			desc = paint(colorOn, ansiYellow, "(deferred) ") + desc
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", t.Name, desc)
+		fmt.Fprintf(tw, "%s\t%s\n", cell(t.Name), desc)
 	}
 	tw.Flush()
-}
-
-// firstLine shortens a description to its first line, at most 100 runes.
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if r := []rune(s); len(r) > 100 {
-		return string(r[:99]) + "…"
-	}
-	return s
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // trustOptions are trust's: the project is the global --project.
@@ -46,20 +48,20 @@ func runTrust(_ context.Context, o *trustOptions) error {
 		return fmt.Errorf("trust %s: %w", dir, err)
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(o.IO.Out, "Trusted %s: it has no MCP config files; your servers may now start in it.\n", dir)
+		fmt.Fprintf(o.IO.Out, "Trusted %s: it has no MCP config files; your servers may now start in it.\n", termsafe.Line(dir))
 		return nil
 	}
-	fmt.Fprintf(o.IO.Out, "Trusted %s: the servers in these files may start.\n", dir)
+	fmt.Fprintf(o.IO.Out, "Trusted %s: the servers in these files may start.\n", termsafe.Line(dir))
 	w := 0
 	for _, f := range files {
 		w = max(w, len(f.Provider))
 	}
 	for _, f := range files {
-		servers := strings.Join(f.Servers, ", ")
+		servers := termsafe.Line(strings.Join(f.Servers, ", "))
 		if servers == "" {
 			servers = "no servers"
 		}
-		fmt.Fprintf(o.IO.Out, "  %-*s  %s  %s\n", w, f.Provider, f.Path, servers)
+		fmt.Fprintf(o.IO.Out, "  %-*s  %s  %s\n", w, f.Provider, termsafe.Line(f.Path), servers)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
 
@@ -138,7 +139,7 @@ func printEvent(ios IO, e host.Event) {
 	ts := paint(colorOn, ansiDim, e.Time.Format(clockFormat))
 	switch e.Type {
 	case host.EventState:
-		line := fmt.Sprintf("%s %-16s %s", ts, e.Server, paint(colorOn, stateColor(e.State), string(e.State)))
+		line := fmt.Sprintf("%s %-16s %s", ts, termsafe.Line(e.Server), paint(colorOn, stateColor(e.State), string(e.State)))
 		if e.PID != 0 {
 			line += fmt.Sprintf(" pid %d", e.PID)
 		}
@@ -149,11 +150,11 @@ func printEvent(ios IO, e host.Event) {
 	case host.EventTools:
 		fmt.Fprintf(ios.Out, "%s %-16s tool set changed (version %d)\n", ts, "*", e.Version)
 	case host.EventLog:
-		msg := e.Message
+		msg := termsafe.Line(e.Message)
 		if e.Level == host.LevelError {
 			msg = paint(colorOn, ansiRed, msg)
 		}
-		fmt.Fprintf(ios.Out, "%s %-16s %s\n", ts, e.Server, msg)
+		fmt.Fprintf(ios.Out, "%s %-16s %s\n", ts, termsafe.Line(e.Server), msg)
 	}
 }
 
@@ -218,7 +219,7 @@ func (o *watchOptions) printWatchEvent(e watch.Event, keeping bool) {
 			names []string
 		}{{"added", e.Diff.Added}, {"removed", e.Diff.Removed}, {"restarted", e.Diff.Changed}, {"updated", e.Diff.Updated}} {
 			if len(p.names) > 0 {
-				parts = append(parts, p.what+" "+strings.Join(p.names, ", "))
+				parts = append(parts, p.what+" "+termsafe.Line(strings.Join(p.names, ", ")))
 			}
 		}
 		fmt.Fprintf(o.IO.Out, "%s %-16s config reloaded: %s\n", ts, "*", strings.Join(parts, "; "))

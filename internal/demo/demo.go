@@ -80,6 +80,12 @@ type Options struct {
 	// add_tool (a new tool, announced with tools/list_changed), log (a log
 	// notification) and progress (progress notifications) (--test-tools).
 	TestTools bool
+	// Escapes puts EscapePayload in everything a host may show a person:
+	// EscapeStderrLine on stderr at start (before --fail-start's message,
+	// so a failed server's error carries it too), and a tool, a tool whose
+	// calls fail with a protocol error, a resource and a prompt that carry
+	// it in their descriptions and results (--escapes).
+	Escapes bool
 	// FreezeAfter makes the server stop reading its input this long after
 	// Run starts, while staying alive: it no longer answers anything, pings
 	// included (--freeze-after). Zero means never.
@@ -138,6 +144,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.ExitAfter, "exit-after", 0, "exit with code 3 after this `duration` (a crash)")
 	fs.DurationVar(&o.FreezeAfter, "freeze-after", 0, "stop answering anything, pings included, after this `duration`")
 	fs.BoolVar(&o.TestTools, "test-tools", false, "add tools that send notifications: add_tool, log, progress")
+	fs.BoolVar(&o.Escapes, "escapes", false, "put terminal escape sequences in stderr, tool and resource descriptions, results and errors")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: switchboard demo-server [flags]
 
@@ -173,6 +180,9 @@ Flags:
 // process-level behaviour: it may ignore signals, spawn a process, block
 // forever or exit the process.
 func Run(opts Options) int {
+	if opts.Escapes {
+		fmt.Fprintln(os.Stderr, EscapeStderrLine)
+	}
 	if opts.FailStart {
 		fmt.Fprintln(os.Stderr, FailStartMessage)
 		return ExitFailStart

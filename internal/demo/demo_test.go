@@ -90,6 +90,7 @@ func TestToolList(t *testing.T) {
 		{"default", demo.Options{}, baseTools},
 		{"tools-count", demo.Options{ToolsCount: 3}, append([]string{"extra_0", "extra_1", "extra_2"}, baseTools...)},
 		{"weird-names", demo.Options{WeirdNames: true}, append(slices.Clone(baseTools), demo.WeirdToolNames...)},
+		{"escapes", demo.Options{Escapes: true}, append(slices.Clone(baseTools), "escapes", "escapes_error")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,6 +183,43 @@ func TestCallTools(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEscapes: --escapes carries the payload, whole, everywhere a host
+// may show it to a person.
+func TestEscapes(t *testing.T) {
+	_, cs := connect(t, demo.Options{Escapes: true}, nil)
+	ctx := t.Context()
+	var desc string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name == "escapes" {
+			desc = tool.Description
+		}
+	}
+	if !strings.HasPrefix(desc, demo.EscapePayload) {
+		t.Errorf("escapes' description = %q, want the payload", desc)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "escapes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); !ok || !strings.HasPrefix(tc.Text, demo.EscapePayload+"\n") {
+		t.Errorf("escapes' result = %+v, want the payload first", res.Content)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "escapes_error"}); err == nil || !strings.Contains(err.Error(), demo.EscapePayload) {
+		t.Errorf("escapes_error: %v, want a protocol error with the payload", err)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: demo.EscapeURI})
+	if err != nil || !strings.HasPrefix(rr.Contents[0].Text, demo.EscapePayload) {
+		t.Errorf("read %s = %+v, %v; want the payload", demo.EscapeURI, rr, err)
+	}
+	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "escapes"})
+	if err != nil || pr.Messages[0].Content.(*mcp.TextContent).Text != demo.EscapePayload {
+		t.Errorf("prompt escapes = %+v, %v; want the payload", pr, err)
 	}
 }
 

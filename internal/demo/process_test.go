@@ -222,6 +222,20 @@ func TestFailStart(t *testing.T) {
 	}
 }
 
+// TestEscapesStderr: --escapes writes its line before --fail-start's, so
+// the failure a host reports quotes it.
+func TestEscapesStderr(t *testing.T) {
+	cmd := demoCommand(t, "--escapes", "--fail-start")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if code := exitCode(t, cmd.Run()); code != 1 {
+		t.Errorf("exit code = %d, want 1", code)
+	}
+	if want := demo.EscapeStderrLine + "\n" + demo.FailStartMessage + "\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}
+
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"--no-such-flag"}, {"extra-arg"}, {"--tools-count", "-1"}} {
 		cmd := demoCommand(t, args...)
@@ -244,7 +258,7 @@ func TestHelp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, flag := range []string{"-name", "-init-delay", "-fail-start", "-hang", "-garbage", "-ignore-sigterm",
-		"-grandchild", "-sleep-forever", "-stderr-lines", "-weird-names", "-tools-count", "-exit-after"} {
+		"-grandchild", "-sleep-forever", "-stderr-lines", "-weird-names", "-tools-count", "-exit-after", "-escapes"} {
 		if !strings.Contains(stderr.String(), flag) {
 			t.Errorf("help does not mention %s", flag)
 		}

@@ -74,8 +74,8 @@ func mustTinyPNG() []byte {
 }
 
 // NewServer returns the demo MCP server configured by opts. Only Name,
-// WeirdNames, ToolsCount and Logger affect it; the other options are
-// process-level behaviour applied by Run.
+// WeirdNames, ToolsCount, TestTools, Escapes and Logger affect it; the
+// other options are process-level behaviour applied by Run.
 func NewServer(opts Options) *mcp.Server {
 	name := opts.Name
 	if name == "" {
@@ -93,6 +93,9 @@ func NewServer(opts Options) *mcp.Server {
 	addTools(s)
 	if opts.TestTools {
 		addTestTools(s)
+	}
+	if opts.Escapes {
+		addEscapeTools(s)
 	}
 	if opts.WeirdNames {
 		for _, n := range WeirdToolNames {

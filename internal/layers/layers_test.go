@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	"internal/procgroup": {},
 	"internal/safefile":  {},
 	"internal/secretcmd": {"internal/clip", "internal/procgroup"},
+	"internal/termsafe":  {},
 	"internal/demo":      {},
 	"internal/layers":    {},
 
@@ -55,6 +56,7 @@ var thirdParty = map[string][]string{
 	"internal/clip":     {},
 	"internal/glob":     {},
 	"internal/safefile": {"golang.org/x/sys"},
+	"internal/termsafe": {},
 	"config/trust":      {},
 }
 
