@@ -19,11 +19,11 @@ var allowed = map[string][]string{
 	// The canonical config: the standard library and two leaf helpers.
 	"config":              {"internal/clip"},
 	"config/internal/doc": {"config"},
-	"config/source":       {"config", "config/internal/doc", "internal/clip"},
+	"config/source":       {"config", "config/internal/doc", "internal/clip", "internal/safefile"},
 	"config/policy":       {"config", "config/internal/doc", "internal/glob"},
 	"config/trust":        {"internal/safefile"},
 	"config/edit":         {"config", "config/internal/doc", "config/source", "internal/safefile"},
-	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob"},
+	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile"},
 
 	// The host knows config's types, never how configs are found.
 	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob"},
