@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/internal/doc"
 	"github.com/switchboard-mcp/switchboard/internal/glob"
+	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
 
 // An administrator's policy (DESIGN.md F7) says which servers may run at all,
@@ -80,15 +81,13 @@ func Path(lookup config.LookupFunc) string {
 // Load reads the policy at path: nil when the file does not exist, a
 // Policy with Err when it cannot be read or parsed.
 func Load(path string) *Policy {
-	data, err := os.ReadFile(path)
+	// Read as every config file is (DESIGN.md, "Files"): a pipe, a device,
+	// a dangling link or more than 4 MiB is an error, and fails closed.
+	data, err := safefile.ReadLimited(path, safefile.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
 		return &Policy{Path: path, Err: err}
 	}
 	p, err := Parse(path, data)
@@ -222,7 +221,7 @@ func ErrText(err error) string {
 		dd.Path = ""
 		return dd.Error()
 	}
-	return err.Error()
+	return safefile.Reason(err)
 }
 
 // String renders a rule as it was written: (name "x*", url "…").

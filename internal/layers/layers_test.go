@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"config":              {"internal/clip"},
 	"config/internal/doc": {"config"},
 	"config/source":       {"config", "config/internal/doc", "internal/clip", "internal/safefile"},
-	"config/policy":       {"config", "config/internal/doc", "internal/glob"},
+	"config/policy":       {"config", "config/internal/doc", "internal/glob", "internal/safefile"},
 	"config/trust":        {"internal/safefile"},
 	"config/edit":         {"config", "config/internal/doc", "config/source", "internal/safefile"},
 	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile"},
