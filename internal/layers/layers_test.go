@@ -20,7 +20,7 @@ var allowed = map[string][]string{
 	"config":              {"internal/clip"},
 	"config/internal/doc": {"config"},
 	"config/source":       {"config", "config/internal/doc", "internal/clip", "internal/safefile"},
-	"config/policy":       {"config", "config/internal/doc", "internal/glob", "internal/safefile"},
+	"config/policy":       {"config", "config/internal/doc", "internal/execpath", "internal/glob", "internal/safefile"},
 	"config/trust":        {"internal/safefile"},
 	"config/edit":         {"config", "config/internal/doc", "config/source", "internal/safefile"},
 	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile"},
@@ -28,11 +28,12 @@ var allowed = map[string][]string{
 	// The host knows config's types, never how configs are found.
 	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob"},
 	"internal/toolcache": {"config", "internal/safefile"},
-	"internal/transport": {"config", "internal/procgroup"},
+	"internal/transport": {"config", "internal/execpath", "internal/procgroup"},
 	"watch":              {"config", "host"},
 
 	// Leaves.
 	"internal/clip":      {},
+	"internal/execpath":  {},
 	"internal/glob":      {},
 	"internal/procgroup": {},
 	"internal/safefile":  {},
@@ -53,6 +54,7 @@ var allowed = map[string][]string{
 var thirdParty = map[string][]string{
 	"config":            {},
 	"internal/clip":     {},
+	"internal/execpath": {},
 	"internal/glob":     {},
 	"internal/safefile": {"golang.org/x/sys"},
 	"config/trust":      {},
