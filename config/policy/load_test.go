@@ -38,7 +38,7 @@ func TestLoadHostileFile(t *testing.T) {
 			t.Errorf("%s: Load = %+v, want a policy that fails closed", tt.name, p)
 			continue
 		}
-		got := p.Check(&config.ServerConfig{Name: "x", URL: "https://x"})
+		got := p.Check(&config.ServerConfig{Name: "x", URL: "https://x"}, Runtime{})
 		if want := "policy file " + path + ": " + tt.want; !strings.HasPrefix(got, want) {
 			t.Errorf("%s: Check = %q, want %q", tt.name, got, want)
 		}
