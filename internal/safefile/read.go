@@ -14,10 +14,11 @@ import (
 // MaxConfigSize is the most ReadLimited callers read from a config-ish
 // file: a discovery source, the policy file, the trust store, our own
 // file, a tool cache entry. Real ones are a few KiB (a trust store with
-// thousands of projects, or a server's tool schemas, a few hundred KiB);
-// parsing costs some forty times the file's size in memory, so 4 MiB keeps
-// a hostile or runaway file to a couple of hundred MiB at worst, where a
-// 53 MB file once took more than 2 GB.
+// thousands of projects, or a server's tool schemas, a few hundred KiB).
+// Turning a file into servers costs up to some seventy times its size in
+// memory: a 4 MiB file of 82,000 servers peaked near 290 MB in `switchboard
+// sources`, where a 53 MB one went past 2 GB. Four MiB is many times any
+// real file and keeps a hostile one to that.
 const MaxConfigSize = 4 << 20
 
 // MaxDirEntries is the most entries ReadDirLimited lists. The folders
