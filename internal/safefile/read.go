@@ -69,7 +69,7 @@ func (e *DanglingLinkError) Error() string { return e.Path + ": " + e.Reason() }
 
 // Reason is the error without the path.
 func (e *DanglingLinkError) Reason() string {
-	if e.Link == e.Path {
+	if e.Link == filepath.Clean(e.Path) {
 		return fmt.Sprintf("a symbolic link to %s, which leads to no file", e.Target)
 	}
 	return fmt.Sprintf("%s is a symbolic link to %s, which leads to no file", e.Link, e.Target)

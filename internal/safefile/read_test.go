@@ -73,6 +73,11 @@ func TestReadLimitedRefuses(t *testing.T) {
 		{"dangling", &dangling, "dangling: a symbolic link to " + at("nowhere") + ", which leads to no file"},
 		{"dangling-dir/mcp.json", &dangling, "dangling-dir/mcp.json: " + at("dangling-dir") + " is a symbolic link to " + at("nowhere") + ", which leads to no file"},
 	}
+	// A path that is not clean names the link itself all the same.
+	unclean := filepath.Join(dir, "dir") + "/../dangling"
+	if _, err := ReadLimited(unclean, 1024); err == nil || err.Error() != unclean+": a symbolic link to "+at("nowhere")+", which leads to no file" {
+		t.Errorf("ReadLimited(%s) = %v", unclean, err)
+	}
 	for _, tt := range tests {
 		data, err := ReadLimited(at(tt.name), 1024)
 		if err == nil {
