@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config/policy"
 	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/config/trust"
+	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
 
 // Options says where discovery looks and which rules it applies. The zero
@@ -86,7 +87,7 @@ type Discovery struct {
 	Warnings []*config.Diagnostic
 	// Errors are sources that could not be read or parsed (each a
 	// *config.Diagnostic naming the file, with line and column when
-	// known), a *TrustError and a *PolicyError.
+	// known), a *TrustError, a *PolicyError and an *InterruptedError.
 	Errors []error
 
 	// ProjectDir is the project whose files were read ("" for none), and
@@ -158,21 +159,49 @@ type Shadowed struct {
 	Reason string
 }
 
-// Discover reads every source (DESIGN.md, "Sources") and applies the rules. ctx bounds
-// the secret helpers it runs.
+// Discover reads every source (DESIGN.md, "Sources") and applies the
+// rules. ctx bounds the secret helpers it runs, and is looked at before
+// each file: once it is done, discovery stops with what it read, no
+// servers, and an *InterruptedError.
 func Discover(ctx context.Context, opts Options) *Discovery {
 	env := opts.normalizedEnv()
-	d, cands := collect(opts.Providers, env)
+	d, cands := collect(ctx, opts.Providers, env)
+	if d.interrupted(ctx) {
+		return d
+	}
 	d.decideTrust(opts, env)
 	d.applyRules(ctx, cands, opts, env)
 	return d
 }
 
 // ScanProject reads the project-level files Discover would read, for
-// `switchboard trust`: nothing is substituted, run or looked up.
-func ScanProject(opts Options) []trust.ProjectFile {
-	d, _ := collect(opts.Providers, opts.normalizedEnv())
+// `switchboard trust`: nothing is substituted, run or looked up. A ctx
+// done before the last file leaves the list short; the caller tells.
+func ScanProject(ctx context.Context, opts Options) []trust.ProjectFile {
+	d, _ := collect(ctx, opts.Providers, opts.normalizedEnv())
 	return d.ProjectFiles
+}
+
+// InterruptedError is discovery ended by its context (an interrupt)
+// before it had read every file: what it found is not the whole config.
+type InterruptedError struct{ Err error }
+
+func (e *InterruptedError) Error() string { return "discovery interrupted: " + e.Err.Error() }
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// interrupted records ctx's end, once, and reports it.
+func (d *Discovery) interrupted(ctx context.Context) bool {
+	err := ctx.Err()
+	if err == nil {
+		return false
+	}
+	for _, e := range d.Errors {
+		if _, ok := e.(*InterruptedError); ok {
+			return true
+		}
+	}
+	d.Errors = append(d.Errors, &InterruptedError{Err: err})
+	return true
 }
 
 // LoadFiles reads only the files named (--config), each in the format
@@ -183,8 +212,11 @@ func LoadFiles(ctx context.Context, paths []string, opts Options) *Discovery {
 	d := &Discovery{ProjectDir: env.ProjectDir}
 	var cands []*candidate
 	for _, path := range paths {
+		if d.interrupted(ctx) {
+			return d
+		}
 		rep := SourceReport{Path: path, Level: config.LevelExplicit}
-		data, ok := d.read(&rep, true)
+		data, ok := d.read(&rep, source.Location{Path: path}, true)
 		p := source.Detect(path, data)
 		rep.Provider, rep.ID = p.Name, p.ID
 		if ok {
@@ -194,13 +226,16 @@ func LoadFiles(ctx context.Context, paths []string, opts Options) *Discovery {
 		}
 		d.Sources = append(d.Sources, rep)
 	}
+	if d.interrupted(ctx) {
+		return d
+	}
 	d.applyRules(ctx, cands, opts, env)
 	return d
 }
 
 // collect reads every location of the providers (nil: all) and parses what
-// it finds, without applying any rule.
-func collect(providers []*source.Provider, env source.Env) (*Discovery, []*candidate) {
+// it finds, without applying any rule, until ctx is done.
+func collect(ctx context.Context, providers []*source.Provider, env source.Env) (*Discovery, []*candidate) {
 	if providers == nil {
 		providers = source.All()
 	}
@@ -228,6 +263,9 @@ func collect(providers []*source.Provider, env source.Env) (*Discovery, []*candi
 	var cands []*candidate
 	seenProject := map[string]bool{}
 	for _, pl := range places {
+		if d.interrupted(ctx) {
+			break
+		}
 		// Run in the home directory, a tool's project file is its user
 		// file (~/.cursor/mcp.json): it is the person's own, read once,
 		// as user level.
@@ -235,7 +273,7 @@ func collect(providers []*source.Provider, env source.Env) (*Discovery, []*candi
 			continue
 		}
 		rep := SourceReport{Provider: pl.p.Name, ID: pl.p.ID, Level: pl.loc.Level, Path: pl.loc.Path, Key: pl.loc.Key}
-		data, ok := d.read(&rep, false)
+		data, ok := d.read(&rep, pl.loc, false)
 		if ok {
 			entries := d.parse(&rep, pl.p, pl.loc, data, env)
 			if pl.loc.Level == config.LevelProject && !seenProject[pl.loc.Path] {
@@ -272,10 +310,20 @@ func (o *Options) normalizedEnv() source.Env {
 	return env
 }
 
-// read reads a source's file into its report. A missing file is silence
-// unless required.
-func (d *Discovery) read(rep *SourceReport, required bool) ([]byte, bool) {
-	data, err := os.ReadFile(rep.Path)
+// read reads a source's file into its report, through safefile.ReadLimited:
+// a pipe, a device, a dangling link or a file over loc's size limit is the
+// source's error, one line naming the file, and nothing is read from it.
+// A missing file is silence unless required.
+func (d *Discovery) read(rep *SourceReport, loc source.Location, required bool) ([]byte, bool) {
+	err := loc.Err
+	var data []byte
+	if err == nil {
+		limit := loc.MaxSize
+		if limit <= 0 {
+			limit = safefile.MaxConfigSize
+		}
+		data, err = safefile.ReadLimited(rep.Path, limit)
+	}
 	if err == nil {
 		rep.Found = true
 		return data, true
@@ -286,12 +334,8 @@ func (d *Discovery) read(rep *SourceReport, required bool) ([]byte, bool) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		rep.Found = true // it is there, but unreadable
 	}
-	msg := err.Error()
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		msg = pe.Op + ": " + pe.Err.Error() // the path is already in front
-	}
-	diag := &config.Diagnostic{Path: rep.Path, Message: msg, Err: err}
+	// The path is already in front.
+	diag := &config.Diagnostic{Path: rep.Path, Message: safefile.Reason(err), Err: err}
 	rep.Error = diag.Error()
 	d.Errors = append(d.Errors, diag)
 	return nil, false

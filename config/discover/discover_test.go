@@ -227,7 +227,7 @@ func TestDiscoverPrecedence(t *testing.T) {
 func TestDiscoverTrust(t *testing.T) {
 	m := newMachine(t)
 	m.several()
-	files := ScanProject(m.opts())
+	files := ScanProject(context.Background(), m.opts())
 	if len(files) != 1 || files[0].Provider != "Claude Code" || strings.Join(files[0].Servers, ",") != "github,project-only" {
 		t.Fatalf("ScanProject = %+v", files)
 	}
@@ -252,7 +252,7 @@ func TestDiscoverTrust(t *testing.T) {
 	if d := m.discover(); d.ProjectTrusted || !d.Servers[2].Untrusted {
 		t.Errorf("a changed file is still trusted: %v", summary(d.Servers))
 	}
-	files = ScanProject(m.opts())
+	files = ScanProject(context.Background(), m.opts())
 	if err := trust.Record(m.state, m.project, files); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestTrustStoreCorrupt(t *testing.T) {
 		t.Errorf("trusted=%v errors=%v", d.ProjectTrusted, d.Errors)
 	}
 	// Trusting replaces the corrupt store.
-	if err := trust.Record(m.state, m.project, ScanProject(m.opts())); err != nil {
+	if err := trust.Record(m.state, m.project, ScanProject(context.Background(), m.opts())); err != nil {
 		t.Fatal(err)
 	}
 	if d := m.discover(); !d.ProjectTrusted || len(d.Errors) != 0 {
@@ -424,7 +424,7 @@ func TestDiscoverSourceErrors(t *testing.T) {
 	}
 	want := []string{
 		filepath.Join(m.home, ".cursor/mcp.json") + ":4:2: unexpected end of input (is the file truncated?)",
-		filepath.Join(m.home, ".gemini/settings.json") + ": read: is a directory",
+		filepath.Join(m.home, ".gemini/settings.json") + ": not a regular file (a directory); switchboard reads only regular files",
 	}
 	if diff := cmp.Diff(want, errs); diff != "" {
 		t.Errorf("errors (-want +got):\n%s", diff)
@@ -504,7 +504,7 @@ func TestLoadFiles(t *testing.T) {
 	if d.Servers[0].Env["K"] != "tok" {
 		t.Errorf("not substituted: %v", d.Servers[0].Env)
 	}
-	if len(d.Errors) != 1 || d.Errors[0].Error() != missing+": open: no such file or directory" {
+	if len(d.Errors) != 1 || d.Errors[0].Error() != missing+": stat: no such file or directory" {
 		t.Errorf("errors %v", d.Errors)
 	}
 	if len(d.Shadowed) != 1 || d.Shadowed[0].Config.Command != "other" {

@@ -60,7 +60,7 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 				c.Err = k.Locate(err)
 			}
 		}
-		c.Blocked = d.Policy.Check(c)
+		d.CheckPolicy(c)
 		live = append(live, k)
 	}
 
@@ -125,6 +125,15 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 		rep := &d.Sources[k.report]
 		rep.Servers = append(rep.Servers, c.Name)
 	}
+}
+
+// CheckPolicy sets c.Blocked from the policy discovery applied, judged as
+// for every server discovery found: from the project directory, through
+// the PATH a stdio server would get (DESIGN.md, "Policy"). It is for a
+// server that did not come from discovery, the command line's bundled
+// demo, so that nothing starts around the policy.
+func (d *Discovery) CheckPolicy(c *config.ServerConfig) {
+	c.Blocked = d.Policy.Check(c, policy.Runtime{Dir: d.ProjectDir})
 }
 
 // finish runs a definition's "!command"s, now that it may win (DESIGN.md F5):

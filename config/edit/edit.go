@@ -102,7 +102,7 @@ func ClaimDisabled(path, name string) error {
 // IsClaim reports whether name's entry in the file only claims the name
 // (no command, no url), as ClaimDisabled writes it.
 func IsClaim(path, name string) (bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadLimited(path, safefile.MaxConfigSize)
 	if err != nil {
 		return false, err
 	}
@@ -179,7 +179,10 @@ func editFile(path string, change func(servers object) error) error {
 	}
 	defer unlock()
 
-	data, err := os.ReadFile(path)
+	// Read as discovery reads it (DESIGN.md, "Files"): a pipe, a device or
+	// an oversized file is refused, and a dangling link is an error rather
+	// than a missing file to create over the link.
+	data, err := safefile.ReadLimited(path, safefile.MaxConfigSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		data = []byte(newFile)

@@ -13,32 +13,47 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/internal/doc"
-	"github.com/switchboard-mcp/switchboard/internal/glob"
+	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
 
 // An administrator's policy (DESIGN.md F7) says which servers may run at all,
 // before any connection. It is a JSON file:
 //
 //	{
-//	  "allow": [{"name": "github"}, {"url": "https://*.example.com/*"}],
+//	  "allow": [{"name": "github"}, {"command": "/usr/bin/npx"}, {"url": "https://*.example.com/*"}],
 //	  "deny":  [{"command": "docker"}, {"name": "scratch-*"}],
 //	  "allowStdio": true,
-//	  "allowRemote": true
+//	  "allowRemote": true,
+//	  "allowWrappers": false
 //	}
 //
 // A rule matches a server when every field it gives matches (name, command,
 // url: globs as internal/glob has them: * is any run of characters, /
-// included, and ? any one).
-// A command pattern is tried on the command as configured, on its base
-// name, and on the whole command line (command and args joined by spaces),
-// so "npx" matches /usr/local/bin/npx. A server that matches a deny rule is
-// blocked; with a non-empty allow list, a server that matches no allow rule
-// is blocked; "allowStdio": false blocks every local server and
-// "allowRemote": false every remote one (absent switches allow). Unknown
-// fields are errors: a misspelt "deny" must not silently allow.
+// included, and ? any one). A server that matches a deny rule is blocked;
+// with an allow list, a server that matches no allow rule is blocked;
+// "allowStdio": false blocks every local server and "allowRemote": false
+// every remote one (absent switches allow).
 //
-// A missing file is no policy. A file that cannot be read or parsed blocks
-// every server (fail closed), naming the file and the line and column.
+// Command rules judge what will run, not what the config says (check.go,
+// program.go): the command is found as the transport finds it
+// (internal/execpath: the server's env PATH, then the host's) and its
+// symbolic links followed. A deny pattern is tried on every name of the
+// program (as configured, the file found, each link on the way, the file
+// at the end, and their base names), alone and followed by the args, so
+// "docker" blocks a link named dockr to it. An allow pattern must be an
+// absolute path (a bare "npx" is an error): it admits a program by where
+// it is, tried on the file found, each link and the file at the end, so
+// it cannot admit any program of that name anywhere. With any command
+// rule, a shell or launcher that can start any program (sh -c, sudo,
+// xargs, node -e, ...) is blocked unless "allowWrappers": true; env is
+// seen through, and both env and the program it runs are judged.
+//
+// A missing file is no policy. Anything else that does not say clearly
+// what is allowed blocks every server (fail closed), naming the file and,
+// when it is in the text, the line and column: a file that cannot be read
+// (a pipe, a device, a dangling link, over 4 MiB), an empty file, a syntax
+// error, an unknown or duplicated field, an empty pattern, an empty allow
+// list, a relative allow command.
 
 // Env names the environment variable holding the policy file's path.
 const Env = "SWITCHBOARD_POLICY"
@@ -52,6 +67,10 @@ type Policy struct {
 	Allow, Deny []Rule
 	AllowStdio  bool
 	AllowRemote bool
+	// AllowWrappers lets a policy with command rules admit shells and
+	// launchers whose program it cannot see (sh -c "..."); false blocks
+	// them, since no rule could judge what they start.
+	AllowWrappers bool
 	// Err is set when the file could not be read or parsed; then every
 	// server is blocked with it.
 	Err error
@@ -80,15 +99,13 @@ func Path(lookup config.LookupFunc) string {
 // Load reads the policy at path: nil when the file does not exist, a
 // Policy with Err when it cannot be read or parsed.
 func Load(path string) *Policy {
-	data, err := os.ReadFile(path)
+	// Read as every config file is (DESIGN.md, "Files"): a pipe, a device,
+	// a dangling link or more than 4 MiB is an error, and fails closed.
+	data, err := safefile.ReadLimited(path, safefile.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
 		return &Policy{Path: path, Err: err}
 	}
 	p, err := Parse(path, data)
@@ -106,20 +123,25 @@ func Parse(path string, data []byte) (*Policy, error) {
 		return nil, err
 	}
 	p := &Policy{Path: path, AllowStdio: true, AllowRemote: true}
-	if d.Root == nil {
-		return p, nil
-	}
 	fail := func(off int, field, msg string) error {
 		return d.Diag(off, "", field, msg)
 	}
+	if d.Root == nil {
+		// An administrator who means "allow everything" can say {}; an
+		// empty file is as likely a truncated copy.
+		return nil, fail(0, "", "the file is empty; a policy must say what it allows ({} allows everything)")
+	}
 	if d.Root.Kind != doc.Object {
 		return nil, fail(d.Root.Off, "", fmt.Sprintf("top level must be an object, got %s", d.Root.Kind))
+	}
+	if err := noDuplicates(d, d.Root, ""); err != nil {
+		return nil, err
 	}
 	for _, m := range d.Root.Members {
 		v := m.Val
 		switch m.Key {
 		case "allow", "deny":
-			rules, err := parseRules(v, m.Key, fail)
+			rules, err := parseRules(d, v, m.Key, fail)
 			if err != nil {
 				return nil, err
 			}
@@ -128,43 +150,73 @@ func Parse(path string, data []byte) (*Policy, error) {
 			} else {
 				p.Deny = rules
 			}
-		case "allowStdio", "allowRemote":
+		case "allowStdio", "allowRemote", "allowWrappers":
 			if v.Kind != doc.Bool {
 				return nil, fail(v.Off, m.Key, fmt.Sprintf("want true or false, got %s", v.Kind))
 			}
-			if m.Key == "allowStdio" {
+			switch m.Key {
+			case "allowStdio":
 				p.AllowStdio = v.Bool
-			} else {
+			case "allowRemote":
 				p.AllowRemote = v.Bool
+			default:
+				p.AllowWrappers = v.Bool
 			}
 		case "$schema", "description":
 		default:
-			return nil, fail(m.Off, m.Key, "unknown field (want allow, deny, allowStdio or allowRemote)")
+			return nil, fail(m.Off, m.Key, "unknown field (want allow, deny, allowStdio, allowRemote or allowWrappers)")
 		}
 	}
 	return p, nil
 }
 
-func parseRules(v *doc.Value, field string, fail func(int, string, string) error) ([]Rule, error) {
+// noDuplicates refuses an object that gives a field twice: JSON readers
+// disagree on which copy holds (encoding/json takes the last), so either
+// reading could be the one the administrator did not mean.
+func noDuplicates(d *doc.Doc, obj *doc.Value, prefix string) error {
+	first := map[string]int{}
+	for _, m := range obj.Members {
+		if off, dup := first[m.Key]; dup {
+			return d.Diag(m.Off, "", prefix+m.Key, fmt.Sprintf("given twice (first at line %d); say it once", d.Lines.Line(off)))
+		}
+		first[m.Key] = m.Off
+	}
+	return nil
+}
+
+func parseRules(d *doc.Doc, v *doc.Value, field string, fail func(int, string, string) error) ([]Rule, error) {
 	if v.Kind != doc.Array {
 		return nil, fail(v.Off, field, fmt.Sprintf("want an array of rules, got %s", v.Kind))
+	}
+	if field == "allow" && len(v.Elems) == 0 {
+		return nil, fail(v.Off, field, `an empty allow list is ambiguous: to block every server write "deny": [{"name": "*"}], to allow every one leave "allow" out`)
 	}
 	var rules []Rule
 	for i, e := range v.Elems {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		if e.Kind != doc.Object {
-			return nil, fail(e.Off, f, fmt.Sprintf("want a rule object like {\"name\": \"…\"}, got %s", e.Kind))
+			return nil, fail(e.Off, f, fmt.Sprintf(`want a rule object like {"name": "…"}, got %s`, e.Kind))
+		}
+		if err := noDuplicates(d, e, f+"."); err != nil {
+			return nil, err
 		}
 		var r Rule
 		for _, m := range e.Members {
 			if m.Val.Kind != doc.String {
 				return nil, fail(m.Val.Off, f+"."+m.Key, fmt.Sprintf("want a string, got %s", m.Val.Kind))
 			}
+			if m.Val.Str == "" {
+				return nil, fail(m.Val.Off, f+"."+m.Key, "an empty pattern matches nothing but an empty value; leave the field out")
+			}
 			switch m.Key {
 			case "name":
 				r.Name = m.Val.Str
 			case "command":
 				r.Command = m.Val.Str
+				if field == "allow" && !isAbsPattern(r.Command) {
+					return nil, fail(m.Val.Off, f+"."+m.Key, fmt.Sprintf(
+						`%q is not an absolute path: an allow rule admits a program by where it is, like "/usr/bin/npx" or "/opt/mcp/bin/*" (a bare name would admit any program of that name anywhere)`, r.Command))
+				}
 			case "url":
 				r.URL = m.Val.Str
 			default:
@@ -179,38 +231,10 @@ func parseRules(v *doc.Value, field string, fail func(int, string, string) error
 	return rules, nil
 }
 
-// Check returns why c may not run, or "" when it may.
-func (p *Policy) Check(c *config.ServerConfig) string {
-	if p == nil {
-		return ""
-	}
-	if p.Err != nil {
-		return fmt.Sprintf("policy file %s: %s", p.Path, ErrText(p.Err))
-	}
-	for i, r := range p.Deny {
-		if r.matches(c) {
-			return fmt.Sprintf("deny rule %d %s", i+1, r)
-		}
-	}
-	if len(p.Allow) > 0 {
-		allowed := false
-		for _, r := range p.Allow {
-			if r.matches(c) {
-				allowed = true
-				break
-			}
-		}
-		if !allowed {
-			return "not in the policy's allow list"
-		}
-	}
-	switch {
-	case c.Command != "" && !p.AllowStdio:
-		return "the policy forbids local (stdio) servers"
-	case c.URL != "" && !p.AllowRemote:
-		return "the policy forbids remote servers"
-	}
-	return ""
+// isAbsPattern reports whether an allow command pattern starts with an
+// absolute path: /... everywhere, or C:\... on Windows.
+func isAbsPattern(pat string) bool {
+	return strings.HasPrefix(pat, "/") || filepath.IsAbs(pat)
 }
 
 // ErrText is a policy file's error without the path, for a message that
@@ -222,7 +246,7 @@ func ErrText(err error) string {
 		dd.Path = ""
 		return dd.Error()
 	}
-	return err.Error()
+	return safefile.Reason(err)
 }
 
 // String renders a rule as it was written: (name "x*", url "…").
@@ -234,23 +258,4 @@ func (r Rule) String() string {
 		}
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-func (r Rule) matches(c *config.ServerConfig) bool {
-	if r.Name != "" && !glob.Match(r.Name, c.Name) {
-		return false
-	}
-	if r.Command != "" {
-		if c.Command == "" {
-			return false
-		}
-		line := strings.Join(append([]string{c.Command}, c.Args...), " ")
-		if !glob.Match(r.Command, c.Command) && !glob.Match(r.Command, filepath.Base(c.Command)) && !glob.Match(r.Command, line) {
-			return false
-		}
-	}
-	if r.URL != "" && (c.URL == "" || !glob.Match(r.URL, c.URL)) {
-		return false
-	}
-	return true
 }

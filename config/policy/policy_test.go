@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -14,19 +15,33 @@ func TestParsePolicyErrors(t *testing.T) {
 		{`{"allow": [{}]}`, `p.json:1:12: field "allow[0]": a rule needs a name, command or url`},
 		{`{"allow": [{"name": 3}]}`, `p.json:1:21: field "allow[0].name": want a string, got number`},
 		{`{"allowStdio": "no"}`, `p.json:1:16: field "allowStdio": want true or false, got string`},
-		{`{"denny": []}`, `p.json:1:2: field "denny": unknown field (want allow, deny, allowStdio or allowRemote)`},
+		{`{"denny": []}`, `p.json:1:2: field "denny": unknown field (want allow, deny, allowStdio, allowRemote or allowWrappers)`},
 		{`{"deny": [`, `p.json:1:11: unexpected end of input (is the file truncated?)`},
 		{`[]`, `p.json:1:1: top level must be an object, got array`},
+		{`{"allowWrappers": 1}`, `p.json:1:19: field "allowWrappers": want true or false, got number`},
+		// Everything ambiguous fails closed, saying why.
+		{``, `p.json:1:1: the file is empty; a policy must say what it allows ({} allows everything)`},
+		{" \n\t\n", `p.json:1:1: the file is empty; a policy must say what it allows ({} allows everything)`},
+		{`{"deny": [{"command": "docker"}],` + "\n" + `"deny": []}`, `p.json:2:1: field "deny": given twice (first at line 1); say it once`},
+		{`{"allowStdio": false, "allowStdio": true}`, `p.json:1:23: field "allowStdio": given twice (first at line 1); say it once`},
+		{`{"deny": [{"name": "a", "name": "b"}]}`, `p.json:1:25: field "deny[0].name": given twice (first at line 1); say it once`},
+		{`{"allow": []}`, `p.json:1:11: field "allow": an empty allow list is ambiguous: to block every server write "deny": [{"name": "*"}], to allow every one leave "allow" out`},
+		{`{"deny": [{"name": "x", "command": ""}]}`, `p.json:1:36: field "deny[0].command": an empty pattern matches nothing but an empty value; leave the field out`},
+		{`{"allow": [{"command": "npx"}]}`, `p.json:1:24: field "allow[0].command": "npx" is not an absolute path: an allow rule admits a program by where it is, like "/usr/bin/npx" or "/opt/mcp/bin/*" (a bare name would admit any program of that name anywhere)`},
+		{`{"allow": [{"command": "*/npx"}]}`, `p.json:1:24: field "allow[0].command": "*/npx" is not an absolute path`},
 	}
 	for _, tt := range tests {
 		_, err := Parse("p.json", []byte(tt.in))
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("Parse(%s) = %v, want %s", tt.in, err, tt.want)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v, want %s", tt.in, err, tt.want)
 		}
 	}
-	p, err := Parse("p.json", nil)
-	if err != nil || !p.AllowStdio || !p.AllowRemote || p.Check(&config.ServerConfig{Name: "x", Command: "x"}) != "" {
-		t.Errorf("empty policy: %+v, %v", p, err)
+	p, err := Parse("p.json", []byte(`{}`))
+	if err != nil || !p.AllowStdio || !p.AllowRemote || p.AllowWrappers || p.Check(&config.ServerConfig{Name: "x", Command: "sh", Args: []string{"-c", "x"}}, Runtime{}) != "" {
+		t.Errorf("{} allows everything: %+v, %v", p, err)
+	}
+	if _, err := Parse("p.json", []byte(`{"allow": [{"command": "/usr/bin/npx"}, {"command": "/opt/*"}]}`)); err != nil {
+		t.Errorf("absolute allow commands: %v", err)
 	}
 }
 
@@ -55,12 +70,12 @@ func TestRules(t *testing.T) {
 		{config.ServerConfig{Name: "scratch-2", URL: "https://x"}, ""}, // the command part does not match a remote server
 	}
 	for _, tt := range tests {
-		if got := p.Check(&tt.c); got != tt.want {
+		if got := p.Check(&tt.c, Runtime{}); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.c.Name, got, tt.want)
 		}
 	}
 	var none *Policy
-	if none.Check(&config.ServerConfig{Name: "x"}) != "" {
+	if none.Check(&config.ServerConfig{Name: "x"}, Runtime{}) != "" {
 		t.Error("nil policy blocks")
 	}
 }
@@ -70,6 +85,7 @@ func TestRules(t *testing.T) {
 func FuzzParsePolicy(f *testing.F) {
 	for _, s := range []string{
 		"", "{}", `{"allow": [{"name": "a*"}], "deny": [{"url": "http://*", "command": "x"}], "allowStdio": false}`,
+		`{"allow": [{"command": "/usr/bin/*"}], "deny": [{"command": "docker"}], "allowWrappers": true}`, `{"deny": [], "deny": []}`,
 		`{"deny": [{}]}`, `{"deny": [{"nmae": 1}]}`, `{"x": 1}`, `[`,
 	} {
 		f.Add([]byte(s))
@@ -83,7 +99,8 @@ func FuzzParsePolicy(f *testing.F) {
 			}
 			return
 		}
-		_ = p.Check(&config.ServerConfig{Name: "n", Command: "c", Args: []string{"a"}})
-		_ = p.Check(&config.ServerConfig{Name: "n", URL: "https://u"})
+		_ = p.Check(&config.ServerConfig{Name: "n", Command: "c", Args: []string{"a"}}, Runtime{})
+		_ = p.Check(&config.ServerConfig{Name: "n", Command: "env", Args: []string{"-u", "X", "A=b", "c"}}, Runtime{})
+		_ = p.Check(&config.ServerConfig{Name: "n", URL: "https://u"}, Runtime{})
 	})
 }

@@ -45,6 +45,13 @@ var claudeCodeFormat = &Provider{
 	},
 }
 
+// claudeUserMaxSize bounds ~/.claude.json. Claude Code keeps each project's
+// history in it, so it grows with use: copies of 65 MB and 101 MB have
+// been reported (anthropics/claude-code#6394, #2593), and refusing them
+// would lose a person's servers. It is the person's own tool's file, in
+// their home, never a project's; every other file keeps the default.
+const claudeUserMaxSize = 128 << 20
+
 func claudeCodeLocations(env Env) []Location {
 	user := env.inHome(".claude.json")
 	if dir, ok := env.lookup("CLAUDE_CONFIG_DIR"); ok && dir != "" {
@@ -52,13 +59,13 @@ func claudeCodeLocations(env Env) []Location {
 	}
 	var locs []Location
 	if env.ProjectDir != "" && user != "" {
-		locs = append(locs, Location{Path: user, Level: config.LevelUser, Key: claudeLocalKey})
+		locs = append(locs, Location{Path: user, Level: config.LevelUser, Key: claudeLocalKey, MaxSize: claudeUserMaxSize})
 	}
 	if env.ProjectDir != "" {
 		locs = append(locs, Location{Path: filepath.Join(env.ProjectDir, ".mcp.json"), Level: config.LevelProject})
 	}
 	if user != "" {
-		locs = append(locs, Location{Path: user, Level: config.LevelUser})
+		locs = append(locs, Location{Path: user, Level: config.LevelUser, MaxSize: claudeUserMaxSize})
 	}
 	return locs
 }

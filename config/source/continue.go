@@ -1,8 +1,9 @@
 package source
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/internal/doc"
 	"github.com/switchboard-mcp/switchboard/internal/clip"
+	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
 
 // continueFormat reads Continue's MCP servers: the "mcpServers" list of
@@ -51,12 +53,19 @@ const continueName = "Continue"
 
 // continueLocations lists the project's block files in name order, then
 // the user's config.yaml. Reading the folder is the one look at the disk
-// an adapter makes before Parse: the files have no fixed names.
+// an adapter makes before Parse: the files have no fixed names. The
+// folder comes from a repository, so it is listed as carefully as files
+// are read (internal/safefile): a named pipe, a link to /proc or a
+// folder of thousands is the folder's error, and config.yaml is still
+// read.
 func continueLocations(env Env) []Location {
 	var locs []Location
 	if env.ProjectDir != "" {
 		dir := filepath.Join(env.ProjectDir, ".continue", "mcpServers")
-		entries, _ := os.ReadDir(dir) // a missing folder is silence
+		entries, err := safefile.ReadDirLimited(dir, safefile.MaxDirEntries)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) { // a missing folder is silence
+			locs = append(locs, Location{Path: dir, Level: config.LevelProject, Err: err})
+		}
 		for _, de := range entries {
 			if !de.IsDir() && extIs(de.Name(), ".yaml", ".yml", ".json") {
 				locs = append(locs, Location{Path: filepath.Join(dir, de.Name()), Level: config.LevelProject})

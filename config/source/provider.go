@@ -90,6 +90,13 @@ type Location struct {
 	// the user's servers and, per project, the "local" ones); "" is the
 	// provider's usual part. Parse gets it back unchanged.
 	Key string
+	// MaxSize is the most bytes discovery reads from the file; a larger
+	// file is that location's error. 0 means safefile.MaxConfigSize.
+	MaxSize int64
+	// Err, when set, is why the location could not even be listed (a
+	// folder of config files that is a named pipe, say): discovery
+	// reports it as the error of Path and reads nothing there.
+	Err error
 }
 
 // Provider is one tool's config format (DESIGN.md F1, §8): where its files are

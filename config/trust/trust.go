@@ -128,8 +128,11 @@ func projectKey(dir string) string {
 	return filepath.Clean(dir)
 }
 
+// readTrust reads the store through safefile.ReadLimited: a store that is a
+// pipe, a device, a dangling link or over 4 MiB (some twenty thousand
+// projects) is an error, and nothing is trusted.
 func readTrust(path string) (*trustStore, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadLimited(path, safefile.MaxConfigSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &trustStore{}, nil
 	}

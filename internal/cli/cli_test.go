@@ -70,7 +70,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
+			"exits":   cmdExits,
+			"mkfifo":  cmdMkfifo,
+			"bigfile": cmdBigfile,
 		},
 	})
 }
@@ -97,6 +99,48 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
+	}
+}
+
+// cmdMkfifo makes a named pipe: mkfifo .mcp.json
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mkfifo PATH")
+	}
+	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o600))
+}
+
+// cmdBigfile writes a valid config file of at least SIZE bytes, padded
+// with a long string: bigfile .mcp.json 5000000
+func cmdBigfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: bigfile PATH SIZE")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	data := `{"mcpServers": {}, "pad": "` + strings.Repeat("x", n) + `"}`
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(data), 0o600))
+}
+
+// TestInterruptEndsLoading: the command line's context reaches discovery,
+// so an interrupt (here before anything is read) ends a command that
+// loads configs with exit 130, having started nothing.
+func TestInterruptEndsLoading(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".mcp.json"), `{"mcpServers": {"x": {"command": "/nonexistent"}}}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	env := map[string]string{"HOME": dir, "SWITCHBOARD_POLICY": filepath.Join(dir, "no-policy.json")}
+	for _, cmd := range []string{"list", "sources"} {
+		var out, errs strings.Builder
+		code := cli.Run(ctx, []string{"--project", dir, "--state-dir", dir, cmd}, cli.IO{
+			In: strings.NewReader(""), Out: &out, Err: &errs,
+			Getenv:    func(k string) string { return env[k] },
+			LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+		})
+		if code != 130 || out.Len() > 0 {
+			t.Errorf("%s after an interrupt: exit %d, stdout %q, stderr %q; want 130 and nothing listed", cmd, code, out.String(), errs.String())
+		}
 	}
 }
 

@@ -96,8 +96,9 @@ type Editor interface {
 // globalOptions are the flags every command shares, and the environment
 // they are read against.
 type globalOptions struct {
-	// ctx is the command line's: an interrupt ends the secret helpers
-	// discovery runs.
+	// ctx is the command line's, cancelled by SIGINT and SIGTERM (Main):
+	// an interrupt ends discovery between files and the secret helpers it
+	// runs.
 	ctx          context.Context
 	io           IO
 	configs      []string
@@ -187,10 +188,18 @@ func (g *globalOptions) discover(mode discoverMode) (*discover.Discovery, error)
 		return nil, err
 	}
 	opts.SkipCommands = mode == namesOnly
+	var d *discover.Discovery
 	if len(g.configs) > 0 {
-		return discover.LoadFiles(g.ctx, g.configs, opts), nil
+		d = discover.LoadFiles(g.ctx, g.configs, opts)
+	} else {
+		d = discover.Discover(g.ctx, opts)
 	}
-	return discover.Discover(g.ctx, opts), nil
+	// An interrupt during discovery ends the command: what was read is
+	// not the config, and nothing should start from it.
+	if err := g.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 func (g *globalOptions) demo() ([]config.ServerConfig, error) {
@@ -271,7 +280,13 @@ func (g *globalOptions) scanProject() (string, []trust.ProjectFile, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return opts.Env.ProjectDir, discover.ScanProject(opts), nil
+	files := discover.ScanProject(g.ctx, opts)
+	// Interrupted, the list may be short: trusting it would trust less
+	// than the project holds, and the hash would never match.
+	if err := g.ctx.Err(); err != nil {
+		return "", nil, err
+	}
+	return opts.Env.ProjectDir, files, nil
 }
 
 func (g *globalOptions) trustProjectFiles(dir string, files []trust.ProjectFile) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/config/edit"
+	"github.com/switchboard-mcp/switchboard/config/policy"
 	"github.com/switchboard-mcp/switchboard/config/trust"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
@@ -81,6 +82,30 @@ func TestRunListFallsBackToTheDemo(t *testing.T) {
 	}
 	if diff := cmp.Diff([]discoverMode{forHost}, ff.modes); diff != "" {
 		t.Errorf("discovery modes (-want +got):\n%s", diff)
+	}
+}
+
+// TestDemoObeysPolicy: the demo that stands in for an empty config is
+// judged by the policy like any server. Before, a deny-all or
+// "allowStdio": false policy still started it.
+func TestDemoObeysPolicy(t *testing.T) {
+	for _, text := range []string{`{"deny": [{"name": "*"}]}`, `{"allowRemote": false}`} {
+		p, err := policy.Parse("policy.json", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ff := newFakeFactory(&discover.Discovery{Policy: p})
+		ff.Demo = func() ([]config.ServerConfig, error) { return []config.ServerConfig{demoServer(t, "demo")}, nil }
+		if err := runList(context.Background(), &listOptions{Factory: ff.Factory, JSON: true}); err != nil {
+			t.Fatal(err)
+		}
+		var got []statusJSON
+		if err := json.Unmarshal(ff.out.Bytes(), &got); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, ff.out.String())
+		}
+		if len(got) != 1 || got[0].State != "blocked" || !strings.Contains(got[0].Error, "polic") {
+			t.Errorf("%s: list --json = %+v, want the demo blocked by policy", text, got)
+		}
 	}
 }
 

@@ -24,7 +24,9 @@ type loaded struct {
 }
 
 // load discovers the configs; when nothing is found anywhere it falls back
-// to the demo config (DESIGN.md F45), if one may stand in.
+// to the demo config (DESIGN.md F45), if one may stand in. The demo obeys
+// the policy discovery applied, like any server: a deny-all or
+// "allowStdio": false policy lists it as blocked rather than starting it.
 func (f *Factory) load(mode discoverMode) (*loaded, error) {
 	d, err := f.Discover(mode)
 	if err != nil {
@@ -34,6 +36,9 @@ func (f *Factory) load(mode discoverMode) (*loaded, error) {
 		servers, err := f.Demo()
 		if err != nil {
 			return nil, err
+		}
+		for i := range servers {
+			d.CheckPolicy(&servers[i])
 		}
 		if len(servers) > 0 {
 			return &loaded{servers: servers, demo: true, discovery: d}, nil

@@ -19,20 +19,21 @@ var allowed = map[string][]string{
 	// The canonical config: the standard library and two leaf helpers.
 	"config":              {"internal/clip"},
 	"config/internal/doc": {"config"},
-	"config/source":       {"config", "config/internal/doc", "internal/clip"},
-	"config/policy":       {"config", "config/internal/doc", "internal/glob"},
+	"config/source":       {"config", "config/internal/doc", "internal/clip", "internal/safefile"},
+	"config/policy":       {"config", "config/internal/doc", "internal/execpath", "internal/glob", "internal/safefile"},
 	"config/trust":        {"internal/safefile"},
 	"config/edit":         {"config", "config/internal/doc", "config/source", "internal/safefile"},
-	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob"},
+	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile"},
 
 	// The host knows config's types, never how configs are found.
 	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob"},
 	"internal/toolcache": {"config", "internal/safefile"},
-	"internal/transport": {"config", "internal/procgroup"},
+	"internal/transport": {"config", "internal/execpath", "internal/procgroup"},
 	"watch":              {"config", "host"},
 
 	// Leaves.
 	"internal/clip":      {},
+	"internal/execpath":  {},
 	"internal/glob":      {},
 	"internal/procgroup": {},
 	"internal/safefile":  {},
@@ -54,6 +55,7 @@ var allowed = map[string][]string{
 var thirdParty = map[string][]string{
 	"config":            {},
 	"internal/clip":     {},
+	"internal/execpath": {},
 	"internal/glob":     {},
 	"internal/safefile": {"golang.org/x/sys"},
 	"internal/termsafe": {},

@@ -1,7 +1,8 @@
-// Package safefile changes small files that other processes read while
-// they change: the trust store, our own config file, the tool cache
-// (DESIGN.md, "Files"). A reader never sees half a file, and two writers
-// in different processes do not lose each other's change.
+// Package safefile reads and changes the small files switchboard keeps and
+// finds: config sources, the policy, the trust store, our own config file,
+// the tool cache (DESIGN.md, "Files"). A read takes only a regular file of
+// bounded size and never blocks; a reader never sees half a file, and two
+// writers in different processes do not lose each other's change.
 package safefile
 
 import (

@@ -106,7 +106,7 @@ func (c *Cache) Load(server, fingerprint string) ([]*mcp.Tool, bool) {
 	if c == nil {
 		return nil, false
 	}
-	data, err := os.ReadFile(c.path(server, fingerprint))
+	data, err := safefile.ReadLimited(c.path(server, fingerprint), safefile.MaxConfigSize)
 	if err != nil {
 		return nil, false
 	}
@@ -133,6 +133,10 @@ func (c *Cache) Store(server, fingerprint string, tools []*mcp.Tool) error {
 	data, err := json.Marshal(entry{Version: Version, Server: server, Fingerprint: fingerprint, Saved: c.now().UTC(), Tools: tools})
 	if err != nil {
 		return fmt.Errorf("tool cache: %w", err)
+	}
+	if len(data) > safefile.MaxConfigSize {
+		// Load would not read it back.
+		return fmt.Errorf("tool cache: server %q: %d tools make %d bytes, more than the %d a cache entry may hold", server, len(tools), len(data), safefile.MaxConfigSize)
 	}
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return fmt.Errorf("tool cache: %w", err)

@@ -2,7 +2,10 @@ package transport
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -45,5 +48,28 @@ func TestCloseDoesNotWaitForEscapedStderr(t *testing.T) {
 	}
 	if err := syscall.Kill(tr.PID(), 0); err == nil {
 		t.Errorf("server process %d still running", tr.PID())
+	}
+}
+
+// TestNewStdioFindsAsThePolicyDoes: the program is the one execpath finds,
+// the config's own PATH first, so the file the policy judged is the file
+// that starts; a bare name found nowhere does not start at all.
+func TestNewStdioFindsAsThePolicyDoes(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "srv")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr := NewStdio(&config.ServerConfig{Name: "s", Command: "srv", Env: map[string]string{"PATH": dir}}, "", Hooks{})
+	if tr.cmd.Path != prog || tr.cmd.Err != nil {
+		t.Errorf("srv through the config's PATH: path %q, err %v; want %s", tr.cmd.Path, tr.cmd.Err, prog)
+	}
+	tr = NewStdio(&config.ServerConfig{Name: "s", Command: "./srv"}, dir, Hooks{})
+	if tr.cmd.Path != prog || tr.cmd.Dir != dir {
+		t.Errorf("./srv from %s: path %q, dir %q", dir, tr.cmd.Path, tr.cmd.Dir)
+	}
+	tr = NewStdio(&config.ServerConfig{Name: "s", Command: "no-such-program-anywhere", Env: map[string]string{"PATH": dir}}, "", Hooks{})
+	if _, err := tr.Connect(context.Background()); err == nil || !strings.Contains(err.Error(), "executable file not found") {
+		t.Errorf("a name found nowhere: Connect = %v", err)
 	}
 }

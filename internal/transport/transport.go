@@ -5,7 +5,6 @@
 package transport
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/execpath"
 )
 
 // Hooks receive what a transport sees besides protocol messages. Both may be
@@ -79,32 +79,17 @@ func Environ(cfg *config.ServerConfig, lookup func(string) (string, bool)) []str
 func NewStdio(cfg *config.ServerConfig, dir string, hooks Hooks) *Stdio {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Env = Environ(cfg, os.LookupEnv)
-	cmd.Dir = dir
-	if cfg.Cwd != "" {
-		cmd.Dir = cfg.Cwd
-		if !filepath.IsAbs(cfg.Cwd) && dir != "" {
-			cmd.Dir = filepath.Join(dir, cfg.Cwd)
-		}
-	}
-	// exec.Command resolves the program through the host's PATH; a config's
-	// own PATH should win, as it would in the server's shell.
-	if p, ok := cfg.Env["PATH"]; ok && !strings.Contains(cfg.Command, "/") {
-		if resolved, err := lookPathIn(cfg.Command, p); err == nil {
-			cmd.Path = resolved
-			cmd.Err = nil
-		}
+	cmd.Dir = execpath.WorkDir(cfg.Cwd, dir)
+	// The program is found the one way the policy finds it (execpath): a
+	// config's own PATH first, as it would be in the server's shell, then
+	// the host's. A bare name found nowhere does not start, whatever
+	// os/exec's own lookup would have found.
+	if p, err := execpath.Find(cfg.Command, cmd.Dir, execpath.SearchPaths(cfg.Env, os.Getenv("PATH"))...); err == nil {
+		cmd.Path, cmd.Err = p, nil
+	} else if !strings.ContainsRune(cfg.Command, '/') && !strings.ContainsRune(cfg.Command, filepath.Separator) {
+		cmd.Err = &exec.Error{Name: cfg.Command, Err: exec.ErrNotFound}
 	}
 	return &Stdio{cmd: cmd, hooks: hooks, exited: make(chan struct{})}
-}
-
-func lookPathIn(file, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		p := filepath.Join(dir, file)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s not found in PATH", file)
 }
 
 // NewHTTP returns the transport for an http or sse config.
