@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -93,7 +94,7 @@ func resolve(c *config.ServerConfig, rt Runtime) *program {
 		}
 		prog.layers = append(prog.layers, l)
 		names := progNames(l)
-		if why := wrapper(names, args); why != "" {
+		if why := wrapper(names, progOrder(l), args); why != "" {
 			prog.opaque = why
 			return prog
 		}
@@ -129,11 +130,23 @@ func resolve(c *config.ServerConfig, rt Runtime) *program {
 // the command as configured.
 func progNames(l layer) map[string]bool {
 	out := map[string]bool{}
+	for _, n := range progOrder(l) {
+		out[n] = true
+	}
+	return out
+}
+
+// progOrder is progNames in the order a person reads them: the name as
+// configured first, then each link it goes through, so that a message
+// names "sh" as the config says, not the "dash" it links to.
+func progOrder(l layer) []string {
+	var out []string
 	add := func(p string) {
 		n := progName(p)
-		out[n] = true
-		if v := strings.TrimRight(n, "0123456789.-"); v != "" {
-			out[v] = true
+		for _, m := range []string{n, strings.TrimRight(n, "0123456789.-")} {
+			if m != "" && !slices.Contains(out, m) {
+				out = append(out, m)
+			}
 		}
 	}
 	if len(l.paths) > 0 {
@@ -186,8 +199,8 @@ func words(s string) map[string]bool {
 }
 
 // wrapper says why a layer hides the program it runs, or "".
-func wrapper(names map[string]bool, args []string) string {
-	for n := range names {
+func wrapper(names map[string]bool, order []string, args []string) string {
+	for _, n := range order {
 		switch {
 		case shells[n]:
 			return n + ", a shell that can start any program"
@@ -195,7 +208,7 @@ func wrapper(names map[string]bool, args []string) string {
 			return n + ", a launcher that can start any program"
 		}
 	}
-	for n := range names {
+	for _, n := range order {
 		flags, ok := inline[n]
 		if !ok {
 			continue
