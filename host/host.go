@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/execpath"
 	"github.com/switchboard-mcp/switchboard/internal/toolcache"
 	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
@@ -186,16 +187,10 @@ func New(opts *Options) *Host {
 	}
 }
 
-// outsideProject is where servers start while the project is untrusted:
-// the home directory, the person's own; or, with none, the file system's
-// root, where a server finds nothing of anybody's.
+// outsideProject is where servers start while the project is untrusted.
 func outsideProject() string {
-	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
-		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
-			return home
-		}
-	}
-	return string(filepath.Separator)
+	home, _ := os.UserHomeDir()
+	return execpath.OutsideProject(home)
 }
 
 // Start adds servers and connects them all in parallel (DESIGN.md F12, F13). It

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config/policy"
 	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/config/trust"
+	"github.com/switchboard-mcp/switchboard/internal/execpath"
 	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
 
@@ -104,6 +105,11 @@ type Discovery struct {
 	ProjectTrusted bool
 	// Policy is the policy that applied, nil for none.
 	Policy *policy.Policy
+
+	// workDir is where a stdio server without an absolute cwd will start,
+	// for policy to judge its program there: the project when it is
+	// trusted, else outside it (execpath.OutsideProject), as the host does.
+	workDir string
 }
 
 // TrustError is a trust store that could not be read: nothing in the
@@ -170,6 +176,7 @@ func Discover(ctx context.Context, opts Options) *Discovery {
 		return d
 	}
 	d.decideTrust(opts, env)
+	d.decideWorkDir(env)
 	d.applyRules(ctx, cands, opts, env)
 	return d
 }
@@ -229,6 +236,16 @@ func LoadFiles(ctx context.Context, paths []string, opts Options) *Discovery {
 	if d.interrupted(ctx) {
 		return d
 	}
+	// The files named are trusted, but the folder they run in may not be:
+	// its trust is decided as Discover decides it, from the project-level
+	// files that are there, so that servers start in an untrusted clone's
+	// folder no more with --config than without.
+	if env.ProjectDir != "" {
+		scan, _ := collect(ctx, opts.Providers, env)
+		d.ProjectFiles = scan.ProjectFiles
+	}
+	d.decideTrust(opts, env)
+	d.decideWorkDir(env)
 	d.applyRules(ctx, cands, opts, env)
 	return d
 }
@@ -394,6 +411,14 @@ func (d *Discovery) decideTrust(opts Options, env source.Env) {
 		d.Errors = append(d.Errors, &TrustError{Err: err})
 	}
 	d.ProjectTrusted = trusted
+}
+
+// decideWorkDir sets workDir once trust is known.
+func (d *Discovery) decideWorkDir(env source.Env) {
+	d.workDir = d.ProjectDir
+	if d.ProjectDir != "" && !d.ProjectTrusted {
+		d.workDir = execpath.OutsideProject(env.Home)
+	}
 }
 
 // samePath reports whether a and b name the same directory, links

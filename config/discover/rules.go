@@ -128,12 +128,13 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 }
 
 // CheckPolicy sets c.Blocked from the policy discovery applied, judged as
-// for every server discovery found: from the project directory, through
+// for every server discovery found: from where the host will start it (the
+// project, or outside it while it is untrusted), through
 // the PATH a stdio server would get (DESIGN.md, "Policy"). It is for a
 // server that did not come from discovery, the command line's bundled
 // demo, so that nothing starts around the policy.
 func (d *Discovery) CheckPolicy(c *config.ServerConfig) {
-	c.Blocked = d.Policy.Check(c, policy.Runtime{Dir: d.ProjectDir})
+	c.Blocked = d.Policy.Check(c, policy.Runtime{Dir: d.workDir})
 }
 
 // finish runs a definition's "!command"s, now that it may win (DESIGN.md F5):

@@ -32,6 +32,20 @@ func WorkDir(cwd, base string) string {
 	return filepath.Join(base, cwd)
 }
 
+// OutsideProject is where a stdio server starts while its project is
+// untrusted (DESIGN.md, "Trust"): home, the person's own, when it is a
+// directory; else the file system's root, where a server finds nothing of
+// anybody's. The host starts servers there and policy judges them there,
+// so both must ask this one function.
+func OutsideProject(home string) string {
+	if filepath.IsAbs(home) {
+		if fi, err := os.Stat(home); err == nil && fi.IsDir() {
+			return home
+		}
+	}
+	return string(filepath.Separator)
+}
+
 // SearchPaths are the PATH lists a bare command name is looked up in, in
 // order: the server's own env PATH when it sets one, as it would be in the
 // server's shell, then the host's PATH, which the server inherits when it
