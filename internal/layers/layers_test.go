@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"internal/clip":      {},
 	"internal/glob":      {},
 	"internal/procgroup": {},
+	"internal/redact":    {},
 	"internal/safefile":  {},
 	"internal/secretcmd": {"internal/clip", "internal/procgroup"},
 	"internal/demo":      {},
@@ -54,6 +55,7 @@ var thirdParty = map[string][]string{
 	"config":            {},
 	"internal/clip":     {},
 	"internal/glob":     {},
+	"internal/redact":   {},
 	"internal/safefile": {"golang.org/x/sys"},
 	"config/trust":      {},
 }
