@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob"},
 
 	// The host knows config's types, never how configs are found.
-	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob"},
+	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/redact"},
 	"internal/toolcache": {"config", "internal/safefile"},
 	"internal/transport": {"config", "internal/procgroup"},
 	"watch":              {"config", "host"},

@@ -28,9 +28,9 @@
 // in: URL-encoded (query and path escaping), JSON-escaped, trimmed of
 // surrounding space, and line by line when it has several lines (a key
 // file printed to stderr arrives a line at a time). A header's
-// credentials are masked without their scheme ("Bearer x" masks "x" too),
-// and a Basic header's or a url's user:password in its base64 form and
-// decoded.
+// credentials are masked without their scheme ("Bearer «redacted»" still
+// says what kind was sent), and a Basic header's or a url's user:password
+// in its base64 form and decoded.
 //
 // Values are only ever added: a token replaced by a reload may still be
 // valid, and a line logged before the reload may still be printed.
@@ -143,9 +143,10 @@ func (r *Redactor) AddSetting(values ...string) {
 	r.learn(vs)
 }
 
-// AddHeader records an HTTP header value: the whole value, its
-// credentials without their scheme ("Bearer x": "x"), and for Basic
-// credentials the user:password they encode and the password.
+// AddHeader records an HTTP header value: its credentials without their
+// scheme ("Bearer x": "x", or the whole value when it has no scheme or
+// the credentials are too short), and for Basic credentials the
+// user:password they encode and the password.
 func (r *Redactor) AddHeader(value string) {
 	var vs valueSet
 	vs.header(value)
@@ -204,12 +205,13 @@ type value struct {
 
 func (vs *valueSet) add(k kind, v string) { *vs = append(*vs, value{k, v}) }
 
-// header is AddHeader's rule.
+// header is AddHeader's rule. With a scheme, only the credentials are
+// masked: "Bearer «redacted»" still says which kind was sent.
 func (vs *valueSet) header(v string) {
-	vs.add(credential, v)
 	scheme, creds, ok := strings.Cut(strings.TrimSpace(v), " ")
 	creds = strings.TrimSpace(creds)
-	if !ok || !isToken(scheme) || creds == "" {
+	if !ok || !isToken(scheme) || len(creds) < MinLen {
+		vs.add(credential, v)
 		return
 	}
 	vs.add(credential, creds)

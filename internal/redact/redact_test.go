@@ -75,6 +75,15 @@ func TestHeader(t *testing.T) {
 			t.Errorf("String(%q) = %q", in, got)
 		}
 	}
+	// The scheme stays, so a person sees what kind was sent; a value too
+	// short to split is masked whole.
+	if got := r.String("Authorization: Bearer tok-123456"); got != "Authorization: Bearer «redacted»" {
+		t.Errorf("got %q", got)
+	}
+	r.AddHeader("Token abc")
+	if got := r.String("sent Token abc"); got != "sent «redacted»" {
+		t.Errorf("got %q", got)
+	}
 	// The user name of Basic credentials is a setting.
 	if got := r.String("hello alice"); got != "«redacted»" && got != "hello «redacted»" {
 		t.Errorf("user name not masked: %q", got)
