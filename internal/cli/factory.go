@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/config/trust"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/secretcmd"
 )
 
@@ -112,6 +113,10 @@ type globalOptions struct {
 	// secrets runs "!command" secret helpers for every discovery of this
 	// process, so a reload does not run them again (DESIGN.md F5).
 	secrets secretcmd.Runner
+	// redactor knows the secrets of every config this process discovered,
+	// and masks them in what the command line prints from discovery, in
+	// its log and in the error Run prints last (DESIGN.md F44).
+	redactor redact.Redactor
 }
 
 func (g *globalOptions) register(root *cobra.Command) {
@@ -185,10 +190,14 @@ func (g *globalOptions) discover(mode discoverMode) (*discover.Discovery, error)
 		return nil, err
 	}
 	opts.SkipCommands = mode == namesOnly
+	var d *discover.Discovery
 	if len(g.configs) > 0 {
-		return discover.LoadFiles(g.ctx, g.configs, opts), nil
+		d = discover.LoadFiles(g.ctx, g.configs, opts)
+	} else {
+		d = discover.Discover(g.ctx, opts)
 	}
-	return discover.Discover(g.ctx, opts), nil
+	maskDiscovery(&g.redactor, d)
+	return d, nil
 }
 
 func (g *globalOptions) demo() ([]config.ServerConfig, error) {
@@ -239,7 +248,7 @@ func (g *globalOptions) logger() *slog.Logger {
 	if !g.verbose {
 		return nil
 	}
-	return slog.New(slog.NewTextHandler(g.io.Err, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return slog.New(g.redactor.Handler(slog.NewTextHandler(g.io.Err, &slog.HandlerOptions{Level: slog.LevelDebug})))
 }
 
 func (g *globalOptions) newHost() (*host.Host, error) {
