@@ -106,6 +106,13 @@ type ServerConfig struct {
 
 	Source Source `json:"source"`
 
+	// Substituted holds the variables substitution put into args, env,
+	// url and header values, by name, with the values they had: the host
+	// masks those values wherever it prints (DESIGN.md F44), since one may
+	// be a token in an argument or a url's path. Variables in command and
+	// cwd are left out: they name places. Never written out.
+	Substituted map[string]string `json:"-"`
+
 	// Untrusted is set by discovery for a project-level server whose
 	// project has not been trusted (DESIGN.md F6); the host lists it and never
 	// starts it.

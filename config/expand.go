@@ -250,19 +250,32 @@ func substitute(c *ServerConfig, lookup LookupFunc, keepCommands bool) error {
 	fail := func(field string, err error) error {
 		return &Diagnostic{Path: c.Source.Path, Line: c.Source.Line, Server: c.Name, Field: field, Message: err.Error(), Err: err}
 	}
+	// What the fields that may carry secrets took from the environment
+	// (ServerConfig.Substituted).
+	used := maps.Clone(c.Substituted)
+	recorded := func(name string) (string, bool) {
+		v, ok := lookup(name)
+		if ok {
+			if used == nil {
+				used = map[string]string{}
+			}
+			used[name] = v
+		}
+		return v, ok
+	}
 	command, err := expandPath(c.Command, lookup)
 	if err != nil {
 		return fail("command", err)
 	}
 	var args []string
 	for i, a := range c.Args {
-		v, err := Expand(a, lookup)
+		v, err := Expand(a, recorded)
 		if err != nil {
 			return fail(fmt.Sprintf("args[%d]", i), err)
 		}
 		args = append(args, v)
 	}
-	env, err := expandMap("env", c.Env, lookup, keepCommands, fail)
+	env, err := expandMap("env", c.Env, recorded, keepCommands, fail)
 	if err != nil {
 		return err
 	}
@@ -270,15 +283,16 @@ func substitute(c *ServerConfig, lookup LookupFunc, keepCommands bool) error {
 	if err != nil {
 		return fail("cwd", err)
 	}
-	u, err := Expand(c.URL, lookup)
+	u, err := Expand(c.URL, recorded)
 	if err != nil {
 		return fail("url", err)
 	}
-	headers, err := expandMap("headers", c.Headers, lookup, keepCommands, fail)
+	headers, err := expandMap("headers", c.Headers, recorded, keepCommands, fail)
 	if err != nil {
 		return err
 	}
 	c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers = command, args, env, cwd, u, headers
+	c.Substituted = used
 	return nil
 }
 

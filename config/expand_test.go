@@ -114,6 +114,8 @@ func TestSubstitute(t *testing.T) {
 		Cwd:     "/home/ada",
 		URL:     "https://h/tok",
 		Headers: map[string]string{"Authorization": "Bearer tok"},
+		// HOME went only into command and cwd.
+		Substituted: map[string]string{"T": "tok"},
 	}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("Substitute (-want +got):\n%s", diff)

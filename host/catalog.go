@@ -74,7 +74,8 @@ func (h *Host) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadR
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	return res, h.redactor.Error(err)
 }
 
 // GetPrompt gets a prompt from the named server.
@@ -85,7 +86,8 @@ func (h *Host) GetPrompt(ctx context.Context, server, name string, args map[stri
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+	res, err := sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
+	return res, h.redactor.Error(err)
 }
 
 func (h *Host) liveSession(name string) (*mcp.ClientSession, time.Duration, error) {
@@ -118,7 +120,7 @@ func (h *Host) SubscribeResource(ctx context.Context, server, uri string) error 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-		return fmt.Errorf("server %q: subscribe %s: %w", server, uri, err)
+		return h.redactor.Error(fmt.Errorf("server %q: subscribe %s: %w", server, uri, err))
 	}
 	h.mu.Lock()
 	if s, ok := h.servers[server]; ok {
@@ -141,5 +143,5 @@ func (h *Host) UnsubscribeResource(ctx context.Context, server, uri string) erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return sess.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	return h.redactor.Error(sess.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}))
 }

@@ -200,6 +200,9 @@ func (h *Host) addLog(s *server, l LogLine) {
 	if l.Time.IsZero() {
 		l.Time = time.Now()
 	}
+	// Masked once, here: the log keeps, and the event and a failure's
+	// error quote, the masked line.
+	l.Text = h.redactor.String(l.Text)
 	s.log.add(l)
 	h.events.publish(Event{Time: l.Time, Type: EventLog, Server: s.cfg.Name, Level: l.Level, Message: l.Text})
 }

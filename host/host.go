@@ -20,6 +20,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/execpath"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/toolcache"
 	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
@@ -36,7 +37,8 @@ const ProtocolVersion = "2025-11-25"
 
 // Options configure a Host. The zero value is usable.
 type Options struct {
-	// Logger receives the host's own diagnostics. Nil discards them.
+	// Logger receives the host's own diagnostics, with every secret the
+	// host knows masked (DESIGN.md F44). Nil discards them.
 	Logger *slog.Logger
 	// StartupGate bounds how long Start waits for servers that have cached
 	// tools. Zero means DefaultStartupGate.
@@ -105,6 +107,8 @@ type Host struct {
 	log     *slog.Logger
 	cache   *toolcache.Cache
 	events  hub
+	// redactor masks secrets in everything the host lets out (redact.go).
+	redactor *redact.Redactor
 
 	// life is cancelled by Close; every connect runs under it.
 	life     context.Context
@@ -159,9 +163,10 @@ func New(opts *Options) *Host {
 	if o.NotificationBuffer <= 0 {
 		o.NotificationBuffer = DefaultNotificationBuffer
 	}
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+	r := redact.New()
+	logger := slog.New(slog.DiscardHandler)
+	if o.Logger != nil {
+		logger = slog.New(r.Handler(o.Logger.Handler()))
 	}
 	workDir := o.ProjectDir
 	if o.UntrustedProject {
@@ -179,11 +184,12 @@ func New(opts *Options) *Host {
 		workDir:  workDir,
 		log:      logger,
 		cache:    toolcache.Open(o.CacheDir),
+		redactor: r,
 		life:     life,
 		stopLife: stop,
 		servers:  map[string]*server{},
 		index:    map[string]toolKey{},
-		events:   hub{backlogCap: o.NotificationBuffer},
+		events:   hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
 	}
 }
 
@@ -215,6 +221,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		}
 		names[cfg.Name] = true
 	}
+	h.learn(configs)
 	var pending []waiting
 	for _, cfg := range configs {
 		s := h.newServer(cfg)
@@ -403,7 +410,7 @@ func (h *Host) Close() error {
 	return nil
 }
 
-// Logs returns a server's recent log lines, oldest first.
+// Logs returns a server's recent log lines, oldest first, secrets masked.
 func (h *Host) Logs(name string) ([]LogLine, bool) {
 	h.mu.Lock()
 	s, ok := h.servers[name]

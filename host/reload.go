@@ -22,6 +22,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	// One reload at a time: the second compares with what the first made.
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
+	h.learn(configs)
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()

@@ -38,7 +38,7 @@ func (s Status) MarshalJSON() ([]byte, error) {
 	}{plain(s), float64(s.ConnectTime.Microseconds()) / 1000})
 }
 
-// Status returns every server's status in config order.
+// Status returns every server's status in config order, secrets masked.
 func (h *Host) Status() []Status {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -63,10 +63,10 @@ func (h *Host) Status() []Status {
 			ConnectTime: s.connectDur,
 		}
 		if s.err != nil {
-			st.Error = s.err.Error()
+			st.Error = h.redactor.String(s.err.Error())
 		}
 		if s.initRes != nil {
-			st.ServerInfo = s.initRes.ServerInfo
+			st.ServerInfo = h.maskInfo(s.initRes.ServerInfo)
 		}
 		out = append(out, st)
 	}

@@ -160,7 +160,8 @@ func (e *CallError) Unwrap() error { return e.Err }
 //
 // The result is kept whole (DESIGN.md F24). A transport or protocol failure
 // returns both a result whose text says "MCP error: …" with IsError set,
-// so an agent sees it as tool output, and a *CallError. Cancelling ctx
+// so an agent sees it as tool output, and a *CallError; both have the
+// secrets the host knows masked (F44). Cancelling ctx
 // aborts the call and sends notifications/cancelled to the server; then
 // the result is nil and the error wraps ctx.Err().
 func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
@@ -169,6 +170,7 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("call %s: %w", name, ctx.Err())
 		}
+		err = h.maskError(err)
 		return errorResult(err), err
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
@@ -188,7 +190,7 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	case callCtx.Err() != nil:
 		err = fmt.Errorf("no result within %s: %w", timeout, callCtx.Err())
 	}
-	cerr := &CallError{Server: key.server, Tool: key.tool, Err: err}
+	cerr := &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err)}
 	return errorResult(cerr), cerr
 }
 

@@ -60,8 +60,8 @@ type Options struct {
 	// servers that win their name and may start, and only where commands
 	// are allowed (user level, a file named with --config, a trusted
 	// project). Nil runs nothing: such a value is ErrNoCommandRunner.
-	// The command runs in dir: the project when it is trusted, else the
-	// home directory.
+	// The command runs in dir: the project when it is trusted, else
+	// outside it (execpath.OutsideProject: the home directory, or /).
 	RunCommand func(ctx context.Context, command, dir string) (string, error)
 	// SkipCommands leaves "!command" env and header values as written,
 	// for a caller that only lists (switchboard sources): nothing runs,

@@ -148,11 +148,7 @@ func (d *Discovery) finish(ctx context.Context, k *candidate, opts Options) {
 	allowed := c.Source.Level != config.LevelProject || d.ProjectTrusted
 	// Not in an untrusted project: a script of the repository's could
 	// stand in for the helper ("!./token.sh", npx's node_modules).
-	dir := d.ProjectDir
-	if !d.ProjectTrusted {
-		dir = opts.normalizedEnv().Home
-	}
-	if err := resolveCommands(ctx, c, allowed, dir, opts.RunCommand); err != nil {
+	if err := resolveCommands(ctx, c, allowed, d.workDir, opts.RunCommand); err != nil {
 		c.Err = k.Locate(err)
 		return
 	}

@@ -79,7 +79,7 @@ func Main(args []string, stdio IO) int {
 
 // Run runs the command line under ctx; cancelling ctx is an interrupt.
 func Run(ctx context.Context, args []string, stdio IO) int {
-	root := newRoot(ctx, stdio)
+	root, g := newRoot(ctx, stdio)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
@@ -94,13 +94,13 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 		return exit.code
 	case errors.As(err, &usage) || isUnknownCommand(err):
 		// Several lines at times (cobra's "Did you mean this?"), kept.
-		fmt.Fprintf(stdio.Err, "switchboard: %s\n", termsafe.Text(err.Error()))
+		fmt.Fprintf(stdio.Err, "switchboard: %s\n", termsafe.Text(g.redactor.String(err.Error())))
 		fmt.Fprintln(stdio.Err, "Run 'switchboard --help' for usage.")
 		return ExitUsage
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return 130 // interrupted, as a shell reports SIGINT
 	default:
-		fmt.Fprintf(stdio.Err, "switchboard: %v\n", oneLine(err.Error()))
+		fmt.Fprintf(stdio.Err, "switchboard: %v\n", g.redactor.String(oneLine(err.Error())))
 		return ExitFailure
 	}
 }
@@ -121,7 +121,7 @@ func isUnknownCommand(err error) bool {
 	return strings.HasPrefix(err.Error(), "unknown command ")
 }
 
-func newRoot(ctx context.Context, stdio IO) *cobra.Command {
+func newRoot(ctx context.Context, stdio IO) (*cobra.Command, *globalOptions) {
 	g := &globalOptions{io: stdio, ctx: ctx}
 	f := g.factory()
 	root := &cobra.Command{
@@ -149,5 +149,5 @@ something to look at.`,
 		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newDemoServerCmd())
 	root.AddCommand(newEditCmds(f)...)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	return root
+	return root, g
 }

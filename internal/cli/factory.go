@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/config/trust"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/secretcmd"
 )
 
@@ -115,6 +116,10 @@ type globalOptions struct {
 	// secrets runs "!command" secret helpers for every discovery of this
 	// process, so a reload does not run them again (DESIGN.md F5).
 	secrets secretcmd.Runner
+	// redactor knows the secrets of every config this process discovered,
+	// and masks them in what the command line prints from discovery, in
+	// its log and in the error Run prints last (DESIGN.md F44).
+	redactor redact.Redactor
 }
 
 func (g *globalOptions) register(root *cobra.Command) {
@@ -199,6 +204,7 @@ func (g *globalOptions) discover(mode discoverMode) (*discover.Discovery, error)
 	if err := g.ctx.Err(); err != nil {
 		return nil, err
 	}
+	maskDiscovery(&g.redactor, d)
 	return d, nil
 }
 
@@ -250,7 +256,7 @@ func (g *globalOptions) logger() *slog.Logger {
 	if !g.verbose {
 		return nil
 	}
-	return slog.New(slog.NewTextHandler(g.io.Err, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	return slog.New(g.redactor.Handler(slog.NewTextHandler(g.io.Err, &slog.HandlerOptions{Level: slog.LevelDebug})))
 }
 
 func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
@@ -266,9 +272,9 @@ func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
 		cache = ""
 	}
 	return host.New(&host.Options{
-		Logger:       g.logger(),
-		StartupGate:  g.gate,
-		CacheDir:     cache,
+		Logger:           g.logger(),
+		StartupGate:      g.gate,
+		CacheDir:         cache,
 		ProjectDir:       dir,
 		TrustProject:     g.trustProject,
 		UntrustedProject: untrustedProject,

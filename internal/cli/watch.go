@@ -94,6 +94,9 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	}
 	if err := h.Start(ctx, first.Servers); err != nil {
 		stop()
+		if ctx.Err() != nil {
+			return nil // interrupted while servers were still starting
+		}
 		return err
 	}
 	err = watch.Run(ctx, h, first, o.watchLoad, &watch.Options{

@@ -53,6 +53,12 @@ type Options struct {
 	// FailStart makes Run write FailStartMessage to stderr and return 1 at
 	// once (--fail-start).
 	FailStart bool
+	// DumpEnv makes Run write its environment to stderr and exit 1 at
+	// once, as a server that reports its settings when it cannot start
+	// does (--dump-env): each variable on an info line, then all of them
+	// on one error line. It is the tests' way to see that a host masks
+	// the secrets a server prints.
+	DumpEnv bool
 	// Hang makes Run read stdin without ever answering, and keep running after
 	// stdin closes until a signal ends it (--hang).
 	Hang bool
@@ -133,6 +139,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.InitDelay, "init-delay", 0, "wait this `duration` before serving (a slow server)")
 	fs.StringVar(&o.SlowWhen, "slow-when", "", "apply --init-delay only while this `file` exists")
 	fs.BoolVar(&o.FailStart, "fail-start", false, "print an error to stderr and exit 1 at once")
+	fs.BoolVar(&o.DumpEnv, "dump-env", false, "print the environment to stderr (a line per variable, then one error line with all) and exit 1")
 	fs.BoolVar(&o.Hang, "hang", false, "read stdin but never answer, and keep running after it closes")
 	fs.BoolVar(&o.Garbage, "garbage", false, "write non-JSON lines to stdout, before serving and before every message")
 	fs.BoolVar(&o.IgnoreSigterm, "ignore-sigterm", false, "ignore SIGTERM and keep running after the session ends (only SIGKILL stops it)")
@@ -185,6 +192,10 @@ func Run(opts Options) int {
 	}
 	if opts.FailStart {
 		fmt.Fprintln(os.Stderr, FailStartMessage)
+		return ExitFailStart
+	}
+	if opts.DumpEnv {
+		dumpEnv(os.Stderr)
 		return ExitFailStart
 	}
 	if opts.IgnoreSigterm {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -112,3 +113,18 @@ func (f *freezingReader) Read(p []byte) (int, error) {
 }
 
 func (f *freezingReader) Close() error { return f.r.Close() }
+
+// DumpEnvError starts the error line --dump-env writes last.
+const DumpEnvError = "fatal: cannot start; environment:"
+
+// dumpEnv writes what --dump-env writes: every variable, sorted, on a line
+// of its own, then all of them on one line classified as an error, which
+// is what a host quotes when the server exits.
+func dumpEnv(w io.Writer) {
+	env := os.Environ()
+	slices.Sort(env)
+	for _, kv := range env {
+		fmt.Fprintf(w, "env: %s\n", kv)
+	}
+	fmt.Fprintf(w, "%s %s\n", DumpEnvError, strings.Join(env, " "))
+}

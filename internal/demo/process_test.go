@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -236,6 +237,25 @@ func TestEscapesStderr(t *testing.T) {
 	}
 }
 
+func TestDumpEnv(t *testing.T) {
+	cmd := demoCommand(t, "--dump-env")
+	cmd.Env = append(cmd.Env, "DEMO_DUMP_TEST=visible-value")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if code := exitCode(t, cmd.Run()); code != 1 {
+		t.Errorf("exit code = %d, want 1", code)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+	last := lines[len(lines)-1]
+	if !slices.Contains(lines, "env: DEMO_DUMP_TEST=visible-value") ||
+		!strings.HasPrefix(last, demo.DumpEnvError) || !strings.Contains(last, " DEMO_DUMP_TEST=visible-value") {
+		t.Errorf("stderr: %q", stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout: %q", stdout.String())
+	}
+}
+
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"--no-such-flag"}, {"extra-arg"}, {"--tools-count", "-1"}} {
 		cmd := demoCommand(t, args...)
@@ -258,7 +278,7 @@ func TestHelp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, flag := range []string{"-name", "-init-delay", "-fail-start", "-hang", "-garbage", "-ignore-sigterm",
-		"-grandchild", "-sleep-forever", "-stderr-lines", "-weird-names", "-tools-count", "-exit-after", "-escapes"} {
+		"-grandchild", "-sleep-forever", "-stderr-lines", "-weird-names", "-tools-count", "-exit-after", "-escapes", "-dump-env"} {
 		if !strings.Contains(stderr.String(), flag) {
 			t.Errorf("help does not mention %s", flag)
 		}

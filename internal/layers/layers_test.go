@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile", "internal/execpath"},
 
 	// The host knows config's types, never how configs are found.
-	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath"},
+	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact"},
 	"internal/toolcache": {"config", "internal/safefile"},
 	"internal/transport": {"config", "internal/execpath", "internal/procgroup"},
 	"watch":              {"config", "host"},
@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"internal/execpath":  {},
 	"internal/glob":      {},
 	"internal/procgroup": {},
+	"internal/redact":    {},
 	"internal/safefile":  {},
 	"internal/secretcmd": {"internal/clip", "internal/procgroup"},
 	"internal/termsafe":  {},
@@ -57,6 +58,7 @@ var thirdParty = map[string][]string{
 	"internal/clip":     {},
 	"internal/execpath": {},
 	"internal/glob":     {},
+	"internal/redact":   {},
 	"internal/safefile": {"golang.org/x/sys"},
 	"internal/termsafe": {},
 	"config/trust":      {},
