@@ -53,7 +53,9 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 		if c.Source.Level == config.LevelProject && !d.ProjectTrusted {
 			c.Untrusted = true
 		}
-		if c.Err == nil {
+		// Nothing is looked up for a server that is off, and what it
+		// would not use is not its error.
+		if c.Err == nil && !c.Disabled {
 			if err := config.SubstituteKeepingCommands(c, env.Lookup); err != nil {
 				c.Err = k.Locate(err)
 			} else if err := config.Validate(c); err != nil {

@@ -1,0 +1,22 @@
+package discover
+
+import "testing"
+
+// TestDisabledResolvesNothing: a disabled server is listed as disabled,
+// whatever its variables: none is looked up, and what it would not use is
+// not its error (DESIGN.md F3).
+func TestDisabledResolvesNothing(t *testing.T) {
+	m := newMachine(t)
+	m.write("~/.config/switchboard/mcp.json", `{"mcpServers": {"off": {"command": "x", "disabled": true, "env": {"T": "${NOPE}"}}}}`)
+	m.write("~/.config/goose/config.yaml", `extensions:
+  github:
+    cmd: npx
+    args: [-y, "@modelcontextprotocol/server-github"]
+    enabled: false
+    envs: {}
+    env_keys: [GITHUB_PERSONAL_ACCESS_TOKEN]
+    type: stdio
+`)
+	d := m.discover()
+	m.wantServers(d, "off:switchboard:user disabled", "github:Goose:user disabled")
+}
