@@ -53,11 +53,12 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 		if c.Source.Level == config.LevelProject && !d.ProjectTrusted {
 			c.Untrusted = true
 		}
-		// Nothing is looked up for a server that is off, and what it
-		// would not use is not its error.
+		// Each file's variables by its own tool's rules; nothing is
+		// looked up for a server that is off, and what it would not use
+		// is not its error.
 		if c.Err == nil && !c.Disabled {
-			if err := config.SubstituteKeepingCommands(c, env.Lookup); err != nil {
-				c.Err = k.Locate(err)
+			if err := k.Substitute(env.Lookup); err != nil {
+				c.Err = err
 			} else if err := config.Validate(c); err != nil {
 				c.Err = k.Locate(err)
 			}
@@ -130,11 +131,13 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 }
 
 // finish runs a definition's "!command"s, now that it may win (DESIGN.md F5):
-// only for one that would start, and only where commands are allowed —
-// user level, a file named with --config, or a trusted project.
+// only for one that would start, only in a file whose tool runs them (our
+// own; in another tool's a "!" value is literal), and only where commands
+// are allowed — user level, a file named with --config, or a trusted
+// project.
 func (d *Discovery) finish(ctx context.Context, k *candidate, opts Options) {
 	c := &k.Config
-	if opts.SkipCommands || c.Err != nil || c.Disabled || c.Blocked != "" || !hasCommands(c) {
+	if opts.SkipCommands || c.Err != nil || c.Disabled || c.Blocked != "" || !k.RunsCommands() || !hasCommands(c) {
 		return
 	}
 	allowed := c.Source.Level != config.LevelProject || d.ProjectTrusted

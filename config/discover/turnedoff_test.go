@@ -1,6 +1,9 @@
 package discover
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 // TestDisabledResolvesNothing: a disabled server is listed as disabled,
 // whatever its variables: none is looked up, and what it would not use is
@@ -16,7 +19,13 @@ func TestDisabledResolvesNothing(t *testing.T) {
     envs: {}
     env_keys: [GITHUB_PERSONAL_ACCESS_TOKEN]
     type: stdio
+  on:
+    cmd: npx
+    enabled: true
+    env_keys: [GITHUB_PERSONAL_ACCESS_TOKEN]
+    type: stdio
 `)
 	d := m.discover()
-	m.wantServers(d, "off:switchboard:user disabled", "github:Goose:user disabled")
+	m.wantServers(d, "off:switchboard:user disabled", "github:Goose:user disabled",
+		"on:Goose:user err="+filepath.Join(m.home, ".config/goose/config.yaml")+`:12:16: server "on": field "env.GITHUB_PERSONAL_ACCESS_TOKEN": variable GITHUB_PERSONAL_ACCESS_TOKEN is not set (Goose also looks in its keyring; switchboard only in the environment)`)
 }

@@ -21,7 +21,7 @@ import (
 //   - An entry is {"type": "stdio"|"http"|"sse", "command", "args", "env"}
 //     or {"type", "url", "headers"}; "type" may be left out for a command.
 //   - ${VAR} and ${VAR:-default} are expanded in command, args, env, url and
-//     headers, as discovery does for every source.
+//     headers (claudeSyntax); nothing else is, and no value runs a command.
 //
 // Local-scope entries apply to one project but are written by the person's
 // own claude CLI into their home directory, so they are level user: trusted,
@@ -72,6 +72,7 @@ func parseClaudeCode(loc Location, data []byte, env Env) ([]Entry, []*config.Dia
 		return nil, nil, err
 	}
 	dec := newDecoder(d, "Claude Code", loc)
+	dec.syntax = claudeSyntax
 	var entries []Entry
 	if loc.Key == claudeLocalKey || loc.Level == config.LevelExplicit {
 		obj, err := claudeLocalServers(dec, env.ProjectDir)

@@ -153,24 +153,37 @@ func (dl *dialect) keys() []urlKey {
 	return dl.urlKeys
 }
 
+// mcpFile is one JSON-family tool's file of servers.
+type mcpFile struct {
+	provider string
+	// keys lead from the top level to the object of servers by name:
+	// ["mcpServers"], ["mcp", "servers"].
+	keys    []string
+	jsonc   bool
+	dialect *dialect
+	syntax  *syntax
+}
+
 // parseMCPServers is Provider.Parse for a tool whose file is an object
-// with the servers under key, decoded by dl, with rewrite (if any) applied
-// to each server's strings for the tool's own variables.
-func parseMCPServers(provider string, loc Location, data []byte, key string, jsonc bool, dl *dialect, rewrite func(string) (string, error)) ([]Entry, []*config.Diagnostic, error) {
-	d, err := parseObject(loc, data, jsonc)
+// with the servers under f.keys, decoded by f.dialect.
+func parseMCPServers(loc Location, data []byte, f mcpFile) ([]Entry, []*config.Diagnostic, error) {
+	d, err := parseObject(loc, data, f.jsonc)
 	if err != nil || d == nil {
 		return nil, nil, err
 	}
-	dec := newDecoder(d, provider, loc)
-	obj, err := dec.object(d.Root, key, "an object of server configs by name")
-	if err != nil {
-		return nil, nil, err
+	dec := newDecoder(d, f.provider, loc)
+	dec.syntax = f.syntax
+	obj := d.Root
+	for i, key := range f.keys {
+		what := "an object of server configs by name"
+		if i < len(f.keys)-1 {
+			what = "an object"
+		}
+		if obj, err = dec.object(obj, key, what); err != nil {
+			return nil, nil, err
+		}
 	}
-	entries := dec.servers(obj, dl.decode)
-	if rewrite != nil {
-		rewriteAll(entries, rewrite)
-	}
-	return entries, dec.warnings, nil
+	return dec.servers(obj, f.dialect.decode), dec.warnings, nil
 }
 
 // parseObject parses a JSON or JSONC file whose top level must be an

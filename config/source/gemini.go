@@ -19,7 +19,10 @@ import (
 // in milliseconds (default 10 minutes); "includeTools" and "excludeTools"
 // filter tools (exclude wins), which is our tool filter; "trust": true
 // skips every confirmation, which is auto-approve for all tools.
-// String values may name variables as $VAR or ${VAR}.
+// Gemini resolves $VAR and ${VAR} in every string of its settings
+// (packages/cli/src/utils/envVarResolver.ts, resolveEnvVarsInString):
+// there is no default syntax, and an unset variable is left as written,
+// which switchboard does not send: it is the server's error.
 //
 // The top-level "mcp" object's "allowed" and "excluded" lists (server
 // names Gemini may or may not start) are honoured by marking the servers
@@ -68,12 +71,12 @@ func parseGemini(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnosti
 		return nil, nil, err
 	}
 	dec := newDecoder(d, "Gemini CLI", loc)
+	dec.syntax = geminiSyntax
 	obj, err := dec.object(d.Root, "mcpServers", "an object of server configs by name")
 	if err != nil {
 		return nil, nil, err
 	}
 	entries := dec.servers(obj, geminiDialect.decode)
-	rewriteAll(entries, bareVariables)
 
 	// "mcp": {"allowed": [...], "excluded": [...]}
 	if m := d.Root.Member("mcp"); m != nil && m.Kind == doc.Object {

@@ -13,9 +13,13 @@ import (
 // a workspace. The file is JSONC with two sections: "servers", an object of
 // entries by name, and "inputs", prompts for secrets that VS Code shows.
 // An entry is {"type": "stdio", "command", "args", "env", "envFile",
-// "cwd"} or {"type": "http"|"sse", "url", "headers"}. Predefined variables:
+// "cwd"} or {"type": "http"|"sse", "url", "headers"}.
+//
+// Predefined variables (its configurationResolver's variableResolver.ts):
 // ${workspaceFolder} (the project directory here), ${userHome},
-// ${env:NAME}, ${input:id}.
+// ${pathSeparator}, ${env:NAME}, which is "" when the variable is unset
+// ("as a normal shell does"), and ${input:id}. Any other ${…} is left as
+// written, and so are $NAME and ${NAME}: VS Code does not expand them.
 //
 // switchboard has no UI to prompt with, so "inputs" is ignored and a
 // server that uses ${input:…} fails with an error that says so; "envFile"
@@ -31,7 +35,8 @@ var vscodeFormat = &Provider{
 		return projectAndUser(env, filepath.Join(".vscode", "mcp.json"), under(env.appSupport(), "Code", "User", "mcp.json"))
 	},
 	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers("VS Code", loc, data, "servers", true, vscodeDialect, editorVariables("VS Code", env))
+		return parseMCPServers(loc, data, mcpFile{provider: "VS Code", keys: []string{"servers"}, jsonc: true, dialect: vscodeDialect,
+			syntax: envVarSyntax("VS Code", true, true, env)})
 	},
 	Sniff: func(path string, data []byte) bool {
 		return nameIs(path, "/.vscode/mcp.json", "/Code/User/mcp.json") ||

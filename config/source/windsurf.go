@@ -13,7 +13,8 @@ import (
 // (or "url") and "headers", streamable HTTP or SSE. "disabled" and
 // "disabledTools" (tools switched off in its UI) are honoured. Windsurf
 // interpolates ${env:NAME} in command, args, env, serverUrl, url and
-// headers, as discovery does; ${file:…} is not supported.
+// headers (an unset one is the server's error here, never sent as
+// written); its ${file:…} is not supported and fails the server.
 var windsurfDialect = &dialect{
 	urlKeys:       []urlKey{{key: "serverUrl"}, {key: "url"}},
 	disabled:      true,
@@ -27,8 +28,8 @@ var windsurfFormat = &Provider{
 	Locations: func(env Env) []Location {
 		return projectAndUser(env, filepath.Join(".windsurf", "mcp_config.json"), env.inHome(".codeium", "windsurf", "mcp_config.json"))
 	},
-	Parse: func(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers("Windsurf", loc, data, "mcpServers", true, windsurfDialect, nil)
+	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
+		return parseMCPServers(loc, data, mcpFile{provider: "Windsurf", keys: []string{"mcpServers"}, jsonc: true, dialect: windsurfDialect, syntax: envVarSyntax("Windsurf", false, false, env)})
 	},
 	Sniff: func(path string, data []byte) bool {
 		return nameIs(path, "/mcp_config.json") || entriesHaveKey(data, "mcpServers", "serverUrl")

@@ -26,6 +26,9 @@ import (
 //     extension's code computes the command), so they are skipped with a
 //     warning naming their line.
 //
+// Zed expands no variables in these settings: a "${TOKEN}" in a header is
+// sent as written (zed-industries/zed#60459), so it is read as written.
+//
 // "enabled": false disables an entry. "source": "custom" is the older
 // spelling of a custom entry and changes nothing; "remote" (run on a
 // remote development host) is ignored.
@@ -73,6 +76,7 @@ func parseZed(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, 
 	}
 	dec := newDecoder(d, zedName, loc)
 	dec.aliases = [][2]string{{"command", "command.path"}, {"args", "command.args"}, {"env", "command.env"}}
+	dec.syntax = noVariables
 	return dec.servers(servers, decodeZed), dec.warnings, nil
 }
 
