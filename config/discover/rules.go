@@ -3,6 +3,7 @@ package discover
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -52,6 +53,9 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 		}
 		if c.Source.Level == config.LevelProject && !d.ProjectTrusted {
 			c.Untrusted = true
+		}
+		if d.ruledOff(c) {
+			c.Disabled = true
 		}
 		// Each file's variables by its own tool's rules; nothing is
 		// looked up for a server that is off, and what it would not use
@@ -155,6 +159,17 @@ func (d *Discovery) finish(ctx context.Context, k *candidate, opts Options) {
 	if err := config.Validate(c); err != nil {
 		c.Err = k.Locate(err)
 	}
+}
+
+// ruledOff reports whether another file of c's tool turned c off (Claude
+// Code's settings rejecting a .mcp.json server).
+func (d *Discovery) ruledOff(c *config.ServerConfig) bool {
+	for _, r := range d.rulings {
+		if r.provider == c.Source.Provider && filepath.Clean(r.Path) == filepath.Clean(c.Source.Path) && slices.Contains(r.Names, c.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // lose records a definition that did not win: by is the winner, nil when

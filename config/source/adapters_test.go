@@ -362,10 +362,14 @@ func TestProviderLocations(t *testing.T) {
 		{"switchboard", env, []Location{loc("/p/.switchboard/mcp.json", config.LevelProject), loc("/xdg/switchboard/mcp.json", config.LevelUser)}},
 		{"claude-code", env, []Location{
 			{Path: "/h/.claude.json", Level: config.LevelUser, Key: claudeLocalKey},
-			loc("/p/.mcp.json", config.LevelProject), loc("/h/.claude.json", config.LevelUser)}},
+			loc("/p/.mcp.json", config.LevelProject), loc("/h/.claude.json", config.LevelUser),
+			loc("/p/.claude/settings.local.json", config.LevelProject), loc("/p/.claude/settings.json", config.LevelProject),
+			loc("/h/.claude/settings.json", config.LevelUser)}},
 		{"claude-code", claudeDir, []Location{
 			{Path: "/cc/.claude.json", Level: config.LevelUser, Key: claudeLocalKey},
-			loc("/p/.mcp.json", config.LevelProject), loc("/cc/.claude.json", config.LevelUser)}},
+			loc("/p/.mcp.json", config.LevelProject), loc("/cc/.claude.json", config.LevelUser),
+			loc("/p/.claude/settings.local.json", config.LevelProject), loc("/p/.claude/settings.json", config.LevelProject),
+			loc("/cc/settings.json", config.LevelUser)}},
 		{"claude-desktop", env, []Location{loc("/xdg/Claude/claude_desktop_config.json", config.LevelUser)}},
 		{"claude-desktop", mac, []Location{loc("/h/Library/Application Support/Claude/claude_desktop_config.json", config.LevelUser)}},
 		{"cursor", env, []Location{loc("/p/.cursor/mcp.json", config.LevelProject), loc("/h/.cursor/mcp.json", config.LevelUser)}},

@@ -1,0 +1,134 @@
+package source
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// claudeHome is a ~/.claude.json as Claude Code writes it after
+// `/mcp disable sentry` and `/mcp disable playwright` in the project.
+const claudeHome = `{
+  "numStartups": 12,
+  "projects": {
+    "/home/ada/src/app": {
+      "allowedTools": [],
+      "mcpServers": {
+        "playwright": {"type": "stdio", "command": "npx", "args": ["@playwright/mcp@latest"], "env": {}},
+        "notes": {"command": "notes-mcp"}
+      },
+      "disabledMcpServers": ["sentry", "playwright", "shared-db"],
+      "enabledMcpjsonServers": [],
+      "disabledMcpjsonServers": [],
+      "hasTrustDialogAccepted": true
+    },
+    "/home/ada/src/other": {"disabledMcpServers": ["github"]}
+  },
+  "mcpServers": {
+    "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"},
+    "sentry": {"type": "sse", "url": "https://mcp.sentry.dev/sse"}
+  }
+}`
+
+// TestClaudeCodeTurnedOff: what `/mcp disable` and the approval settings
+// turn off is disabled, in the file that defines the server (Parse) or,
+// for .mcp.json, through a Ruling; approvals grant nothing.
+func TestClaudeCodeTurnedOff(t *testing.T) {
+	const user = "/home/ada/.claude.json"
+	disabled := func(loc Location) map[string]bool {
+		t.Helper()
+		entries, warnings, err := parseClaudeCode(loc, []byte(claudeHome), adaptersEnv)
+		if err != nil || warnings != nil {
+			t.Fatalf("Parse: %v, %v", err, diagTexts(warnings))
+		}
+		out := map[string]bool{}
+		for _, e := range entries {
+			out[e.Config.Name] = e.Config.Disabled
+		}
+		return out
+	}
+	if diff := cmp.Diff(map[string]bool{"playwright": true, "notes": false}, disabled(Location{Path: user, Level: config.LevelUser, Key: claudeLocalKey})); diff != "" {
+		t.Errorf("local scope disabled (-want +got):\n%s", diff)
+	}
+	// Another project's list is not this one's.
+	if diff := cmp.Diff(map[string]bool{"github": false, "sentry": true}, disabled(Location{Path: user, Level: config.LevelUser})); diff != "" {
+		t.Errorf("user scope disabled (-want +got):\n%s", diff)
+	}
+
+	mcpJSON := "/home/ada/src/app/.mcp.json"
+	tests := []struct {
+		name string
+		loc  Location
+		data string
+		want []Ruling
+		warn []string
+	}{{
+		name: "the project's ~/.claude.json list turns .mcp.json servers off too",
+		loc:  Location{Path: user, Level: config.LevelUser, Key: claudeLocalKey},
+		data: claudeHome,
+		want: []Ruling{{Path: mcpJSON, Names: []string{"sentry", "playwright", "shared-db"}}},
+	}, {
+		name: "the user-scope part rules nothing (the local part did)",
+		loc:  Location{Path: user, Level: config.LevelUser},
+		data: claudeHome,
+	}, {
+		name: "settings.local.json, as Claude Code writes a rejection",
+		loc:  Location{Path: "/home/ada/src/app/.claude/settings.local.json", Level: config.LevelProject},
+		data: `{
+  "permissions": {"allow": ["Bash(npm test:*)"]},
+  "enabledMcpjsonServers": ["approved"],
+  "disabledMcpjsonServers": ["rejected"]
+}`,
+		want: []Ruling{{Path: mcpJSON, Names: []string{"rejected"}}},
+	}, {
+		name: "the user's settings.json, approving all and rejecting one",
+		loc:  Location{Path: "/home/ada/.claude/settings.json", Level: config.LevelUser},
+		data: `{"model": "opus", "enableAllProjectMcpServers": true, "disabledMcpjsonServers": ["global-off"]}`,
+		want: []Ruling{{Path: mcpJSON, Names: []string{"global-off"}}},
+	}, {
+		name: "lists of the wrong type are warnings, and rule nothing",
+		loc:  Location{Path: "/home/ada/src/app/.claude/settings.json", Level: config.LevelProject},
+		data: `{"enabledMcpjsonServers": "all", "disabledMcpjsonServers": [3], "enableAllProjectMcpServers": "yes"}`,
+		warn: []string{
+			`/home/ada/src/app/.claude/settings.json:1:27: field "enabledMcpjsonServers": want an array of strings, got string; ignored`,
+			`/home/ada/src/app/.claude/settings.json:1:61: field "disabledMcpjsonServers[0]": want a string, got number; ignored`,
+			`/home/ada/src/app/.claude/settings.json:1:95: field "enableAllProjectMcpServers": want true or false, got string; ignored`,
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			entries, warnings, err := parseClaudeCode(tt.loc, []byte(tt.data), adaptersEnv)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if claudeSettings(tt.loc.Path) && entries != nil {
+				t.Errorf("a settings file gave servers: %v", Configs(entries))
+			}
+			if diff := cmp.Diff(tt.warn, diagTexts(warnings)); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, claudeCodeRulings(tt.loc, []byte(tt.data), adaptersEnv)); diff != "" {
+				t.Errorf("rulings (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// With no project there is no .mcp.json to rule.
+	if r := claudeCodeRulings(tests[2].loc, []byte(tests[2].data), Env{Home: "/home/ada"}); r != nil {
+		t.Errorf("rulings with no project: %v", r)
+	}
+}
+
+// TestClaudeCodeBadProjects: a "projects" that is not an object fails the
+// local scope, as before, and leaves the user's servers standing.
+func TestClaudeCodeBadProjects(t *testing.T) {
+	data := []byte(`{"projects": 3, "mcpServers": {"github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"}}}`)
+	if _, _, err := parseClaudeCode(Location{Path: "c.json", Level: config.LevelUser, Key: claudeLocalKey}, data, adaptersEnv); err == nil {
+		t.Error("local scope: no error")
+	}
+	entries, _, err := parseClaudeCode(Location{Path: "c.json", Level: config.LevelUser}, data, adaptersEnv)
+	if err != nil || len(entries) != 1 {
+		t.Errorf("user scope: %v, %v", Configs(entries), err)
+	}
+}
