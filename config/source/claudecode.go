@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/internal/doc"
+	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
 // Claude Code, as its MCP documentation (code.claude.com/docs/en/mcp) and
@@ -23,7 +25,12 @@ import (
 //     $CLAUDE_CONFIG_DIR/.claude.json and ~/.claude/settings.json to
 //     $CLAUDE_CONFIG_DIR/settings.json; Claude Code then reads only those.
 //   - An entry is {"type": "stdio"|"http"|"sse", "command", "args", "env"}
-//     or {"type", "url", "headers"}; "type" may be left out for a command.
+//     or {"type", "url", "headers"}; "type" may be left out for a command,
+//     and "streamable-http" is an alias of "http". Claude Code rejects a
+//     url without "type", and any other spelling ("streamableHttp"), as
+//     not matching its schema (anthropics/claude-code#43192, #45836, and
+//     the "Invalid MCP server config" logs in 21st-dev/magic-mcp#82):
+//     those are read here as before, with a warning at the entry.
 //   - ${VAR} and ${VAR:-default} are expanded in command, args, env, url
 //     and headers (claudeSyntax); nothing else is, and no value runs a
 //     command.
@@ -139,14 +146,14 @@ func parseClaudeCode(loc Location, data []byte, env Env) ([]Entry, []*config.Dia
 		if err != nil {
 			return nil, nil, err
 		}
-		entries = dec.servers(obj, claudeDialect.decode)
+		entries = dec.servers(obj, decodeClaudeCode)
 	}
 	if loc.Key != claudeLocalKey {
 		obj, err := dec.object(d.Root, "mcpServers", "an object of server configs by name")
 		if err != nil {
 			return nil, nil, err
 		}
-		entries = append(entries, dec.servers(obj, claudeDialect.decode)...)
+		entries = append(entries, dec.servers(obj, decodeClaudeCode)...)
 	}
 	// The local scope's part reports the list's problems, once.
 	off := claudeNames(dec, project, "disabledMcpServers", local)
@@ -241,4 +248,41 @@ func claudeProject(dec *decoder, projectDir string) (*doc.Value, error) {
 		return nil, nil
 	}
 	return project, nil
+}
+
+// claudeTypes are the spellings of "type" Claude Code accepts.
+var claudeTypes = map[string]bool{"stdio": true, "http": true, "streamable-http": true, "sse": true}
+
+// decodeClaudeCode is the common entry, with a warning where Claude Code
+// itself would reject what switchboard reads.
+func decodeClaudeCode(e *entry, v *doc.Value) bool {
+	ok := claudeDialect.decode(e, v)
+	t, u := v.Member("type"), v.Member("url")
+	switch {
+	case t != nil && t.Kind == doc.String && !claudeTypes[t.Str] && knownType(t.Str):
+		e.warn(t, "type", fmt.Sprintf("Claude Code rejects the type %q and does not start this server (it takes \"stdio\", \"http\", \"streamable-http\" or \"sse\"); read here as %s", clip.Text(t.Str), transportLabel(e.c.Type)))
+	case doc.Nullish(t) && u != nil && u.Kind == doc.String && v.Member("command") == nil:
+		e.warn(u, "url", "Claude Code rejects a url without \"type\" and does not start this server (add \"type\": \"http\" or \"sse\"); read here as streamable HTTP, falling back to SSE")
+	}
+	return ok
+}
+
+// knownType reports whether switchboard reads s as a type (an unknown one
+// is the server's error already).
+func knownType(s string) bool {
+	_, ok := transportNames[strings.ToLower(s)]
+	return ok
+}
+
+// transportLabel names a transport in a message.
+func transportLabel(t config.Transport) string {
+	switch t {
+	case config.TransportHTTP:
+		return "streamable HTTP"
+	case config.TransportSSE:
+		return "SSE"
+	case config.TransportStdio:
+		return "stdio"
+	}
+	return "streamable HTTP, falling back to SSE"
 }

@@ -120,6 +120,45 @@ func TestClaudeCodeTurnedOff(t *testing.T) {
 	}
 }
 
+// TestClaudeCodeRejectedTypes: entries Claude Code itself refuses to
+// start are read as before, with a warning at the field.
+func TestClaudeCodeRejectedTypes(t *testing.T) {
+	const file = "/home/ada/.claude.json"
+	in := `{"mcpServers": {
+  "linear": {"url": "https://mcp.linear.app/mcp"},
+  "unity": {"type": "streamableHttp", "url": "http://localhost:27183/mcp/"},
+  "alias": {"type": "streamable-http", "url": "https://a.example/mcp"},
+  "shout": {"type": "HTTP", "url": "https://b.example/mcp"},
+  "local": {"command": "x"},
+  "ws": {"type": "websocket", "url": "wss://c.example/mcp"}
+}}`
+	entries, warnings, err := parseClaudeCode(Location{Path: file, Level: config.LevelUser}, []byte(in), Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]config.Transport{}
+	for _, e := range entries {
+		types[e.Config.Name] = e.Config.Type
+	}
+	wantTypes := map[string]config.Transport{"linear": config.TransportAuto, "unity": config.TransportHTTP, "alias": config.TransportHTTP,
+		"shout": config.TransportHTTP, "local": config.TransportAuto, "ws": config.TransportAuto}
+	if diff := cmp.Diff(wantTypes, types); diff != "" {
+		t.Errorf("types (-want +got):\n%s", diff)
+	}
+	want := []string{
+		file + `:2:21: server "linear": field "url": Claude Code rejects a url without "type" and does not start this server (add "type": "http" or "sse"); read here as streamable HTTP, falling back to SSE`,
+		file + `:3:21: server "unity": field "type": Claude Code rejects the type "streamableHttp" and does not start this server (it takes "stdio", "http", "streamable-http" or "sse"); read here as streamable HTTP`,
+		file + `:5:21: server "shout": field "type": Claude Code rejects the type "HTTP" and does not start this server (it takes "stdio", "http", "streamable-http" or "sse"); read here as streamable HTTP`,
+	}
+	if diff := cmp.Diff(want, diagTexts(warnings)); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	// Claude Desktop is another tool: the same file shape, no such rule.
+	if _, w, _ := claudeDesktopFormat.Parse(Location{Path: "claude_desktop_config.json", Level: config.LevelUser}, []byte(in), Env{}); w != nil {
+		t.Errorf("Claude Desktop warnings: %v", diagTexts(w))
+	}
+}
+
 // TestClaudeCodeBadProjects: a "projects" that is not an object fails the
 // local scope, as before, and leaves the user's servers standing.
 func TestClaudeCodeBadProjects(t *testing.T) {
