@@ -373,8 +373,10 @@ func TestProviderLocations(t *testing.T) {
 		{"claude-desktop", env, []Location{loc("/xdg/Claude/claude_desktop_config.json", config.LevelUser)}},
 		{"claude-desktop", mac, []Location{loc("/h/Library/Application Support/Claude/claude_desktop_config.json", config.LevelUser)}},
 		{"cursor", env, []Location{loc("/p/.cursor/mcp.json", config.LevelProject), loc("/h/.cursor/mcp.json", config.LevelUser)}},
-		{"vscode", env, []Location{loc("/p/.vscode/mcp.json", config.LevelProject), loc("/xdg/Code/User/mcp.json", config.LevelUser)}},
-		{"vscode", mac, []Location{loc("/p/.vscode/mcp.json", config.LevelProject), loc("/h/Library/Application Support/Code/User/mcp.json", config.LevelUser)}},
+		{"vscode", env, []Location{loc("/p/.vscode/mcp.json", config.LevelProject), loc("/xdg/Code/User/mcp.json", config.LevelUser),
+			loc("/xdg/Code/User/settings.json", config.LevelUser)}},
+		{"vscode", mac, []Location{loc("/p/.vscode/mcp.json", config.LevelProject), loc("/h/Library/Application Support/Code/User/mcp.json", config.LevelUser),
+			loc("/h/Library/Application Support/Code/User/settings.json", config.LevelUser)}},
 		{"windsurf", env, []Location{loc("/p/.windsurf/mcp_config.json", config.LevelProject), loc("/h/.codeium/windsurf/mcp_config.json", config.LevelUser)}},
 		{"cline", env, []Location{
 			loc("/xdg/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", config.LevelUser),

@@ -9,7 +9,8 @@ import (
 )
 
 // TestOlderShapes reads the keys and places a tool has moved on from but
-// still reads (or migrates on load): Gemini CLI's version 1 server lists.
+// still reads (or migrates on load): Gemini CLI's version 1 server lists,
+// VS Code's "mcp" setting in settings.json.
 func TestOlderShapes(t *testing.T) {
 	tests := []struct {
 		name, id string
@@ -46,6 +47,25 @@ func TestOlderShapes(t *testing.T) {
 		data: `{"excludeMCPServers": "legacy", "mcpServers": {"legacy": {"command": "l"}}}`,
 		want: map[string]bool{"legacy": false},
 		warn: []string{`/home/ada/.gemini/settings.json:1:23: field "excludeMCPServers": want an array of strings, got string; ignored`},
+	}, {
+		name: "VS Code before 1.102: the mcp setting in settings.json",
+		id:   "vscode",
+		loc:  Location{Path: "/home/ada/.config/Code/User/settings.json", Level: config.LevelUser},
+		data: `{
+  "editor.fontSize": 13,
+  "mcp": {
+    "inputs": [],
+    "servers": {
+      "perplexity": {"type": "stdio", "command": "npx", "args": ["-y", "server-perplexity-ask"]},
+    }
+  },
+}`,
+		want: map[string]bool{"perplexity": false},
+	}, {
+		name: "VS Code settings.json with no mcp setting",
+		id:   "vscode",
+		loc:  Location{Path: "/home/ada/.config/Code/User/settings.json", Level: config.LevelUser},
+		data: `{"editor.fontSize": 13, "servers": {"not": {"command": "read"}}}`,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
