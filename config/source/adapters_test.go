@@ -377,7 +377,8 @@ func TestProviderLocations(t *testing.T) {
 			loc("/xdg/Code/User/settings.json", config.LevelUser)}},
 		{"vscode", mac, []Location{loc("/p/.vscode/mcp.json", config.LevelProject), loc("/h/Library/Application Support/Code/User/mcp.json", config.LevelUser),
 			loc("/h/Library/Application Support/Code/User/settings.json", config.LevelUser)}},
-		{"windsurf", env, []Location{loc("/p/.windsurf/mcp_config.json", config.LevelProject), loc("/h/.codeium/windsurf/mcp_config.json", config.LevelUser)}},
+		{"windsurf", env, []Location{loc("/p/.windsurf/mcp_config.json", config.LevelProject), loc("/h/.codeium/windsurf/mcp_config.json", config.LevelUser),
+			loc("/h/.codeium/mcp_config.json", config.LevelUser)}},
 		{"cline", env, []Location{
 			loc("/xdg/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json", config.LevelUser),
 			loc("/h/.cline/data/settings/cline_mcp_settings.json", config.LevelUser)}},

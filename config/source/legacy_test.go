@@ -10,7 +10,7 @@ import (
 
 // TestOlderShapes reads the keys and places a tool has moved on from but
 // still reads (or migrates on load): Gemini CLI's version 1 server lists,
-// VS Code's "mcp" setting in settings.json.
+// VS Code's "mcp" setting in settings.json, Windsurf's JetBrains file.
 func TestOlderShapes(t *testing.T) {
 	tests := []struct {
 		name, id string
@@ -66,6 +66,12 @@ func TestOlderShapes(t *testing.T) {
 		id:   "vscode",
 		loc:  Location{Path: "/home/ada/.config/Code/User/settings.json", Level: config.LevelUser},
 		data: `{"editor.fontSize": 13, "servers": {"not": {"command": "read"}}}`,
+	}, {
+		name: "Windsurf's JetBrains plugin file",
+		id:   "windsurf",
+		loc:  Location{Path: "/home/ada/.codeium/mcp_config.json", Level: config.LevelUser},
+		data: `{"mcpServers": {"jetbrains-only": {"command": "npx", "args": ["-y", "jb-mcp"]}}}`,
+		want: map[string]bool{"jetbrains-only": false},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
