@@ -154,6 +154,9 @@ func parseClaudeCode(loc Location, data []byte, env Env) ([]Entry, []*config.Dia
 			return nil, nil, err
 		}
 		entries = append(entries, dec.servers(obj, decodeClaudeCode)...)
+		if loc.Level == config.LevelProject || filepath.Base(loc.Path) == ".mcp.json" {
+			dec.misplaced(d.Root, "Claude Code", "mcpServers")
+		}
 	}
 	// The local scope's part reports the list's problems, once.
 	off := claudeNames(dec, project, "disabledMcpServers", local)

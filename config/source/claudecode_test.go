@@ -120,6 +120,77 @@ func TestClaudeCodeTurnedOff(t *testing.T) {
 	}
 }
 
+// TestMisplacedServers: a dedicated file's servers where its tool does
+// not look are warned about, not ignored in silence; settings files,
+// where other objects live too, are not second-guessed.
+func TestMisplacedServers(t *testing.T) {
+	tests := []struct {
+		name, id string
+		loc      Location
+		data     string
+		servers  []string
+		warn     []string
+	}{{
+		name: ".mcp.json without the mcpServers wrapper",
+		id:   "claude-code",
+		loc:  Location{Path: "/home/ada/src/app/.mcp.json", Level: config.LevelProject},
+		data: `{
+  "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."]},
+  "servers": {"memory": {"type": "stdio", "command": "npx"}, "fetch": {"command": "uvx"}}
+}`,
+		warn: []string{
+			`/home/ada/src/app/.mcp.json:2:3: server "filesystem": this looks like a server, but Claude Code reads servers only from "mcpServers"; ignored (move it into "mcpServers": {…})`,
+			`/home/ada/src/app/.mcp.json:3:3: field "servers": "servers" is VS Code's key for servers; Claude Code reads them from "mcpServers", so the 2 servers here are ignored`,
+		},
+	}, {
+		name:    "VS Code's servers in a Cursor file",
+		id:      "cursor",
+		loc:     Location{Path: "/home/ada/.cursor/mcp.json", Level: config.LevelUser},
+		data:    `{"servers": {"fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]}}, "mcpServers": {"ok": {"command": "ok"}}}`,
+		servers: []string{"ok"},
+		warn: []string{
+			`/home/ada/.cursor/mcp.json:1:2: field "servers": "servers" is VS Code's key for servers; Cursor reads them from "mcpServers", so the server here is ignored`,
+		},
+	}, {
+		name: "mcpServers in a VS Code file",
+		id:   "vscode",
+		loc:  Location{Path: "/home/ada/.config/Code/User/mcp.json", Level: config.LevelUser},
+		data: "{\n  // copied from a README\n  \"mcpServers\": {\"context7\": {\"command\": \"npx\", \"args\": [\"-y\", \"@upstash/context7-mcp\"]}},\n  \"inputs\": []\n}",
+		warn: []string{
+			`/home/ada/.config/Code/User/mcp.json:3:3: field "mcpServers": "mcpServers" is Claude's and Cursor's key for servers; VS Code reads them from "servers", so the server here is ignored`,
+		},
+	}, {
+		name: "~/.claude.json holds much else, and is not second-guessed",
+		id:   "claude-code",
+		loc:  Location{Path: "/home/ada/.claude.json", Level: config.LevelUser},
+		data: `{"statusLine": {"type": "command", "command": "~/.claude/statusline.sh"}, "mcpServers": {}}`,
+	}, {
+		name:    "nor is VS Code's settings.json",
+		id:      "vscode",
+		loc:     Location{Path: "/home/ada/.config/Code/User/settings.json", Level: config.LevelUser},
+		data:    `{"terminal.integrated.profiles.linux": {"zsh": {"path": "zsh"}}, "servers": {"x": {"command": "y"}}, "mcp": {"servers": {"s": {"command": "s"}}}}`,
+		servers: []string{"s"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			entries, warnings, err := ByID(tt.id).Parse(tt.loc, []byte(tt.data), adaptersEnv)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Config.Name)
+			}
+			if diff := cmp.Diff(tt.servers, names); diff != "" {
+				t.Errorf("servers (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.warn, diagTexts(warnings)); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestClaudeCodeRejectedTypes: entries Claude Code itself refuses to
 // start are read as before, with a warning at the field.
 func TestClaudeCodeRejectedTypes(t *testing.T) {

@@ -22,7 +22,7 @@ var claudeDesktopFormat = &Provider{
 		return []Location{{Path: under(env.appSupport(), "Claude", "claude_desktop_config.json"), Level: config.LevelUser}}
 	},
 	Parse: func(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers(loc, data, mcpFile{provider: "Claude Desktop", keys: []string{"mcpServers"}, dialect: claudeDialect, syntax: noVariables})
+		return parseMCPServers(loc, data, mcpFile{provider: "Claude Desktop", keys: []string{"mcpServers"}, dialect: claudeDialect, syntax: noVariables, dedicated: true})
 	},
 	Sniff: func(path string, _ []byte) bool { return nameIs(path, "/claude_desktop_config.json") },
 }

@@ -49,7 +49,7 @@ var clineFormat = &Provider{
 		return append(locs, Location{Path: cli, Level: config.LevelUser})
 	},
 	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers(loc, data, mcpFile{provider: "Cline", keys: []string{"mcpServers"}, dialect: clineDialect, syntax: envVarSyntax("Cline", false, false, env)})
+		return parseMCPServers(loc, data, mcpFile{provider: "Cline", keys: []string{"mcpServers"}, dialect: clineDialect, syntax: envVarSyntax("Cline", false, false, env), dedicated: true})
 	},
 	Sniff: func(path string, data []byte) bool {
 		return nameIs(path, "/cline_mcp_settings.json") || entriesHaveKey(data, "mcpServers", "transportType")

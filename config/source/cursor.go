@@ -38,7 +38,7 @@ var cursorFormat = &Provider{
 		return projectAndUser(env, filepath.Join(".cursor", "mcp.json"), env.inHome(".cursor", "mcp.json"))
 	},
 	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers(loc, data, mcpFile{provider: "Cursor", keys: []string{"mcpServers"}, jsonc: true, dialect: cursorDialect, syntax: envVarSyntax("Cursor", false, true, env)})
+		return parseMCPServers(loc, data, mcpFile{provider: "Cursor", keys: []string{"mcpServers"}, jsonc: true, dialect: cursorDialect, syntax: envVarSyntax("Cursor", false, true, env), dedicated: true})
 	},
 	Sniff: func(path string, _ []byte) bool { return nameIs(path, "/.cursor/mcp.json") },
 }

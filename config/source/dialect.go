@@ -162,6 +162,11 @@ type mcpFile struct {
 	jsonc   bool
 	dialect *dialect
 	syntax  *syntax
+	// dedicated: the file holds the tool's MCP servers and little else
+	// (an mcp.json, not a settings file), so a server left at the top
+	// level, or under the other family's key, is a mistake to warn about
+	// rather than ignore in silence.
+	dedicated bool
 }
 
 // parseMCPServers is Provider.Parse for a tool whose file is an object
@@ -183,7 +188,52 @@ func parseMCPServers(loc Location, data []byte, f mcpFile) ([]Entry, []*config.D
 			return nil, nil, err
 		}
 	}
-	return dec.servers(obj, f.dialect.decode), dec.warnings, nil
+	entries := dec.servers(obj, f.dialect.decode)
+	if f.dedicated {
+		dec.misplaced(d.Root, f.provider, f.keys[0])
+	}
+	return entries, dec.warnings, nil
+}
+
+// misplaced warns about the servers a dedicated file of provider holds
+// where the tool does not look for them, next to key: an entry at the top
+// level (a .mcp.json without its "mcpServers"), or the other family's
+// object of servers (VS Code's "servers" in a Claude-style file, or
+// "mcpServers" in VS Code's).
+func (d *decoder) misplaced(root *doc.Value, provider, key string) {
+	other := map[string]string{"servers": "VS Code's", "mcpServers": "Claude's and Cursor's"}
+	for _, m := range root.Members {
+		switch {
+		case m.Key == key:
+		case other[m.Key] != "" && m.Val.Kind == doc.Object && len(m.Val.Members) > 0:
+			d.warnings = append(d.warnings, d.doc.Diag(m.Off, "", m.Key,
+				fmt.Sprintf("%q is %s key for servers; %s reads them from %q, so %s ignored", m.Key, other[m.Key], provider, key, countServers(len(m.Val.Members)))))
+		case looksLikeServer(m.Val):
+			d.warnings = append(d.warnings, d.doc.Diag(m.Off, m.Key, "",
+				fmt.Sprintf("this looks like a server, but %s reads servers only from %q; ignored (move it into \"%s\": {…})", provider, key, key)))
+		}
+	}
+}
+
+// countServers says "the server here is" or "the N servers here are".
+func countServers(n int) string {
+	if n == 1 {
+		return "the server here is"
+	}
+	return fmt.Sprintf("the %d servers here are", n)
+}
+
+// looksLikeServer reports whether v is an object with a command or a url.
+func looksLikeServer(v *doc.Value) bool {
+	if v == nil || v.Kind != doc.Object {
+		return false
+	}
+	for _, k := range []string{"command", "url", "serverUrl", "httpUrl"} {
+		if f := v.Member(k); f != nil && (f.Kind == doc.String || f.Kind == doc.Array) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseObject parses a JSON or JSONC file whose top level must be an

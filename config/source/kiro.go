@@ -24,7 +24,7 @@ var kiroFormat = &Provider{
 		return projectAndUser(env, filepath.Join(".kiro", "settings", "mcp.json"), env.inHome(".kiro", "settings", "mcp.json"))
 	},
 	Parse: func(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers(loc, data, mcpFile{provider: "Kiro", keys: []string{"mcpServers"}, dialect: kiroDialect, syntax: kiroSyntax})
+		return parseMCPServers(loc, data, mcpFile{provider: "Kiro", keys: []string{"mcpServers"}, dialect: kiroDialect, syntax: kiroSyntax, dedicated: true})
 	},
 	Sniff: func(path string, _ []byte) bool { return nameIs(path, "/.kiro/settings/mcp.json") },
 }

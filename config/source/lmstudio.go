@@ -19,7 +19,7 @@ var lmstudioFormat = &Provider{
 		return []Location{{Path: env.inHome(".lmstudio", "mcp.json"), Level: config.LevelUser}}
 	},
 	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers(loc, data, mcpFile{provider: "LM Studio", keys: []string{"mcpServers"}, jsonc: true, dialect: cursorDialect, syntax: noVariables})
+		return parseMCPServers(loc, data, mcpFile{provider: "LM Studio", keys: []string{"mcpServers"}, jsonc: true, dialect: cursorDialect, syntax: noVariables, dedicated: true})
 	},
 	Sniff: func(path string, _ []byte) bool { return nameIs(path, "/.lmstudio/mcp.json") },
 }

@@ -45,9 +45,9 @@ var vscodeFormat = &Provider{
 	},
 	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
 		f := mcpFile{provider: "VS Code", keys: []string{"servers"}, jsonc: true, dialect: vscodeDialect,
-			syntax: envVarSyntax("VS Code", true, true, env)}
+			syntax: envVarSyntax("VS Code", true, true, env), dedicated: true}
 		if vscodeSettings(loc.Path) {
-			f.keys = []string{"mcp", "servers"}
+			f.keys, f.dedicated = []string{"mcp", "servers"}, false
 		}
 		return parseMCPServers(loc, data, f)
 	},

@@ -36,7 +36,7 @@ var windsurfFormat = &Provider{
 		return locs
 	},
 	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers(loc, data, mcpFile{provider: "Windsurf", keys: []string{"mcpServers"}, jsonc: true, dialect: windsurfDialect, syntax: envVarSyntax("Windsurf", false, false, env)})
+		return parseMCPServers(loc, data, mcpFile{provider: "Windsurf", keys: []string{"mcpServers"}, jsonc: true, dialect: windsurfDialect, syntax: envVarSyntax("Windsurf", false, false, env), dedicated: true})
 	},
 	Sniff: func(path string, data []byte) bool {
 		return nameIs(path, "/mcp_config.json") || entriesHaveKey(data, "mcpServers", "serverUrl")
