@@ -13,10 +13,11 @@ import (
 // ~/.config/crush/crush.json, each JSON with a "$schema" of
 // https://charm.land/crush.json. Servers are under "mcp": {name: entry},
 // with "type" "stdio" ("command", "args", "env"), "http" or "sse" ("url",
-// "headers"); "disabled", "disabled_tools" and "timeout" (seconds) are
-// honoured. Values
-// are expanded like a shell would (internal/config/resolve.go): $VAR,
-// ${VAR} and $(command); see crushSyntax.
+// "headers"); "disabled", "disabled_tools" (MCPConfig.DisabledTools in
+// internal/config/config.go: "List of tools from this MCP server to
+// disable", our deny list) and "timeout" (seconds) are honoured. Values are
+// expanded like a shell would (internal/config/resolve.go): $VAR, ${VAR}
+// and $(command); see crushSyntax.
 var crushDialect = &dialect{disabled: true, disabledTools: "disabled_tools", timeout: time.Second}
 
 // crushFormat is Crush's format.

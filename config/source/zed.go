@@ -19,7 +19,9 @@ import (
 //
 //   - a custom stdio server: "command" (a string), "args", "env", and
 //     "timeout" in seconds for tool calls; older settings wrote the
-//     command as an object {"path", "args", "env"}, which is read too;
+//     command as an object {"path", "args", "env"}, which Zed still
+//     rewrites into this shape on load (its migrator's m_2025_06_27
+//     flatten_context_server_command), so it is read too;
 //   - a remote server: "url", "headers", "timeout";
 //   - a server an extension provides ("source": "extension", or
 //     "settings" with no command or url). Only Zed can start those (the
