@@ -35,10 +35,22 @@ func orEnv(lookup LookupFunc) LookupFunc {
 // no default. The server must not start: it would get a literal "${TOKEN}".
 type UnsetVariableError struct {
 	Name string
+	// Hint says what to do about it in the syntax of the file that has
+	// the reference ("use ${TOKEN:-default} to give a default" in ours);
+	// "" for none, where the file's tool has no defaults.
+	Hint string
 }
 
 func (e *UnsetVariableError) Error() string {
-	return fmt.Sprintf("variable %s is not set (use ${%s:-default} to give a default)", e.Name, e.Name)
+	if e.Hint == "" {
+		return fmt.Sprintf("variable %s is not set", e.Name)
+	}
+	return fmt.Sprintf("variable %s is not set (%s)", e.Name, e.Hint)
+}
+
+// unset is the error of a reference in our own syntax, which has defaults.
+func unset(name string) error {
+	return &UnsetVariableError{Name: name, Hint: fmt.Sprintf("use ${%s:-default} to give a default", name)}
 }
 
 // Expand substitutes variable references in s:
@@ -88,7 +100,7 @@ func expand(s string, lookup LookupFunc, depth int) (string, error) {
 			}
 			v, ok := lookup(name)
 			if !ok {
-				return "", &UnsetVariableError{Name: name}
+				return "", unset(name)
 			}
 			b.WriteString(v)
 			i += n
@@ -169,7 +181,7 @@ func expandRef(body string, lookup LookupFunc, depth int) (string, error) {
 		return expand(rest[2:], lookup, depth+1)
 	}
 	if !ok {
-		return "", &UnsetVariableError{Name: name}
+		return "", unset(name)
 	}
 	return v, nil
 }
@@ -212,14 +224,21 @@ func IsVariableName(s string) bool {
 // expandPath is Expand plus a leading "~" or "~/" for the home directory,
 // for command and cwd. "~user" is left alone.
 func expandPath(s string, lookup LookupFunc) (string, error) {
+	return ExpandHome(s, lookup, func(s string) (string, error) { return Expand(s, lookup) })
+}
+
+// ExpandHome is expand for a path (a command, a cwd): a leading "~" or
+// "~/" is the home directory, $HOME from lookup (nil: os.LookupEnv), and
+// expand is applied to the rest. "~user" is left to expand whole.
+func ExpandHome(s string, lookup LookupFunc, expand func(string) (string, error)) (string, error) {
 	if s != "~" && !strings.HasPrefix(s, "~/") {
-		return Expand(s, lookup)
+		return expand(s)
 	}
 	home, ok := orEnv(lookup)("HOME")
 	if !ok || home == "" {
 		return "", fmt.Errorf("cannot expand \"~\": HOME is not set")
 	}
-	rest, err := Expand(s[1:], lookup)
+	rest, err := expand(s[1:])
 	if err != nil {
 		return "", err
 	}
@@ -247,70 +266,113 @@ func SubstituteKeepingCommands(c *ServerConfig, lookup LookupFunc) error {
 // expands the command's own variables.
 func substitute(c *ServerConfig, lookup LookupFunc, keepCommands bool) error {
 	lookup = orEnv(lookup)
-	fail := func(field string, err error) error {
-		return &Diagnostic{Path: c.Source.Path, Line: c.Source.Line, Server: c.Name, Field: field, Message: err.Error(), Err: err}
+	used, recorded := RecordLookups(c.Substituted, lookup)
+	err := MapStrings(c, func(field, s string) (string, error) {
+		switch {
+		case field == "command" || field == "cwd":
+			return expandPath(s, lookup)
+		case keepCommands && IsCommandValue(field, s):
+			return s, nil
+		}
+		return Expand(s, recorded)
+	})
+	if err == nil && len(used) > 0 {
+		c.Substituted = used
 	}
-	// What the fields that may carry secrets took from the environment
-	// (ServerConfig.Substituted).
-	used := maps.Clone(c.Substituted)
-	recorded := func(name string) (string, bool) {
+	return err
+}
+
+// RecordLookups returns a lookup that notes each variable it finds set in
+// used (a copy of prev), for ServerConfig.Substituted: the values the
+// fields that may carry secrets took from the environment. Command and
+// cwd take places (HOME), not secrets, and use the plain lookup.
+func RecordLookups(prev map[string]string, lookup LookupFunc) (used map[string]string, recorded LookupFunc) {
+	used = maps.Clone(prev)
+	if used == nil {
+		used = map[string]string{}
+	}
+	return used, func(name string) (string, bool) {
 		v, ok := lookup(name)
 		if ok {
-			if used == nil {
-				used = map[string]string{}
-			}
 			used[name] = v
 		}
 		return v, ok
 	}
-	command, err := expandPath(c.Command, lookup)
-	if err != nil {
+}
+
+// IsCommandValue reports whether s, the value of field, is a "!command"
+// where our own files allow one: an env or header value starting with
+// "!" (DESIGN.md, "Secrets").
+func IsCommandValue(field, s string) bool {
+	return strings.HasPrefix(s, "!") && (strings.HasPrefix(field, "env.") || strings.HasPrefix(field, "headers."))
+}
+
+// MapStrings applies fn to every string substitution reads, each named by
+// its field: "command", "args[0]", "env.TOKEN", "cwd", "url",
+// "headers.Authorization", in that order (map keys sorted, so an error
+// always names the same field). It is the one walk over those strings,
+// for our substitution and for each tool's own. An empty command, cwd or
+// url is left alone. On failure it returns a *Diagnostic naming the field,
+// positioned at c.Source, and leaves c unchanged; c's slices and maps are
+// replaced, never changed in place, since a caller may share them.
+func MapStrings(c *ServerConfig, fn func(field, s string) (string, error)) error {
+	fail := func(field string, err error) error {
+		return &Diagnostic{Path: c.Source.Path, Line: c.Source.Line, Server: c.Name, Field: field, Message: err.Error(), Err: err}
+	}
+	one := func(field, s string) (string, error) {
+		if s == "" {
+			return "", nil
+		}
+		return fn(field, s)
+	}
+	out := *c
+	var err error
+	if out.Command, err = one("command", c.Command); err != nil {
 		return fail("command", err)
 	}
-	var args []string
+	out.Args = nil
 	for i, a := range c.Args {
-		v, err := Expand(a, recorded)
+		f := fmt.Sprintf("args[%d]", i)
+		v, err := fn(f, a)
 		if err != nil {
-			return fail(fmt.Sprintf("args[%d]", i), err)
+			return fail(f, err)
 		}
-		args = append(args, v)
+		out.Args = append(out.Args, v)
 	}
-	env, err := expandMap("env", c.Env, recorded, keepCommands, fail)
-	if err != nil {
-		return err
+	if out.Env, err = mapValues("env", c.Env, fn); err != nil {
+		return fail(err.(*fieldError).field, err.(*fieldError).err)
 	}
-	cwd, err := expandPath(c.Cwd, lookup)
-	if err != nil {
+	if out.Cwd, err = one("cwd", c.Cwd); err != nil {
 		return fail("cwd", err)
 	}
-	u, err := Expand(c.URL, recorded)
-	if err != nil {
+	if out.URL, err = one("url", c.URL); err != nil {
 		return fail("url", err)
 	}
-	headers, err := expandMap("headers", c.Headers, recorded, keepCommands, fail)
-	if err != nil {
-		return err
+	if out.Headers, err = mapValues("headers", c.Headers, fn); err != nil {
+		return fail(err.(*fieldError).field, err.(*fieldError).err)
 	}
-	c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers = command, args, env, cwd, u, headers
-	c.Substituted = used
+	*c = out
 	return nil
 }
 
-// expandMap expands a map's values in key order, so the error reported
-// for several bad values is always the same one.
-func expandMap(field string, m map[string]string, lookup LookupFunc, keepCommands bool, fail func(string, error) error) (map[string]string, error) {
+type fieldError struct {
+	field string
+	err   error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+
+// mapValues applies fn to a map's values in key order.
+func mapValues(field string, m map[string]string, fn func(field, s string) (string, error)) (map[string]string, error) {
 	if m == nil {
 		return nil, nil
 	}
 	out := make(map[string]string, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if keepCommands && strings.HasPrefix(m[k], "!") {
-			out[k] = m[k]
-			continue
-		}
-		v, err := Expand(m[k], lookup)
+		f := field + "." + k
+		v, err := fn(f, m[k])
 		if err != nil {
-			return nil, fail(field+"."+k, err)
+			return nil, &fieldError{f, err}
 		}
 		out[k] = v
 	}

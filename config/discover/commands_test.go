@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
@@ -23,7 +25,7 @@ func TestCommandSubstitution(t *testing.T) {
   "off":     {"command": "c", "disabled": true, "env": {"T": "!echo ran >> %s.off"}}
 }}`, counted, counted, count))
 	m.write("~/.cursor/mcp.json", fmt.Sprintf(`{"mcpServers": {"ok": {"command": "shadowed", "env": {"T": "!echo ran >> %s.shadowed"}}}}`, count))
-	m.write("./.mcp.json", `{"mcpServers": {"proj": {"command": "p", "env": {"T": "!echo project-secret"}}}}`)
+	m.write("./.switchboard/mcp.json", `{"mcpServers": {"proj": {"command": "p", "env": {"T": "!echo project-secret"}}}}`)
 
 	for range 2 {
 		d := m.discover()
@@ -78,6 +80,32 @@ func TestCommandSubstitution(t *testing.T) {
 		if c.Name == "proj" && (c.Err != nil || c.Env["T"] != "project-secret") {
 			t.Errorf("trusted proj: %v %v", c.Env, c.Err)
 		}
+	}
+}
+
+// TestCommandsOnlyInOurFiles: no other tool runs "!command" values, so in
+// their files one is a literal value, even in the person's own file or a
+// trusted project: nothing runs and nothing is unescaped. Crush's own
+// $(command) does run, and its literal "!" stays literal.
+func TestCommandsOnlyInOurFiles(t *testing.T) {
+	m := newMachine(t)
+	ran := filepath.Join(t.TempDir(), "ran")
+	m.write("~/.cursor/mcp.json", fmt.Sprintf(`{"mcpServers": {"cursor": {"command": "c", "env": {"T": "!touch %s", "L": "!!x"}}}}`, ran))
+	m.write("./.mcp.json", fmt.Sprintf(`{"mcpServers": {"claude": {"command": "p", "env": {"T": "!touch %s"}}}}`, ran))
+	m.write("~/.config/crush/crush.json", `{"mcp": {"crush": {"type": "stdio", "command": "k", "env": {"T": "$(printf crush-%s 1)", "L": "!literal"}}}}`)
+	d := m.discover(func(o *Options) { o.TrustProject = true })
+	want := map[string]map[string]string{
+		"cursor": {"T": "!touch " + ran, "L": "!!x"},
+		"claude": {"T": "!touch " + ran},
+		"crush":  {"T": "crush-1", "L": "!literal"},
+	}
+	for _, c := range d.Servers {
+		if diff := cmp.Diff(want[c.Name], c.Env); diff != "" || c.Err != nil {
+			t.Errorf("%s: env (-want +got):\n%s err=%v", c.Name, diff, c.Err)
+		}
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Error("a \"!command\" in another tool's file ran")
 	}
 }
 

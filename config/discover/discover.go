@@ -110,6 +110,15 @@ type Discovery struct {
 	// for policy to judge its program there: the project when it is
 	// trusted, else outside it (execpath.OutsideProject), as the host does.
 	workDir string
+	// rulings are what the files read say about servers other files of
+	// their tool define (source.Provider.Rulings), by provider name.
+	rulings []ruling
+}
+
+// ruling is a source.Ruling of one provider.
+type ruling struct {
+	provider string
+	source.Ruling
 }
 
 // TrustError is a trust store that could not be read: nothing in the
@@ -371,6 +380,11 @@ func (d *Discovery) parse(rep *SourceReport, p *source.Provider, loc source.Loca
 			}
 		}()
 		entries, warnings, err = p.Parse(loc, data, env)
+		if err == nil && p.Rulings != nil {
+			for _, r := range p.Rulings(loc, data, env) {
+				d.rulings = append(d.rulings, ruling{p.Name, r})
+			}
+		}
 	}()
 	for _, w := range warnings {
 		rep.Warnings = append(rep.Warnings, w.Error())

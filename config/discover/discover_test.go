@@ -496,7 +496,7 @@ func TestDiscoverPanickingProvider(t *testing.T) {
 
 func TestLoadFiles(t *testing.T) {
 	m := newMachine(t)
-	cursor := m.write("~/.cursor/mcp.json", `{"mcpServers": {"c": {"command": "c", "env": {"K": "${TOKEN}"}}}}`)
+	cursor := m.write("~/.cursor/mcp.json", `{"mcpServers": {"c": {"command": "c", "env": {"K": "${env:TOKEN}"}}}}`)
 	vscode := m.write("~/somewhere/code.json", `{"servers": {"v": {"url": "https://v.example/mcp"}, "c": {"command": "other"}}}`)
 	missing := filepath.Join(m.home, "missing.json")
 	d := LoadFiles(context.Background(), []string{cursor, missing, vscode}, m.opts())

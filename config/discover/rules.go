@@ -3,6 +3,7 @@ package discover
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -53,9 +54,15 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 		if c.Source.Level == config.LevelProject && !d.ProjectTrusted {
 			c.Untrusted = true
 		}
-		if c.Err == nil {
-			if err := config.SubstituteKeepingCommands(c, env.Lookup); err != nil {
-				c.Err = k.Locate(err)
+		if d.ruledOff(c) {
+			c.Disabled = true
+		}
+		// Each file's variables by its own tool's rules; nothing is
+		// looked up for a server that is off, and what it would not use
+		// is not its error.
+		if c.Err == nil && !c.Disabled {
+			if err := k.Substitute(env.Lookup); err != nil {
+				c.Err = err
 			} else if err := config.Validate(c); err != nil {
 				c.Err = k.Locate(err)
 			}
@@ -138,11 +145,13 @@ func (d *Discovery) CheckPolicy(c *config.ServerConfig) {
 }
 
 // finish runs a definition's "!command"s, now that it may win (DESIGN.md F5):
-// only for one that would start, and only where commands are allowed —
-// user level, a file named with --config, or a trusted project.
+// only for one that would start, only in a file whose tool runs them (our
+// own; in another tool's a "!" value is literal), and only where commands
+// are allowed — user level, a file named with --config, or a trusted
+// project.
 func (d *Discovery) finish(ctx context.Context, k *candidate, opts Options) {
 	c := &k.Config
-	if opts.SkipCommands || c.Err != nil || c.Disabled || c.Blocked != "" || !hasCommands(c) {
+	if opts.SkipCommands || c.Err != nil || c.Disabled || c.Blocked != "" || !k.RunsCommands() || !hasCommands(c) {
 		return
 	}
 	allowed := c.Source.Level != config.LevelProject || d.ProjectTrusted
@@ -156,6 +165,17 @@ func (d *Discovery) finish(ctx context.Context, k *candidate, opts Options) {
 	if err := config.Validate(c); err != nil {
 		c.Err = k.Locate(err)
 	}
+}
+
+// ruledOff reports whether another file of c's tool turned c off (Claude
+// Code's settings rejecting a .mcp.json server).
+func (d *Discovery) ruledOff(c *config.ServerConfig) bool {
+	for _, r := range d.rulings {
+		if r.provider == c.Source.Provider && filepath.Clean(r.Path) == filepath.Clean(c.Source.Path) && slices.Contains(r.Names, c.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 // lose records a definition that did not win: by is the winner, nil when

@@ -31,6 +31,10 @@ func fuzzProvider(f *testing.F, id string, samples ...string) {
 		`{"mcp": {"a": {"type": "stdio", "command": "x", "env": {"A": "$(echo", "B": "$(x)"}}}}`,
 		`{"mcpServers": {"a": {"httpUrl": "h", "url": "u", "serverUrl": "s", "timeout": 1e400, "disabled": "x"}}}`,
 		`{"projects": {"/home/ada/src/app": {"mcpServers": {"a": {"command": "x"}, "a": {}}}}}`,
+		`{"projects": {"/home/ada/src/app": {"disabledMcpServers": ["a", 1]}}, "mcpServers": {"a": {"url": "u"}, "b": {"type": "streamableHttp", "url": "u"}}}`,
+		`{"enabledMcpjsonServers": "x", "disabledMcpjsonServers": ["a"], "enableAllProjectMcpServers": 1}`,
+		`{"allowMCPServers": ["a"], "excludeMCPServers": [2], "mcp": {"allowed": 3, "servers": {"a": {"command": "x"}}}}`,
+		`{"fs": {"command": "npx"}, "servers": {"a": {}}, "mcpServers": {"b": {"args": ["${env:X}", "{env:Y}", "$Z", "${{ secrets.W }}"]}}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -39,8 +43,18 @@ func fuzzProvider(f *testing.F, id string, samples ...string) {
 			{Path: "f.json", Level: config.LevelProject},
 			{Path: "f.json", Level: config.LevelUser, Key: claudeLocalKey},
 			{Path: "f.json", Level: config.LevelExplicit},
+			// Settings files: Claude Code's, VS Code's user settings.
+			{Path: "settings.json", Level: config.LevelUser},
+			{Path: "settings.local.json", Level: config.LevelProject},
 		} {
 			checkParse(t, p, loc, data, adaptersEnv)
+			if p.Rulings != nil {
+				for _, r := range p.Rulings(loc, data, adaptersEnv) {
+					if r.Path == "" || len(r.Names) == 0 {
+						t.Errorf("empty ruling %+v", r)
+					}
+				}
+			}
 		}
 	})
 }

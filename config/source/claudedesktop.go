@@ -9,7 +9,8 @@ import "github.com/switchboard-mcp/switchboard/config"
 // {"command", "args", "env"}}}. Claude Desktop starts only local (stdio)
 // servers from this file — remote ones are added as connectors in its UI —
 // but a "url" entry in the shape Claude Code uses is read all the same. It
-// has no project level.
+// has no project level, and documents no variable references: values are
+// taken as written (the quickstart's env holds the token itself).
 // claudeDesktopFormat is Claude Desktop's format.
 var claudeDesktopFormat = &Provider{
 	Name: "Claude Desktop",
@@ -21,7 +22,7 @@ var claudeDesktopFormat = &Provider{
 		return []Location{{Path: under(env.appSupport(), "Claude", "claude_desktop_config.json"), Level: config.LevelUser}}
 	},
 	Parse: func(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers("Claude Desktop", loc, data, "mcpServers", false, claudeDialect, nil)
+		return parseMCPServers(loc, data, mcpFile{provider: "Claude Desktop", keys: []string{"mcpServers"}, dialect: claudeDialect, syntax: noVariables, dedicated: true})
 	},
 	Sniff: func(path string, _ []byte) bool { return nameIs(path, "/claude_desktop_config.json") },
 }

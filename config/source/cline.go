@@ -17,6 +17,10 @@ import (
 // and older files say "transportType" instead; a url with neither is SSE.
 // "disabled" and "autoApprove" (tool names) are honoured, and "timeout" is
 // the request timeout in seconds (Cline allows 30 to 3600, default 60).
+// Cline expands ${env:NAME} in the file before reading it
+// (utils/envExpansion.ts) and leaves a missing variable as written;
+// switchboard does not send it, so it is the server's error. No other
+// form is expanded.
 var clineDialect = &dialect{
 	typeKeys:    []string{"type", "transportType"},
 	urlNoType:   config.TransportSSE,
@@ -44,8 +48,8 @@ var clineFormat = &Provider{
 		}
 		return append(locs, Location{Path: cli, Level: config.LevelUser})
 	},
-	Parse: func(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers("Cline", loc, data, "mcpServers", false, clineDialect, nil)
+	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
+		return parseMCPServers(loc, data, mcpFile{provider: "Cline", keys: []string{"mcpServers"}, dialect: clineDialect, syntax: envVarSyntax("Cline", false, false, env), dedicated: true})
 	},
 	Sniff: func(path string, data []byte) bool {
 		return nameIs(path, "/cline_mcp_settings.json") || entriesHaveKey(data, "mcpServers", "transportType")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -27,12 +26,13 @@ import (
 //
 // and the switches startup_timeout_sec (or the older startup_timeout_ms),
 // tool_timeout_sec, enabled, enabled_tools and disabled_tools (→ the tool
-// filter's allow and deny lists). Codex forwards env_vars and
-// env_http_headers only when the variable is set, so they become
-// "${VAR:-}" (empty when unset) rather than "${VAR}", which would fail the
-// server; a missing bearer token variable is an error in Codex, so that
-// one stays "${VAR}". A header in both http_headers and env_http_headers
-// becomes "${VAR:-static}": the variable when set, as in Codex. An inline bearer_token is rejected, as Codex does.
+// filter's allow and deny lists). Codex expands no references in values:
+// it takes variables by name instead, each by its rule, which Substitute
+// follows (the values show "${VAR…}"): env_vars are forwarded only when
+// set, and env set explicitly wins; an env_http_headers header is sent
+// when its variable is set and not empty, else the http_headers value of
+// that name if there is one, else not at all; a missing bearer token
+// variable is an error. An inline bearer_token is rejected, as Codex does.
 // Unknown fields (required, scopes, oauth_resource, …) are ignored.
 var codexFormat = &Provider{
 	Name:      codexName,
@@ -77,7 +77,8 @@ func parseCodex(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic
 		return nil, nil, d.Diag(servers.Off, "", "mcp_servers", fmt.Sprintf("want a table of servers by name, got %s", servers.Kind))
 	}
 	dec := newDecoder(d, codexName, loc)
-	dec.aliases = [][2]string{{"headers", "http_headers"}, {"env", "env_vars"}}
+	dec.aliases = [][2]string{{"headers", "http_headers"}}
+	dec.syntax = noVariables
 	return dec.servers(servers, decodeCodex), dec.warnings, nil
 }
 
@@ -121,11 +122,13 @@ func decodeCodex(e *entry, v *doc.Value) bool {
 		}
 	}
 	// These add to the maps above, whatever their order in the file. As
-	// in Codex, env set explicitly wins over env_vars, and a header from
-	// env_http_headers wins over http_headers when its variable is set
-	// and not empty, which is what ${VAR:-static} says.
+	// in Codex, env set explicitly wins over env_vars, which are
+	// forwarded only when set; a header from env_http_headers is sent
+	// when its variable is set and not empty, else the http_headers value
+	// if there is one, else not at all; a missing bearer token variable
+	// is an error. Each is shown as the reference it stands for.
 	if envVars != nil {
-		c.Env = e.passThrough(envVars, "env_vars", ":-", c.Env)
+		c.Env = e.passThrough(envVars, "env_vars", "env", ":-", ref{}, c.Env)
 	}
 	if envHeaders != nil {
 		if envHeaders.Kind != doc.Object {
@@ -140,11 +143,12 @@ func decodeCodex(e *entry, v *doc.Value) bool {
 			case !config.IsVariableName(name):
 				e.fail(m.Val, f, fmt.Sprintf("%q is not an environment variable name", clip.Text(name)))
 			default:
-				static := c.Headers[m.Key]
-				if strings.ContainsAny(static, "$}") {
-					break // cannot be a default; the static value stays
+				r := ref{emptyIsUnset: true}
+				if static, set := c.Headers[m.Key]; set {
+					r.fallback = &static
 				}
-				c.Headers = setKey(c.Headers, m.Key, "${"+name+":-"+static+"}")
+				c.Headers = setKey(c.Headers, m.Key, "${"+name+":-"+c.Headers[m.Key]+"}")
+				e.byName("headers."+m.Key, m.Val, r, name)
 			}
 		}
 	}
@@ -154,6 +158,7 @@ func decodeCodex(e *entry, v *doc.Value) bool {
 				e.fail(bearer, "bearer_token_env_var", fmt.Sprintf("%q is not an environment variable name", clip.Text(name)))
 			} else {
 				c.Headers = setKey(c.Headers, "Authorization", "Bearer ${"+name+"}")
+				e.byName("headers.Authorization", bearer, ref{prefix: "Bearer ", emptyIsUnset: true, required: true}, name)
 			}
 		}
 	}

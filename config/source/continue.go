@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -34,9 +33,15 @@ import (
 // file is YAML with name, version and schema at its top and the same
 // list; Continue also takes JSON files copied from Claude Desktop, Cursor
 // or Cline in that folder, whose "mcpServers" is an object by name, so an
-// object is read too (with "headers" and "disabled"). Continue's secret
-// templates "${{ secrets.NAME }}" and "${{ inputs.NAME }}" become
-// "${NAME}", for substitution from the environment; "uses:" items name
+// object is read too (with "headers" and "disabled").
+//
+// Continue renders its templates in the file's text before reading it
+// (packages/config-yaml/src/load/unroll.ts, fillTemplateVariables):
+// "${{ secrets.NAME }}" and "${{ inputs.NAME }}" are taken from the
+// environment here (Continue also reads its .env files); any other
+// template only Continue can resolve, and fails the server. Nothing else
+// is expanded: "${VAR}" in an argument reaches the server as written.
+// "uses:" items name
 // blocks on Continue's hub, which only Continue can fetch, and are
 // skipped with a warning. The old config.json and its
 // experimental.modelContextProtocolServers are no longer documented and
@@ -109,6 +114,7 @@ func parseContinue(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnos
 	}
 	dec := newDecoder(d, continueName, loc)
 	dec.aliases = [][2]string{{"headers", "requestOptions.headers"}}
+	dec.syntax = continueSyntax
 	// Continue reads its block files as YAML, and copied JSON files
 	// through the same loader: a bare 8080 is text in both.
 	dec.textScalars = true
@@ -155,7 +161,6 @@ func parseContinue(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnos
 
 func decodeContinue(e *entry, v *doc.Value) bool {
 	c := e.c
-	continueTemplates(e, v)
 	var typ, apiKey *doc.Value
 	for _, m := range v.Members {
 		val := m.Val
@@ -184,6 +189,7 @@ func decodeContinue(e *entry, v *doc.Value) bool {
 		if k := e.str(apiKey, "apiKey"); k != "" {
 			if _, set := c.Headers["Authorization"]; !set {
 				c.Headers = setKey(c.Headers, "Authorization", "Bearer "+k)
+				e.at("headers.Authorization", apiKey)
 			}
 		}
 	}
@@ -203,45 +209,4 @@ func decodeContinue(e *entry, v *doc.Value) bool {
 		c.Type = config.TransportStdio
 	}
 	return true
-}
-
-// continueSecretRE matches Continue's templates for secrets and block
-// inputs that are plain variable names.
-var continueSecretRE = regexp.MustCompile(`\$\{\{\s*(?:secrets|inputs)\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
-
-// continueTemplated are the fields whose strings substitution reads.
-var continueTemplated = []string{"command", "args", "env", "cwd", "url", "headers", "apiKey", "requestOptions"}
-
-// continueTemplates rewrites "${{ secrets.NAME }}" to "${NAME}" in the
-// entry's strings that substitution reads, in place. Any other
-// "${{ … }}" (a hub secret like "${{ secrets.org/block/NAME }}") only
-// Continue can resolve: that fails the server rather than send the
-// template.
-func continueTemplates(e *entry, v *doc.Value) {
-	var walk func(v *doc.Value, field string)
-	walk = func(v *doc.Value, field string) {
-		switch v.Kind {
-		case doc.String:
-			if !strings.Contains(v.Str, "${{") {
-				return
-			}
-			v.Str = continueSecretRE.ReplaceAllString(v.Str, "$${$1}")
-			if i := strings.Index(v.Str, "${{"); i >= 0 {
-				e.fail(v, field, fmt.Sprintf("Continue template %q can only be resolved by Continue; use ${{ secrets.NAME }} with NAME set in the environment", clip.Text(v.Str[i:])))
-			}
-		case doc.Array:
-			for i, el := range v.Elems {
-				walk(el, fmt.Sprintf("%s[%d]", field, i))
-			}
-		case doc.Object:
-			for _, m := range v.Members {
-				walk(m.Val, field+"."+m.Key)
-			}
-		}
-	}
-	for _, m := range v.Members {
-		if slices.Contains(continueTemplated, m.Key) {
-			walk(m.Val, m.Key)
-		}
-	}
 }

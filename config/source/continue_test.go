@@ -24,9 +24,9 @@ func TestContinueSample(t *testing.T) {
 		Name:    "Supabase MCP",
 		Type:    config.TransportStdio,
 		Command: "npx",
-		// Continue's secret templates become variables.
-		Args:   []string{"-y", "@supabase/mcp-server-supabase@latest", "--access-token", "${SUPABASE_TOKEN}"},
-		Env:    map[string]string{"SUPABASE_TOKEN": "${SUPABASE_TOKEN}"},
+		// Continue's secret templates are resolved by Substitute.
+		Args:   []string{"-y", "@supabase/mcp-server-supabase@latest", "--access-token", "${{ secrets.SUPABASE_TOKEN }}"},
+		Env:    map[string]string{"SUPABASE_TOKEN": "${{ secrets.SUPABASE_TOKEN }}"},
 		Source: src(16),
 	}, {
 		Name:   "Name",
@@ -37,7 +37,7 @@ func TestContinueSample(t *testing.T) {
 		Name:           "Linear",
 		Type:           config.TransportHTTP,
 		URL:            "https://mcp.linear.app/mcp",
-		Headers:        map[string]string{"Authorization": "Bearer ${LINEAR_API_KEY}", "X-Org": "acme"},
+		Headers:        map[string]string{"Authorization": "Bearer ${{ secrets.LINEAR_API_KEY }}", "X-Org": "acme"},
 		StartupTimeout: 30 * time.Second,
 		Source:         src(28),
 	}, {
@@ -50,11 +50,21 @@ func TestContinueSample(t *testing.T) {
 	if diff := cmp.Diff(want, got, foreignIgnoreErr); diff != "" {
 		t.Errorf("servers (-want +got):\n%s", diff)
 	}
+	if errs := serverErrs(got); len(errs) > 0 {
+		t.Errorf("unexpected server errors: %v", errs)
+	}
+	subst, errs := foreignSubstituted(t, continueFormat, file, config.LevelUser, map[string]string{"SUPABASE_TOKEN": "sb-1", "LINEAR_API_KEY": "lin-2"})
+	if got := subst["Supabase MCP"]; got.Args[3] != "sb-1" || got.Env["SUPABASE_TOKEN"] != "sb-1" {
+		t.Errorf("Supabase MCP substituted: %v %v", got.Args, got.Env)
+	}
+	if got := subst["Linear"].Headers["Authorization"]; got != "Bearer lin-2" {
+		t.Errorf("Linear Authorization = %q", got)
+	}
 	wantErrs := map[string]string{
 		"Hub secret": `testdata/continue/config.yaml:40:14: server "Hub secret": field "env.TOKEN": Continue template "${{ secrets.acme/hub-block/TOKEN }}" can only be resolved by Continue; use ${{ secrets.NAME }} with NAME set in the environment`,
 	}
-	if diff := cmp.Diff(wantErrs, serverErrs(got)); diff != "" {
-		t.Errorf("server errors (-want +got):\n%s", diff)
+	if diff := cmp.Diff(wantErrs, errs); diff != "" {
+		t.Errorf("substitution errors (-want +got):\n%s", diff)
 	}
 	wantWarnings := []string{
 		`testdata/continue/config.yaml:36:5: field "mcpServers[4].uses": "anthropic/memory-mcp" is a block on Continue's hub, which only Continue can fetch; skipped`,

@@ -2,9 +2,7 @@ package source
 
 import (
 	"bytes"
-	"errors"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -15,11 +13,11 @@ import (
 // ~/.config/crush/crush.json, each JSON with a "$schema" of
 // https://charm.land/crush.json. Servers are under "mcp": {name: entry},
 // with "type" "stdio" ("command", "args", "env"), "http" or "sse" ("url",
-// "headers"); "disabled", "disabled_tools" and "timeout" (seconds) are
-// honoured. Values are expanded like a shell would: $VAR, ${VAR} and
-// $(command). A whole env or header value of "$(command)" becomes our
-// "!command" (run with /bin/sh, for trusted sources only); $(…) anywhere
-// else is not supported and fails that server.
+// "headers"); "disabled", "disabled_tools" (MCPConfig.DisabledTools in
+// internal/config/config.go: "List of tools from this MCP server to
+// disable", our deny list) and "timeout" (seconds) are honoured. Values are
+// expanded like a shell would (internal/config/resolve.go): $VAR, ${VAR}
+// and $(command); see crushSyntax.
 var crushDialect = &dialect{disabled: true, disabledTools: "disabled_tools", timeout: time.Second}
 
 // crushFormat is Crush's format.
@@ -45,33 +43,5 @@ var crushFormat = &Provider{
 }
 
 func parseCrush(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
-	entries, warnings, err := parseMCPServers("Crush", loc, data, "mcp", true, crushDialect, nil)
-	for i := range entries {
-		c := &entries[i].Config
-		if c.Err != nil {
-			continue
-		}
-		// $(cmd) as a whole env or header value is "!cmd".
-		for _, m := range []map[string]string{c.Env, c.Headers} {
-			for k, v := range m {
-				if strings.HasPrefix(v, "$(") && strings.HasSuffix(v, ")") && strings.Count(v, "$(") == 1 {
-					m[k] = "!" + v[2:len(v)-1]
-				}
-			}
-		}
-	}
-	rewriteAll(entries, crushVariables)
-	return entries, warnings, err
-}
-
-// crushVariables rewrites $VAR for discovery, rejecting $(…) where it
-// cannot be honoured. A "!command" value is the shell's to expand.
-func crushVariables(s string) (string, error) {
-	if strings.HasPrefix(s, "!") {
-		return s, nil
-	}
-	if strings.Contains(s, "$(") {
-		return "", errors.New("command substitution $(…) is supported only as a whole env or header value")
-	}
-	return bareVariables(s)
+	return parseMCPServers(loc, data, mcpFile{provider: "Crush", keys: []string{"mcp"}, jsonc: true, dialect: crushDialect, syntax: crushSyntax})
 }

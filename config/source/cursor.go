@@ -14,7 +14,9 @@ import (
 // ({"url", "headers"}, streamable HTTP or SSE, with "type" optional).
 // Config interpolation: ${env:NAME}, ${userHome}, ${workspaceFolder},
 // ${workspaceFolderBasename}, ${pathSeparator} and ${/} in command, args,
-// env, url and headers. Cursor reads the file leniently, so comments and
+// env, url and headers; what an unset ${env:NAME} becomes is not
+// documented, and switchboard makes it the server's error rather than
+// send the reference. Any other ${…} is text. Cursor reads the file leniently, so comments and
 // trailing commas are accepted. Servers are switched off in Cursor's UI,
 // not in the file. "envFile" and OAuth settings ("auth") are not read:
 // envFile is reported as a warning.
@@ -36,7 +38,7 @@ var cursorFormat = &Provider{
 		return projectAndUser(env, filepath.Join(".cursor", "mcp.json"), env.inHome(".cursor", "mcp.json"))
 	},
 	Parse: func(loc Location, data []byte, env Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers("Cursor", loc, data, "mcpServers", true, cursorDialect, editorVariables("Cursor", env))
+		return parseMCPServers(loc, data, mcpFile{provider: "Cursor", keys: []string{"mcpServers"}, jsonc: true, dialect: cursorDialect, syntax: envVarSyntax("Cursor", false, true, env), dedicated: true})
 	},
 	Sniff: func(path string, _ []byte) bool { return nameIs(path, "/.cursor/mcp.json") },
 }

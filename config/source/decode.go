@@ -42,6 +42,11 @@ type Entry struct {
 	lines  doc.Lines
 	keyOff int            // where the entry's key (or list item) starts
 	fields map[string]int // canonical field path → offset of its value
+	// syntax is how its tool names variables; nil is our own.
+	syntax *syntax
+	// refs are the env and header values its tool takes from the
+	// environment by name, by canonical field ("env.TOKEN").
+	refs map[string]ref
 }
 
 // Locate returns err positioned in the entry's file: a *config.Diagnostic
@@ -88,7 +93,9 @@ type decoder struct {
 	// aliases are the tool's field names for canonical ones, {canonical,
 	// field}: positions read under the field are kept under the canonical
 	// name too (see entry.alias).
-	aliases  [][2]string
+	aliases [][2]string
+	// syntax is how the file's tool names variables; nil is our own.
+	syntax   *syntax
 	warnings []*config.Diagnostic
 }
 
@@ -131,8 +138,9 @@ func (d *decoder) server(name string, off int, v *doc.Value, decode func(e *entr
 			Source: config.Source{Provider: d.provider, Path: d.loc.Path, Level: d.loc.Level, Line: d.doc.Lines.Line(off)},
 		},
 		path: d.doc.Path, lines: d.doc.Lines, keyOff: off, fields: make(map[string]int),
+		syntax: d.syntax, refs: make(map[string]ref),
 	}
-	e := &entry{d: d, c: &en.Config, fields: en.fields, keyOff: off}
+	e := &entry{d: d, c: &en.Config, fields: en.fields, refs: en.refs, keyOff: off}
 	ok := true
 	if v.Kind != doc.Object {
 		e.fail(v, "", fmt.Sprintf("want an object, got %s", d.kind(v)))
@@ -175,6 +183,7 @@ type entry struct {
 	d        *decoder
 	c        *config.ServerConfig
 	fields   map[string]int
+	refs     map[string]ref
 	keyOff   int
 	warnings []*config.Diagnostic
 	err      *config.Diagnostic
@@ -302,11 +311,12 @@ func (e *entry) strMap(v *doc.Value, field string, dst map[string]string) map[st
 	return dst
 }
 
-// passThrough reads a list of environment variable names and sets each in
-// dst to a reference to itself, "${NAME" + suffix + "}", unless dst sets it
-// already: the tools that have such lists forward those variables from
-// their own environment, which is what substitution does.
-func (e *entry) passThrough(v *doc.Value, field, suffix string, dst map[string]string) map[string]string {
+// passThrough reads a list of environment variable names, each to be set
+// in the map field (env) from the variable of that name, unless dst sets
+// it already: the tools that have such lists forward those variables from
+// their own environment. dst shows each as "${NAME" + suffix + "}"; r says
+// how Substitute resolves it (r.name is filled in).
+func (e *entry) passThrough(v *doc.Value, field, mapField, suffix string, r ref, dst map[string]string) map[string]string {
 	e.at(field, v)
 	if v.Kind != doc.Array {
 		e.wrong(v, field, "an array of variable names", true)
@@ -323,10 +333,19 @@ func (e *entry) passThrough(v *doc.Value, field, suffix string, dst map[string]s
 		default:
 			if _, set := dst[name]; !set {
 				dst = setKey(dst, name, "${"+name+suffix+"}")
+				e.byName(mapField+"."+name, el, r, name)
 			}
 		}
 	}
 	return dst
+}
+
+// byName records that field's value is taken from the variable name, by
+// r's rule, where v names it.
+func (e *entry) byName(field string, v *doc.Value, r ref, name string) {
+	r.name = name
+	e.refs[field] = r
+	e.at(field, v)
 }
 
 // duration reads a number of units (seconds, milliseconds), as most tools

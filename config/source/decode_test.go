@@ -40,19 +40,20 @@ func TestDecodeRules(t *testing.T) {
 	})
 	t.Run("a later error on a renamed key points into the tool's field", func(t *testing.T) {
 		for _, tc := range []struct {
-			p          *Provider
-			file, in   string
-			want       string
-			substitute bool
+			p        *Provider
+			file, in string
+			want     string
 		}{
-			{gooseFormat, "config.yaml", "extensions:\n  a:\n    type: stdio\n    cmd: ${NOPE}\n", `config.yaml:4:10: server "a": field "command"`, true},
-			{gooseFormat, "config.yaml", "extensions:\n  a:\n    cmd: x\n    envs:\n      T: ${NOPE}\n", `config.yaml:5:10: server "a": field "env.T"`, true},
-			{codexFormat, "config.toml", "[mcp_servers.a]\nurl = \"https://h\"\nhttp_headers = {X = \"${NOPE}\"}\n", `config.toml:3:21: server "a": field "headers.X"`, true},
-			{opencodeFormat, "opencode.json", `{"mcp": {"a": {"type": "local", "command": ["x", "${NOPE}"]}}}`, `opencode.json:1:50: server "a": field "args[0]"`, true},
-			{zedFormat, "settings.json", `{"context_servers": {"a": {"command": {"path": "${NOPE}"}}}}`, `settings.json:1:48: server "a": field "command"`, true},
+			// No HOME to expand "~" with.
+			{gooseFormat, "config.yaml", "extensions:\n  a:\n    type: stdio\n    cmd: ~/bin/x\n", `config.yaml:4:10: server "a": field "command"`},
+			{gooseFormat, "config.yaml", "extensions:\n  a:\n    cmd: x\n    env_keys: [OK, NOPE]\n", `config.yaml:4:20: server "a": field "env.NOPE"`},
+			{codexFormat, "config.toml", "[mcp_servers.a]\nurl = \"https://h\"\nbearer_token_env_var = \"NOPE\"\n", `config.toml:3:24: server "a": field "headers.Authorization"`},
+			{codexFormat, "config.toml", "[mcp_servers.a]\ncommand = \"x\"\nenv_vars = [\"A\"]\ncwd = \"~/w\"\n", `config.toml:4:7: server "a": field "cwd"`},
+			{opencodeFormat, "opencode.json", `{"mcp": {"a": {"type": "local", "command": ["x", "{file:~/k}"]}}}`, `opencode.json:1:50: server "a": field "args[0]"`},
+			{zedFormat, "settings.json", `{"context_servers": {"a": {"command": {"path": "~/x"}}}}`, `settings.json:1:48: server "a": field "command"`},
 		} {
 			e := one(t, tc.p, tc.file, tc.in)
-			err := e.Locate(config.Substitute(&e.Config, config.MapLookup(nil)))
+			err := e.Substitute(config.MapLookup(map[string]string{"OK": "1"}))
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("%s: %v\nwant %s…", tc.p.Name, err, tc.want)
 			}

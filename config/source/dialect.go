@@ -153,24 +153,87 @@ func (dl *dialect) keys() []urlKey {
 	return dl.urlKeys
 }
 
+// mcpFile is one JSON-family tool's file of servers.
+type mcpFile struct {
+	provider string
+	// keys lead from the top level to the object of servers by name:
+	// ["mcpServers"], ["mcp", "servers"].
+	keys    []string
+	jsonc   bool
+	dialect *dialect
+	syntax  *syntax
+	// dedicated: the file holds the tool's MCP servers and little else
+	// (an mcp.json, not a settings file), so a server left at the top
+	// level, or under the other family's key, is a mistake to warn about
+	// rather than ignore in silence.
+	dedicated bool
+}
+
 // parseMCPServers is Provider.Parse for a tool whose file is an object
-// with the servers under key, decoded by dl, with rewrite (if any) applied
-// to each server's strings for the tool's own variables.
-func parseMCPServers(provider string, loc Location, data []byte, key string, jsonc bool, dl *dialect, rewrite func(string) (string, error)) ([]Entry, []*config.Diagnostic, error) {
-	d, err := parseObject(loc, data, jsonc)
+// with the servers under f.keys, decoded by f.dialect.
+func parseMCPServers(loc Location, data []byte, f mcpFile) ([]Entry, []*config.Diagnostic, error) {
+	d, err := parseObject(loc, data, f.jsonc)
 	if err != nil || d == nil {
 		return nil, nil, err
 	}
-	dec := newDecoder(d, provider, loc)
-	obj, err := dec.object(d.Root, key, "an object of server configs by name")
-	if err != nil {
-		return nil, nil, err
+	dec := newDecoder(d, f.provider, loc)
+	dec.syntax = f.syntax
+	obj := d.Root
+	for i, key := range f.keys {
+		what := "an object of server configs by name"
+		if i < len(f.keys)-1 {
+			what = "an object"
+		}
+		if obj, err = dec.object(obj, key, what); err != nil {
+			return nil, nil, err
+		}
 	}
-	entries := dec.servers(obj, dl.decode)
-	if rewrite != nil {
-		rewriteAll(entries, rewrite)
+	entries := dec.servers(obj, f.dialect.decode)
+	if f.dedicated {
+		dec.misplaced(d.Root, f.provider, f.keys[0])
 	}
 	return entries, dec.warnings, nil
+}
+
+// misplaced warns about the servers a dedicated file of provider holds
+// where the tool does not look for them, next to key: an entry at the top
+// level (a .mcp.json without its "mcpServers"), or the other family's
+// object of servers (VS Code's "servers" in a Claude-style file, or
+// "mcpServers" in VS Code's).
+func (d *decoder) misplaced(root *doc.Value, provider, key string) {
+	other := map[string]string{"servers": "VS Code's", "mcpServers": "Claude's and Cursor's"}
+	for _, m := range root.Members {
+		switch {
+		case m.Key == key:
+		case other[m.Key] != "" && m.Val.Kind == doc.Object && len(m.Val.Members) > 0:
+			d.warnings = append(d.warnings, d.doc.Diag(m.Off, "", m.Key,
+				fmt.Sprintf("%q is %s key for servers; %s reads them from %q, so %s ignored", m.Key, other[m.Key], provider, key, countServers(len(m.Val.Members)))))
+		case looksLikeServer(m.Val):
+			d.warnings = append(d.warnings, d.doc.Diag(m.Off, m.Key, "",
+				fmt.Sprintf("this looks like a server, but %s reads servers only from %q; ignored (move it into \"%s\": {…})", provider, key, key)))
+		}
+	}
+}
+
+// countServers says "the server here is" or "the N servers here are".
+func countServers(n int) string {
+	if n == 1 {
+		return "the server here is"
+	}
+	return fmt.Sprintf("the %d servers here are", n)
+}
+
+// looksLikeServer reports whether v is an object with a command or a url.
+func looksLikeServer(v *doc.Value) bool {
+	if v == nil || v.Kind != doc.Object {
+		return false
+	}
+	for _, k := range []string{"command", "url", "serverUrl", "httpUrl"} {
+		if f := v.Member(k); f != nil && (f.Kind == doc.String || f.Kind == doc.Array) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseObject parses a JSON or JSONC file whose top level must be an

@@ -19,12 +19,17 @@ import (
 // in milliseconds (default 10 minutes); "includeTools" and "excludeTools"
 // filter tools (exclude wins), which is our tool filter; "trust": true
 // skips every confirmation, which is auto-approve for all tools.
-// String values may name variables as $VAR or ${VAR}.
+// Gemini resolves $VAR and ${VAR} in every string of its settings
+// (packages/cli/src/utils/envVarResolver.ts, resolveEnvVarsInString):
+// there is no default syntax, and an unset variable is left as written,
+// which switchboard does not send: it is the server's error.
 //
 // The top-level "mcp" object's "allowed" and "excluded" lists (server
-// names Gemini may or may not start) are honoured by marking the servers
-// they rule out as disabled: the entry still claims its name, as a
-// disabled server does. OAuth settings are not read.
+// names Gemini may or may not start), and the version 1 keys they replace,
+// "allowMCPServers" and "excludeMCPServers" (still migrated by Gemini:
+// MIGRATION_MAP in packages/cli/src/config/settings.ts), are honoured by
+// marking the servers they rule out as disabled: the entry still claims
+// its name, as a disabled server does. OAuth settings are not read.
 var geminiDialect = &dialect{
 	urlKeys: []urlKey{{key: "httpUrl", transport: config.TransportHTTP}, {key: "url", transport: config.TransportSSE}},
 	cwd:     true,
@@ -68,32 +73,39 @@ func parseGemini(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnosti
 		return nil, nil, err
 	}
 	dec := newDecoder(d, "Gemini CLI", loc)
+	dec.syntax = geminiSyntax
 	obj, err := dec.object(d.Root, "mcpServers", "an object of server configs by name")
 	if err != nil {
 		return nil, nil, err
 	}
 	entries := dec.servers(obj, geminiDialect.decode)
-	rewriteAll(entries, bareVariables)
 
-	// "mcp": {"allowed": [...], "excluded": [...]}
-	if m := d.Root.Member("mcp"); m != nil && m.Kind == doc.Object {
-		list := func(key string) ([]string, bool) {
-			v := m.Member(key)
-			if doc.Nullish(v) {
-				return nil, false
-			}
-			e := &entry{d: dec, c: &config.ServerConfig{}, fields: map[string]int{}}
-			names := e.strList(v, "mcp."+key, false)
-			dec.warnings = append(dec.warnings, e.warnings...)
-			return names, v.Kind == doc.Array
+	// Which servers Gemini may start: "mcp": {"allowed", "excluded"}, or
+	// the version 1 keys it migrates into them, "allowMCPServers" and
+	// "excludeMCPServers"; the nested one wins where both are set.
+	list := func(field string, v *doc.Value) ([]string, bool) {
+		if doc.Nullish(v) {
+			return nil, false
 		}
-		allowed, hasAllowed := list("allowed")
-		excluded, _ := list("excluded")
-		for i := range entries {
-			n := entries[i].Config.Name
-			if slices.Contains(excluded, n) || hasAllowed && !slices.Contains(allowed, n) {
-				entries[i].Config.Disabled = true
+		e := &entry{d: dec, c: &config.ServerConfig{}, fields: map[string]int{}}
+		names := e.strList(v, field, false)
+		dec.warnings = append(dec.warnings, e.warnings...)
+		return names, v.Kind == doc.Array
+	}
+	pick := func(nested, flat string) ([]string, bool) {
+		if m := d.Root.Member("mcp"); m != nil && m.Kind == doc.Object {
+			if names, ok := list("mcp."+nested, m.Member(nested)); ok {
+				return names, true
 			}
+		}
+		return list(flat, d.Root.Member(flat))
+	}
+	allowed, hasAllowed := pick("allowed", "allowMCPServers")
+	excluded, _ := pick("excluded", "excludeMCPServers")
+	for i := range entries {
+		n := entries[i].Config.Name
+		if slices.Contains(excluded, n) || hasAllowed && !slices.Contains(allowed, n) {
+			entries[i].Config.Disabled = true
 		}
 	}
 	return entries, dec.warnings, nil

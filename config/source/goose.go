@@ -69,7 +69,8 @@ func parseGoose(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic
 		return nil, nil, d.Diag(exts.Off, "", "extensions", fmt.Sprintf("want a mapping of extensions by name, got %s", yamlKind(exts)))
 	}
 	dec := newDecoder(d, gooseName, loc)
-	dec.aliases = [][2]string{{"command", "cmd"}, {"env", "envs"}, {"env", "env_keys"}, {"url", "uri"}}
+	dec.aliases = [][2]string{{"command", "cmd"}, {"env", "envs"}, {"url", "uri"}}
+	dec.syntax = noVariables
 	dec.textScalars = true
 	return dec.servers(exts, decodeGoose), dec.warnings, nil
 }
@@ -132,7 +133,7 @@ func decodeGoose(e *entry, v *doc.Value) bool {
 			c.Env = e.strMap(envs, "envs", c.Env)
 		}
 		if envKeys != nil {
-			c.Env = e.passThrough(envKeys, "env_keys", "", c.Env)
+			c.Env = e.passThrough(envKeys, "env_keys", "env", "", ref{required: true, hint: "Goose also looks in its keyring; switchboard only in the environment"}, c.Env)
 		}
 	}
 	if typ == "" && c.Command != "" && c.URL == "" {

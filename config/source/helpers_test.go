@@ -42,6 +42,39 @@ func foreignSample(t *testing.T, p *Provider, file string, level config.Level) (
 	return servers, warnings
 }
 
+// foreignSubstituted parses a sample file from testdata with p and
+// substitutes, with vars as the environment, every server that has no
+// error and is not disabled, as discovery does: the configs by name, and
+// the substitution errors by name.
+func foreignSubstituted(t *testing.T, p *Provider, file string, level config.Level, vars map[string]string) (map[string]config.ServerConfig, map[string]string) {
+	t.Helper()
+	path := filepath.Join("testdata", file)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _, err := p.Parse(Location{Path: path, Level: level}, data, adaptersEnv)
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", path, err)
+	}
+	return substituteEntries(entries, vars)
+}
+
+// substituteEntries substitutes entries as discovery does (see
+// foreignSubstituted).
+func substituteEntries(entries []Entry, vars map[string]string) (map[string]config.ServerConfig, map[string]string) {
+	out, errs := map[string]config.ServerConfig{}, map[string]string{}
+	for _, en := range entries {
+		if en.Config.Err == nil && !en.Config.Disabled {
+			if err := en.Substitute(config.MapLookup(vars)); err != nil {
+				errs[en.Config.Name] = err.Error()
+			}
+		}
+		out[en.Config.Name] = en.Config
+	}
+	return out, errs
+}
+
 // foreignSource is the config.Source of a server of p in a testdata file.
 func foreignSource(p *Provider, file string, level config.Level, line int) config.Source {
 	return config.Source{Provider: p.Name, Path: filepath.Join("testdata", file), Level: level, Line: line}
@@ -155,10 +188,20 @@ func checkParse(t *testing.T, p *Provider, loc Location, data []byte, env Env) {
 		}
 		if c.Err != nil {
 			check("server "+c.Name, c.Err)
+		}
+	}
+	// The rules that follow: each tool's substitution, positioned in the
+	// file too, and validation.
+	entries, _, _ := p.Parse(loc, data, env)
+	for _, en := range entries {
+		if en.Config.Err != nil {
 			continue
 		}
-		_ = config.SubstituteKeepingCommands(&c, env.Lookup)
-		_ = config.Validate(&c)
+		if err := en.Substitute(env.Lookup); err != nil {
+			check("substituting "+en.Config.Name, err)
+			continue
+		}
+		_ = config.Validate(&en.Config)
 	}
 }
 

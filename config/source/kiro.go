@@ -12,7 +12,8 @@ import (
 // {"mcpServers": {name: entry}}. A local entry has "command", "args",
 // "env"; a remote one "url" and "headers". "disabled", "autoApprove" (tool
 // names) and "disabledTools" are honoured. ${VAR} in values is expanded
-// from the environment, as discovery does.
+// from the environment; the guide shows no default syntax, so an unset
+// variable is the server's error.
 var kiroDialect = &dialect{disabled: true, autoApprove: "autoApprove", disabledTools: "disabledTools"}
 
 // kiroFormat is Kiro's format.
@@ -23,7 +24,7 @@ var kiroFormat = &Provider{
 		return projectAndUser(env, filepath.Join(".kiro", "settings", "mcp.json"), env.inHome(".kiro", "settings", "mcp.json"))
 	},
 	Parse: func(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, error) {
-		return parseMCPServers("Kiro", loc, data, "mcpServers", false, kiroDialect, nil)
+		return parseMCPServers(loc, data, mcpFile{provider: "Kiro", keys: []string{"mcpServers"}, dialect: kiroDialect, syntax: kiroSyntax, dedicated: true})
 	},
 	Sniff: func(path string, _ []byte) bool { return nameIs(path, "/.kiro/settings/mcp.json") },
 }

@@ -41,8 +41,8 @@ var Native = &Provider{
 //	{"mcpServers": {"name": {"command": "…", "args": [], "env": {}, …}}}
 //
 // It returns the servers in the file's key order, each with its Source (the
-// line of its key), substituted (see config.Substitute) and validated (see
-// config.Validate). A server that cannot be used has Err set to a
+// line of its key) and, unless disabled, substituted (see config.Substitute)
+// and validated (see config.Validate), as discovery does. A server that cannot be used has Err set to a
 // *config.Diagnostic naming the line, column and field; the others are
 // unaffected. Unknown fields are ignored, and null counts as absent. A
 // name defined twice keeps both entries, the second one with an Err.
@@ -60,8 +60,8 @@ func ParseNative(path string, data []byte, level config.Level, lookup config.Loo
 	for i := range entries {
 		en := &entries[i]
 		c := &en.Config
-		if c.Err == nil {
-			if err := en.Locate(config.Substitute(c, lookup)); err != nil {
+		if c.Err == nil && !c.Disabled {
+			if err := en.Substitute(lookup); err != nil {
 				c.Err = err
 			} else if err := en.Locate(config.Validate(c)); err != nil {
 				c.Err = err

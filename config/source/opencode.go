@@ -27,8 +27,14 @@ import (
 //
 // and "enabled" (false disables; V2 spells it "disabled": true) and
 // "timeout", milliseconds for fetching the tool list, which bounds the
-// connect and so is our startup timeout. opencode's "{env:VAR}" references
-// are left as they are, for discovery's substitution; "oauth" is ignored.
+// connect and so is our startup timeout; "oauth" is ignored.
+//
+// opencode substitutes its file's text before parsing it
+// (packages/opencode/src/config/variable.ts, ConfigVariable.substitute):
+// "{env:VAR}" becomes the variable's value, or "" when it is unset or
+// empty, and "{file:path}" a file's contents, which switchboard does not
+// read (such a server fails and says so). "${VAR}" is not opencode's and
+// stays as written.
 var opencodeFormat = &Provider{
 	Name:      opencodeName,
 	ID:        "opencode",
@@ -96,6 +102,7 @@ func parseOpencode(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnos
 	}
 	dec := newDecoder(d, opencodeName, loc)
 	dec.aliases = [][2]string{{"env", "environment"}}
+	dec.syntax = opencodeSyntax
 	return dec.servers(servers, decodeOpencode), dec.warnings, nil
 }
 

@@ -119,12 +119,27 @@ type Provider struct {
 	// position. Warnings (unsupported features, ignored fields of the wrong
 	// type) are *config.Diagnostic too.
 	Parse func(loc Location, data []byte, env Env) (entries []Entry, warnings []*config.Diagnostic, err error)
+	// Rulings, when set, reads what one of the tool's files says about
+	// servers its other files define: Claude Code's settings.json rejects
+	// servers of .mcp.json by name. Discovery asks it of every file of
+	// the provider it read, and turns the servers named off before any of
+	// its rules (DESIGN.md, "Discovery"). Problems with the file are
+	// Parse's to report. Nil: each file stands alone.
+	Rulings func(loc Location, data []byte, env Env) []Ruling
 	// Sniff reports whether a file given with --config is in this format.
 	// Detect asks every provider twice: first with data nil, when only the
 	// path may decide (".toml", "/.cursor/mcp.json"), then with the file's
 	// content, when a distinctive key may ("context_servers"). A Sniff
 	// must therefore answer from the path alone when data is nil.
 	Sniff func(path string, data []byte) bool
+}
+
+// Ruling turns off servers that another file of the same tool defines:
+// those named Names in the file at Path, as the tool leaves them off. A
+// turned-off server is disabled and still claims its name (DESIGN.md F2).
+type Ruling struct {
+	Path  string
+	Names []string
 }
 
 // All returns every provider in precedence order, the order of

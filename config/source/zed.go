@@ -19,12 +19,17 @@ import (
 //
 //   - a custom stdio server: "command" (a string), "args", "env", and
 //     "timeout" in seconds for tool calls; older settings wrote the
-//     command as an object {"path", "args", "env"}, which is read too;
+//     command as an object {"path", "args", "env"}, which Zed still
+//     rewrites into this shape on load (its migrator's m_2025_06_27
+//     flatten_context_server_command), so it is read too;
 //   - a remote server: "url", "headers", "timeout";
 //   - a server an extension provides ("source": "extension", or
 //     "settings" with no command or url). Only Zed can start those (the
 //     extension's code computes the command), so they are skipped with a
 //     warning naming their line.
+//
+// Zed expands no variables in these settings: a "${TOKEN}" in a header is
+// sent as written (zed-industries/zed#60459), so it is read as written.
 //
 // "enabled": false disables an entry. "source": "custom" is the older
 // spelling of a custom entry and changes nothing; "remote" (run on a
@@ -73,6 +78,7 @@ func parseZed(loc Location, data []byte, _ Env) ([]Entry, []*config.Diagnostic, 
 	}
 	dec := newDecoder(d, zedName, loc)
 	dec.aliases = [][2]string{{"command", "command.path"}, {"args", "command.args"}, {"env", "command.env"}}
+	dec.syntax = noVariables
 	return dec.servers(servers, decodeZed), dec.warnings, nil
 }
 
