@@ -71,7 +71,7 @@ func Validate(c *ServerConfig) error {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
-		if !isHeaderName(k) {
+		if !IsToken(k) {
 			return fail("headers."+k, "invalid HTTP header name %q", clip.Text(k))
 		}
 		if strings.ContainsAny(c.Headers[k], "\r\n\x00") {
@@ -105,8 +105,9 @@ func checkURL(s string) string {
 	return ""
 }
 
-// isHeaderName reports whether s is an HTTP field name (an RFC 9110 token).
-func isHeaderName(s string) bool {
+// IsToken reports whether s is an RFC 9110 token: what an HTTP field name
+// or an auth scheme ("Bearer") must be.
+func IsToken(s string) bool {
 	if s == "" {
 		return false
 	}

@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"internal/execpath":  {},
 	"internal/glob":      {},
 	"internal/procgroup": {},
-	"internal/redact":    {},
+	"internal/redact":    {"config"},
 	"internal/safefile":  {},
 	"internal/secretcmd": {"internal/clip", "internal/procgroup"},
 	"internal/termsafe":  {},

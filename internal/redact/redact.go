@@ -47,6 +47,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/switchboard-mcp/switchboard/config"
 )
 
 // Mask replaces every secret. It is plain to a person reading a log, and
@@ -213,7 +215,7 @@ func (vs *valueSet) add(k kind, v string) { *vs = append(*vs, value{k, v}) }
 func (vs *valueSet) header(v string) {
 	scheme, creds, ok := strings.Cut(strings.TrimSpace(v), " ")
 	creds = strings.TrimSpace(creds)
-	if !ok || !isToken(scheme) || len(creds) < MinLen {
+	if !ok || !config.IsToken(scheme) || len(creds) < MinLen {
 		vs.add(credential, v)
 		return
 	}
@@ -381,19 +383,4 @@ func jsonEscape(s string, html bool) string {
 	}
 	out := strings.TrimSuffix(b.String(), "\n")
 	return out[1 : len(out)-1]
-}
-
-// isToken reports whether s can be an HTTP auth scheme (an RFC 9110
-// token): "Bearer x" is a scheme and credentials, "{x y}" is neither.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 || c <= ' ' || strings.IndexByte("\"(),/:;<=>?@[\\]{}\x7f", c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
