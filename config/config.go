@@ -106,6 +106,12 @@ type ServerConfig struct {
 
 	Source Source `json:"source"`
 
+	// WorkDir, set by discovery for a stdio server, is where it starts
+	// when Cwd is empty or relative: the project when it is trusted, else
+	// outside it (DESIGN.md, "Trust"). Empty leaves it to the host. It is
+	// part of the connection, so a change of trust restarts the server.
+	WorkDir string `json:"-"`
+
 	// Substituted holds the variables substitution put into args, env,
 	// url and header values, by name, with the values they had: the host
 	// masks those values wherever it prints (DESIGN.md F44), since one may

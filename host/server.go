@@ -130,7 +130,11 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 	kind := cfg.TransportKind()
 	switch kind {
 	case config.TransportStdio:
-		t := transport.NewStdio(cfg, h.workDir, transport.Hooks{
+		dir := h.workDir
+		if cfg.WorkDir != "" {
+			dir = cfg.WorkDir // discovery's decision, which follows trust across reloads
+		}
+		t := transport.NewStdio(cfg, dir, transport.Hooks{
 			Stderr:  func(line string) { h.serverLog(s, line, "") },
 			Skipped: func(line string) { h.serverLog(s, line, "skipped non-JSON line on stdout: ") },
 		})

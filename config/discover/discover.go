@@ -105,6 +105,9 @@ type Discovery struct {
 	ProjectTrusted bool
 	// Policy is the policy that applied, nil for none.
 	Policy *policy.Policy
+	// PolicyPath is the policy file discovery looked at, found or not:
+	// the file to watch for one that appears.
+	PolicyPath string
 
 	// workDir is where a stdio server without an absolute cwd will start,
 	// for policy to judge its program there: the project when it is

@@ -514,3 +514,29 @@ func TestLoadFiles(t *testing.T) {
 		t.Errorf("sources %+v", d.Sources)
 	}
 }
+
+// TestWorkDirFollowsTrust: discovery says where each stdio server starts
+// (outside an untrusted project, in a trusted one), and a change of trust
+// is a change of connection, so a watching host restarts the server in
+// the right place.
+func TestWorkDirFollowsTrust(t *testing.T) {
+	m := newMachine(t)
+	m.write("~/.config/switchboard/mcp.json", `{"mcpServers": {"s": {"command": "x"}, "r": {"url": "https://r.example/mcp"}}}`)
+	before := m.discover()
+	if before.ProjectTrusted || before.Servers[0].WorkDir != m.home {
+		t.Fatalf("untrusted: trusted=%v workDir=%q, want the home directory", before.ProjectTrusted, before.Servers[0].WorkDir)
+	}
+	if before.Servers[1].WorkDir != "" {
+		t.Errorf("a remote server got a work dir: %q", before.Servers[1].WorkDir)
+	}
+	if err := trust.Record(m.state, m.project, nil); err != nil {
+		t.Fatal(err)
+	}
+	after := m.discover()
+	if !after.ProjectTrusted || after.Servers[0].WorkDir != m.project {
+		t.Fatalf("trusted: trusted=%v workDir=%q, want the project", after.ProjectTrusted, after.Servers[0].WorkDir)
+	}
+	if diff := config.DiffConfigs(before.Servers, after.Servers); len(diff.Changed) != 1 || diff.Changed[0] != "s" {
+		t.Errorf("diff %+v, want s changed", diff)
+	}
+}

@@ -33,6 +33,7 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 	if policyPath == "" {
 		policyPath = policy.Path(env.Lookup)
 	}
+	d.PolicyPath = policyPath
 	d.Policy = policy.Load(policyPath)
 	if d.Policy != nil && d.Policy.Err != nil {
 		d.Errors = append(d.Errors, &PolicyError{Path: policyPath, Err: d.Policy.Err})
@@ -66,6 +67,15 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 			} else if err := config.Validate(c); err != nil {
 				c.Err = k.Locate(err)
 			}
+		}
+		if c.Err == nil && !c.Untrusted && d.reachesUntrustedProject(c) {
+			// A user-level server whose command, cwd or args name the
+			// untrusted project (${workspaceFolder}, ${PWD}) would run its
+			// files: it waits for trust like the project's own servers.
+			c.Untrusted = true
+		}
+		if c.TransportKind() == config.TransportStdio {
+			c.WorkDir = d.workDir
 		}
 		d.CheckPolicy(c)
 		live = append(live, k)
@@ -132,6 +142,39 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 		rep := &d.Sources[k.report]
 		rep.Servers = append(rep.Servers, c.Name)
 	}
+}
+
+// reachesUntrustedProject reports whether c's command, cwd or args name a
+// path inside the project while it is untrusted: whatever the server does
+// with it, it would do with the project's files (DESIGN.md, "Trust").
+func (d *Discovery) reachesUntrustedProject(c *config.ServerConfig) bool {
+	dir := filepath.Clean(d.ProjectDir)
+	if d.ProjectDir == "" || d.ProjectTrusted || dir == string(filepath.Separator) {
+		return false
+	}
+	inside := func(s string) bool {
+		for i := strings.Index(s, dir); i >= 0; {
+			end := i + len(dir)
+			if end == len(s) || s[end] == filepath.Separator || s[end] == '"' || s[end] == '\'' || s[end] == ' ' {
+				return true
+			}
+			next := strings.Index(s[end:], dir)
+			if next < 0 {
+				break
+			}
+			i = end + next
+		}
+		return false
+	}
+	if inside(c.Command) || inside(c.Cwd) {
+		return true
+	}
+	for _, a := range c.Args {
+		if inside(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckPolicy sets c.Blocked from the policy discovery applied, judged as

@@ -176,14 +176,26 @@ func (o *watchOptions) watchLoad() (*watch.Loaded, error) {
 	for _, src := range d.Sources {
 		files = append(files, src.Path)
 	}
-	if d.Policy != nil && d.Policy.Path != "" {
-		files = append(files, d.Policy.Path)
+	// The policy file is watched whether or not it exists now: one that
+	// appears must take effect at once.
+	if d.PolicyPath != "" {
+		files = append(files, d.PolicyPath)
 	}
 	if store := o.TrustStore(); store != "" {
 		files = append(files, store)
 	}
 	slices.Sort(files)
-	return &watch.Loaded{Servers: l.servers, Files: slices.Compact(files), Errors: l.problems}, nil
+	// Only a source's error holds the last good config (a half-written
+	// file must not stop its servers). A broken policy or trust store
+	// fails closed instead: the configs it blocks or distrusts are
+	// applied, and their servers stop.
+	var holding []error
+	for _, e := range l.problems {
+		if !isGlobalDiscoveryError(e) {
+			holding = append(holding, e)
+		}
+	}
+	return &watch.Loaded{Servers: l.servers, Files: slices.Compact(files), Errors: holding}, nil
 }
 
 // watchEventJSON is the --json shape of a watcher event, beside the host's.
