@@ -147,6 +147,8 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 		h.addLog(s, LogLine{Level: LevelWarn, Text: "refreshing " + string(kind) + " after list_changed: " + err.Error()})
 		return
 	}
+	fresh := h.maskCatalog(catalog{tools: tools, resources: resources, templates: templates, prompts: prompts})
+	tools, resources, templates, prompts = fresh.tools, fresh.resources, fresh.templates, fresh.prompts
 	h.mu.Lock()
 	if s.session != sess { // dropped, replaced or removed meanwhile
 		h.mu.Unlock()

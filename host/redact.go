@@ -64,3 +64,56 @@ func (h *Host) maskInfo(info *mcp.Implementation) *mcp.Implementation {
 	out.Version, out.WebsiteURL = r.String(info.Version), r.String(info.WebsiteURL)
 	return &out
 }
+
+// maskCatalog masks the secrets a server put in what it lists — tool,
+// resource and prompt titles and descriptions, a prompt's argument
+// descriptions — before anything keeps them: the tool set, the listings,
+// the tool cache on disk. A server told a secret in its environment can
+// echo it there as easily as on stderr. Names, URIs and input schemas
+// are passed as they are: they are what an agent calls.
+func (h *Host) maskCatalog(c catalog) catalog {
+	m := h.redactor.String
+	for i, t := range c.tools {
+		if tt, dd := m(t.Title), m(t.Description); tt != t.Title || dd != t.Description {
+			cp := *t
+			cp.Title, cp.Description = tt, dd
+			c.tools[i] = &cp
+		}
+	}
+	for i, r := range c.resources {
+		if tt, dd := m(r.Title), m(r.Description); tt != r.Title || dd != r.Description {
+			cp := *r
+			cp.Title, cp.Description = tt, dd
+			c.resources[i] = &cp
+		}
+	}
+	for i, r := range c.templates {
+		if tt, dd := m(r.Title), m(r.Description); tt != r.Title || dd != r.Description {
+			cp := *r
+			cp.Title, cp.Description = tt, dd
+			c.templates[i] = &cp
+		}
+	}
+	for i, p := range c.prompts {
+		cp := *p
+		changed := false
+		if tt, dd := m(p.Title), m(p.Description); tt != p.Title || dd != p.Description {
+			cp.Title, cp.Description, changed = tt, dd, true
+		}
+		for j, a := range p.Arguments {
+			if d := m(a.Description); d != a.Description {
+				if !changed || &cp.Arguments[0] == &p.Arguments[0] {
+					cp.Arguments = append([]*mcp.PromptArgument(nil), p.Arguments...)
+				}
+				ac := *a
+				ac.Description = d
+				cp.Arguments[j] = &ac
+				changed = true
+			}
+		}
+		if changed {
+			c.prompts[i] = &cp
+		}
+	}
+	return c
+}

@@ -186,6 +186,7 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 		return nil, h.explain(ctx, err, timeout)
 	}
 	cat, err := list(ctx, sess)
+	cat = h.maskCatalog(cat)
 	if err != nil {
 		sess.Close()
 		return nil, h.explain(ctx, err, timeout)
