@@ -40,6 +40,7 @@ package redact
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -47,6 +48,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf16"
 
 	"github.com/switchboard-mcp/switchboard/config"
 )
@@ -366,10 +368,33 @@ func forms(v string) []string {
 	}
 	n := len(out)
 	for _, s := range out[:n] {
-		out = append(out, url.QueryEscape(s), url.PathEscape(s), jsonEscape(s, true), jsonEscape(s, false))
+		j := jsonEscape(s, false)
+		out = append(out, url.QueryEscape(s), url.PathEscape(s), jsonEscape(s, true), j,
+			// Other encoders' habits: PHP's "\/" and Python's ASCII-only
+			// "\u00e4".
+			strings.ReplaceAll(j, "/", `\/`), asciiJSON(j))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// asciiJSON is a JSON string's inside with every non-ASCII character as
+// a \u escape (surrogate pairs beyond the BMP), as Python's json.dumps
+// writes it by default.
+func asciiJSON(j string) string {
+	var b strings.Builder
+	for _, r := range j {
+		switch {
+		case r < 0x80:
+			b.WriteRune(r)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }
 
 // jsonEscape is s as it appears inside a JSON string, with <, > and &

@@ -199,3 +199,14 @@ func BenchmarkString(b *testing.B) {
 		r.String(line)
 	}
 }
+
+// TestOtherEncoders: a secret echoed by an encoder with other habits than
+// Go's is masked too: PHP escapes "/", Python writes non-ASCII as \u.
+func TestOtherEncoders(t *testing.T) {
+	r := New()
+	r.Add("tok/abc+def/GHIJ9", "pässwort-geheim")
+	in := `{"a": "tok\/abc+def\/GHIJ9", "b": "p\u00e4sswort-geheim"}`
+	if got := r.String(in); strings.Contains(got, "GHIJ9") || strings.Contains(got, "sswort") {
+		t.Errorf("String(%q) = %q", in, got)
+	}
+}
