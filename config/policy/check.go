@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -82,7 +83,7 @@ func (r Rule) denies(c *config.ServerConfig, prog *program) (bool, string) {
 	if r.Name != "" && !glob.Match(r.Name, c.Name) {
 		return false, ""
 	}
-	if r.URL != "" && (c.URL == "" || !glob.Match(r.URL, c.URL)) {
+	if r.URL != "" && (c.URL == "" || !urlMatch(r.URL, c.URL)) {
 		return false, ""
 	}
 	if r.Command == "" {
@@ -161,7 +162,7 @@ func (r Rule) nameAndURL(c *config.ServerConfig) bool {
 	if r.Name != "" && !glob.Match(r.Name, c.Name) {
 		return false
 	}
-	return r.URL == "" || c.URL != "" && glob.Match(r.URL, c.URL)
+	return r.URL == "" || c.URL != "" && urlMatch(r.URL, c.URL)
 }
 
 // matches tries a command pattern on one name of the layer's program,
@@ -171,4 +172,37 @@ func (l layer) matches(pattern, name string) bool {
 		return true
 	}
 	return len(l.args) > 0 && glob.Match(pattern, name+" "+strings.Join(l.args, " "))
+}
+
+// urlMatch matches a url rule against a server's url by its parts, not as
+// one string: the scheme and host case-folded (HTTP://Host is http://host,
+// as the client will treat it), the host matched on its own, so that
+// "http://*.example.com/*" cannot be met by a path that contains
+// ".example.com"; then the path and query. A pattern with no path matches
+// any path. A pattern or url that does not parse as one with a scheme and
+// host is matched as a whole string, as before.
+func urlMatch(pattern, raw string) bool {
+	scheme, rest, ok := strings.Cut(pattern, "://")
+	u, err := url.Parse(raw)
+	if !ok || err != nil || u.Host == "" {
+		return glob.Match(pattern, raw)
+	}
+	// A pattern's host may hold a star where a port goes ("127.0.0.1:*"),
+	// which url.Parse refuses, so it is split by hand.
+	host, path := rest, ""
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
+		host, path = rest[:i], rest[i:]
+	}
+	if !glob.Match(strings.ToLower(scheme), strings.ToLower(u.Scheme)) ||
+		!glob.Match(strings.ToLower(host), strings.ToLower(u.Host)) {
+		return false
+	}
+	if path == "" {
+		return true
+	}
+	got := u.EscapedPath()
+	if u.RawQuery != "" {
+		got += "?" + u.RawQuery
+	}
+	return glob.Match(path, got)
 }

@@ -104,3 +104,26 @@ func FuzzParsePolicy(f *testing.F) {
 		_ = p.Check(&config.ServerConfig{Name: "n", URL: "https://u"}, Runtime{})
 	})
 }
+
+// TestURLRules: a url rule is judged by the url's parts (found by an
+// attacker's pass: the README's own allow pattern admitted a path that
+// held ".example.com", and a deny was dodged by an upper-case scheme).
+func TestURLRules(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, url string
+		want         bool
+	}{
+		{"https://*.example.com/*", "https://api.example.com/v1/mcp", true},
+		{"https://*.example.com/*", "https://127.0.0.1:8080/.example.com/mcp", false},
+		{"http://*.example.com/*", "http://127.0.0.1:18777/.example.com/mcp", false},
+		{"http://127.0.0.1:*", "HTTP://127.0.0.1:18777/mcp", true},
+		{"http://127.0.0.1:*", "http://127.0.0.1:18777/mcp?x=1", true},
+		{"https://mcp.example.com/sse", "https://MCP.Example.com/sse", true},
+		{"https://mcp.example.com/sse", "https://mcp.example.com/other", false},
+		{"*example.com*", "https://evil.test/example.com", true}, // no scheme: a whole-string glob
+	} {
+		if got := urlMatch(tc.pattern, tc.url); got != tc.want {
+			t.Errorf("urlMatch(%q, %q) = %v, want %v", tc.pattern, tc.url, got, tc.want)
+		}
+	}
+}
