@@ -243,3 +243,29 @@ func TestFailClosed(t *testing.T) {
 		}
 	}
 }
+
+// TestInjectionAndRelativePath: code injected through the environment,
+// or a program env finds through a relative PATH entry, is not judged by
+// name: both are refused like a shell (found by an attacker's pass).
+func TestInjectionAndRelativePath(t *testing.T) {
+	p, err := Parse("p.json", []byte(`{"allow": [{"command": "/usr/bin/*"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := Runtime{Dir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
+		if k == "PATH" {
+			return "/usr/bin:/bin", true
+		}
+		return "", false
+	}}
+	for _, c := range []config.ServerConfig{
+		{Name: "preload", Command: "/usr/bin/true", Env: map[string]string{"LD_PRELOAD": "/tmp/evil.so"}},
+		{Name: "node", Command: "/usr/bin/node", Env: map[string]string{"NODE_OPTIONS": "--require=/tmp/evil.js"}},
+		{Name: "envpath", Command: "/usr/bin/env", Args: []string{"true"}, Env: map[string]string{"PATH": ":/usr/bin"}},
+		{Name: "envarg", Command: "/usr/bin/env", Args: []string{"PATH=bin", "true"}},
+	} {
+		if why := p.Check(&c, rt); !strings.Contains(why, "cannot judge") {
+			t.Errorf("%s: Check = %q, want it refused", c.Name, why)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -58,6 +59,12 @@ type program struct {
 	opaque string
 }
 
+// injectors are environment variables that make a program load or run
+// code it was not started with. (Any LD_ and DYLD_ variable counts too.)
+var injectors = words("NODE_OPTIONS NODE_PATH PYTHONSTARTUP PYTHONPATH PYTHONHOME PYTHONINSPECT " +
+	"PERL5OPT PERL5LIB PERLLIB RUBYOPT RUBYLIB BASH_ENV ENV ZDOTDIR JAVA_TOOL_OPTIONS _JAVA_OPTIONS " +
+	"JDK_JAVA_OPTIONS GIT_EXEC_PATH DENO_DIR BUN_OPTIONS LUA_INIT LUA_PATH LUA_CPATH")
+
 // maxWrapped bounds how many envs in a row resolve follows.
 const maxWrapped = 8
 
@@ -82,6 +89,16 @@ func resolve(c *config.ServerConfig, rt Runtime) *program {
 		}
 		env = maps.Clone(env)
 		env["PATH"] = v[1:]
+	}
+	// Variables that make a program load or run other code than its own
+	// (a preloaded library, node's --require, python's startup file) hide
+	// what runs as well as a shell does.
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		if injectors[k] || strings.HasPrefix(k, "DYLD_") || strings.HasPrefix(k, "LD_") {
+			prog.layers = []layer{{command: c.Command, args: c.Args}}
+			prog.opaque = "its env sets " + k + ", which can make any program run other code"
+			return prog
+		}
 	}
 	paths := execpath.SearchPaths(env, hostPATH)
 	command, args := c.Command, c.Args
@@ -114,8 +131,30 @@ func resolve(c *config.ServerConfig, rt Runtime) *program {
 			return prog // env alone prints the environment
 		}
 		command, args = inner, innerArgs
+		if !setPath && !strings.Contains(inner, "/") {
+			// env looks its program up in the PATH it inherits: the
+			// server's, else the host's, relative entries included.
+			inherited, ok := env["PATH"]
+			if !ok {
+				inherited = hostPATH
+			}
+			for _, entry := range filepath.SplitList(inherited) {
+				if entry == "" || !filepath.IsAbs(entry) {
+					prog.opaque = "env looks its program up in a PATH with a relative entry (" + strconv.Quote(entry) + ")"
+					return prog
+				}
+			}
+		}
 		if setPath {
-			// env looks its program up in the PATH it was given.
+			// env looks its program up in the PATH it was given, with its
+			// empty and relative entries too, which name the working
+			// directory and are not judged here.
+			for _, entry := range filepath.SplitList(path) {
+				if entry == "" || !filepath.IsAbs(entry) {
+					prog.opaque = "env looks its program up in a PATH with a relative entry (" + strconv.Quote(entry) + ")"
+					return prog
+				}
+			}
 			paths = []string{path}
 		}
 	}
