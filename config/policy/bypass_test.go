@@ -269,3 +269,29 @@ func TestInjectionAndRelativePath(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineCodeForms: the forms of inline code a review found slipping
+// past (an option with a value before -c, code attached to the flag,
+// node's -r and --import) are refused like -c itself.
+func TestInlineCodeForms(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		flags string
+		want  bool
+	}{
+		{[]string{"-c", "print(1)"}, "c", true},
+		{[]string{"-W", "ignore", "-c", "CODE"}, "c", true},
+		{[]string{"-cCODE"}, "c", true},
+		{[]string{"-eCODE"}, "e E", true},
+		{[]string{"-r", "fs", "-e", "CODE"}, "e p", true},
+		{[]string{"--import", "data:text/javascript,CODE", "ok.js"}, "e p", true},
+		{[]string{"--require=./x.js", "ok.js"}, "e p", true},
+		{[]string{"server.py", "-c", "config.toml"}, "c", false}, // the script's own -c
+		{[]string{"-u", "server.py"}, "c", false},
+		{[]string{"--max-old-space-size=512", "server.js"}, "e p", false},
+	} {
+		if got := inlineFlag(tc.args, tc.flags) != ""; got != tc.want {
+			t.Errorf("inlineFlag(%q, %q) = %v, want %v", tc.args, tc.flags, got, tc.want)
+		}
+	}
+}

@@ -285,20 +285,39 @@ func wrapper(names map[string]bool, order []string, args []string) string {
 // or its long form (--eval, --print).
 func inlineFlag(args []string, flags string) string {
 	letters := strings.ReplaceAll(flags, " ", "")
-	for _, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		switch {
+		case a == "--":
+			return ""
 		case a == "--eval" || a == "--print" || strings.HasPrefix(a, "--eval=") || strings.HasPrefix(a, "--print="):
 			if strings.ContainsAny(letters, "ep") {
 				return a
 			}
 		case strings.HasPrefix(a, "--"):
+			// node loads code before the script with these.
+			for _, l := range []string{"--require", "--import", "--loader", "--experimental-loader"} {
+				if strings.ContainsRune(letters, 'e') && (a == l || strings.HasPrefix(a, l+"=")) {
+					return a
+				}
+			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
-			// A cluster of letters that ends with the flag: -c, -Ic, -lne.
-			if cluster := a[1:]; letters != "" && isLetters(cluster) && strings.ContainsRune(letters, rune(cluster[len(cluster)-1])) {
+			cluster := a[1:]
+			// The flag first, its code attached or not (-c, -cCODE), or
+			// a cluster of letters holding it (-Ic, -lne); node's -r
+			// loads a module first.
+			if letters != "" && (strings.ContainsRune(letters, rune(cluster[0])) ||
+				isLetters(cluster) && strings.ContainsAny(cluster, letters)) ||
+				strings.ContainsRune(letters, 'e') && cluster[0] == 'r' {
 				return a
 			}
+			// An option whose value is the next argument (python -W
+			// ignore) does not end the options.
+			if len(cluster) == 1 && strings.ContainsRune("WX", rune(cluster[0])) {
+				i++
+			}
 		default:
-			return ""
+			return "" // the script: what follows is its own
 		}
 	}
 	return ""
