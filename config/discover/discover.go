@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/internal/doc"
 	"github.com/switchboard-mcp/switchboard/config/policy"
 	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/config/trust"
@@ -105,6 +106,9 @@ type Discovery struct {
 	ProjectTrusted bool
 	// Policy is the policy that applied, nil for none.
 	Policy *policy.Policy
+	// projectBytes counts what the project's files took (projectBudget).
+	projectBytes int
+
 	// PolicyPath is the policy file discovery looked at, found or not:
 	// the file to watch for one that appears.
 	PolicyPath string
@@ -353,6 +357,9 @@ func (d *Discovery) read(rep *SourceReport, loc source.Location, required bool) 
 		}
 		data, err = safefile.ReadLimited(rep.Path, limit)
 	}
+	if err == nil && loc.Level == config.LevelProject {
+		err = d.projectBudget(len(data), data)
+	}
 	if err == nil {
 		rep.Found = true
 		return data, true
@@ -368,6 +375,25 @@ func (d *Discovery) read(rep *SourceReport, loc source.Location, required bool) 
 	rep.Error = diag.Error()
 	d.Errors = append(d.Errors, diag)
 	return nil, false
+}
+
+// A project's files come from a repository someone else wrote, and are
+// read before it is trusted: what they may cost is bounded, per file in
+// values (each costs a few hundred bytes of tree) and in all in bytes.
+const (
+	MaxProjectValues = 100_000
+	MaxProjectBytes  = 16 << 20
+)
+
+// projectBudget charges one project-level file against the budget.
+func (d *Discovery) projectBudget(size int, data []byte) error {
+	if d.projectBytes += size; d.projectBytes > MaxProjectBytes {
+		return fmt.Errorf("the project's config files are more than %d MiB in all, the most switchboard reads from one project", MaxProjectBytes>>20)
+	}
+	if n := doc.CountValues(data); n > MaxProjectValues {
+		return fmt.Errorf("about %d values, more than the %d switchboard reads from a project's file", n, MaxProjectValues)
+	}
+	return nil
 }
 
 // parse runs a provider's parser on one file, turning a panic into an

@@ -540,3 +540,33 @@ func TestWorkDirFollowsTrust(t *testing.T) {
 		t.Errorf("diff %+v, want s changed", diff)
 	}
 }
+
+// TestProjectBudget: a clone's files are bounded in what they cost: one
+// file of two million tiny values, and many files that add up, are each
+// one error, and the person's own files still count (found by an
+// attacker's pass: 20 such files took 7.9 GB).
+func TestProjectBudget(t *testing.T) {
+	m := newMachine(t)
+	m.write("~/.cursor/mcp.json", `{"mcpServers": {"mine": {"command": "x"}}}`)
+	m.write("./.gemini/settings.json", `{"mcpServers": {"a": {"command": "x", "args": [`+strings.Repeat(`1,`, 200_000)+`1]}}}`)
+	big := `{"mcpServers": {"b": {"command": "x", "args": ["` + strings.Repeat("x", 3<<20) + `"]}}}`
+	for i := range 6 {
+		m.write(fmt.Sprintf("./.continue/mcpServers/%d.json", i), big)
+	}
+	d := m.discover()
+	var values, total int
+	for _, e := range d.Errors {
+		switch {
+		case strings.Contains(e.Error(), "values, more than"):
+			values++
+		case strings.Contains(e.Error(), "MiB in all"):
+			total++
+		}
+	}
+	if values != 1 || total == 0 {
+		t.Errorf("errors %v: want one file over the value budget and the files past the total", d.Errors)
+	}
+	if len(d.Servers) == 0 || d.Servers[0].Name != "mine" {
+		t.Errorf("servers %v: the person's own must still be read", summary(d.Servers))
+	}
+}

@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"config/policy":       {"config", "config/internal/doc", "internal/execpath", "internal/glob", "internal/safefile"},
 	"config/trust":        {"internal/safefile"},
 	"config/edit":         {"config", "config/internal/doc", "config/source", "internal/safefile"},
-	"config/discover":     {"config", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile", "internal/execpath"},
+	"config/discover":     {"config", "config/internal/doc", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile", "internal/execpath"},
 
 	// The host knows config's types, never how configs are found.
 	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact"},
