@@ -259,8 +259,14 @@ func (vs *valueSet) url(raw string) {
 		}
 	}
 	_, query, _ := strings.Cut(rest, "?")
-	query, _, _ = strings.Cut(query, "#")
-	for _, kv := range strings.FieldsFunc(query, func(c rune) bool { return c == '&' || c == ';' }) {
+	query, fragment, _ := strings.Cut(query, "#")
+	if !strings.Contains(rest, "?") {
+		_, fragment, _ = strings.Cut(rest, "#")
+	}
+	// A fragment carries parameters the way a query does
+	// (#access_token=…, as OAuth's implicit flow writes it).
+	params := query + "&" + fragment
+	for _, kv := range strings.FieldsFunc(params, func(c rune) bool { return c == '&' || c == ';' }) {
 		_, v, _ := strings.Cut(kv, "=")
 		vs.add(credential, v)
 		if dec, err := url.QueryUnescape(v); err == nil {

@@ -210,3 +210,12 @@ func TestOtherEncoders(t *testing.T) {
 		t.Errorf("String(%q) = %q", in, got)
 	}
 }
+
+// A url's fragment parameters are masked like its query's.
+func TestURLFragment(t *testing.T) {
+	r := New()
+	r.AddURL("https://h.example/mcp#access_token=frag-secret-123&x=1")
+	if got := r.String("failed: https://h.example/mcp#access_token=frag-secret-123"); strings.Contains(got, "frag-secret-123") {
+		t.Errorf("fragment secret shown: %q", got)
+	}
+}
