@@ -225,23 +225,10 @@ func TestWatchShowsKillAndRecovery(t *testing.T) {
 	sc, stop := startWatch(t, cfg)
 	defer stop()
 
-	type event struct {
-		Type, Server, State, Error string
-		PID                        *int
-	}
+	type event = watchEvent
 	next := func(match func(event) bool) event {
 		t.Helper()
-		for sc.Scan() {
-			var e event
-			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-				t.Fatalf("not JSON: %q", sc.Text())
-			}
-			if match(e) {
-				return e
-			}
-		}
-		t.Fatalf("watch output ended: %v", sc.Err())
-		return event{}
+		return nextEvent(t, sc, "an event", match)
 	}
 	state := func(server, st string) func(event) bool {
 		return func(e event) bool { return e.Type == "state" && e.Server == server && e.State == st }
@@ -266,6 +253,24 @@ func TestWatchShowsKillAndRecovery(t *testing.T) {
 	if back.PID == nil || *back.PID == *first.PID || *back.PID <= 0 {
 		t.Errorf("back under pid %v, was %d", back.PID, *first.PID)
 	}
+}
+
+// nextEvent reads watch's output (watchEvent, watch_test.go) up to the
+// first event that matches; the output ending first fails the test,
+// naming what it waited for.
+func nextEvent(t *testing.T, sc *bufio.Scanner, what string, match func(watchEvent) bool) watchEvent {
+	t.Helper()
+	for sc.Scan() {
+		var e watchEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("not JSON: %q", sc.Text())
+		}
+		if match(e) {
+			return e
+		}
+	}
+	t.Fatalf("watch output ended waiting for %s: %v", what, sc.Err())
+	return watchEvent{}
 }
 
 // startWatch runs `switchboard --config cfg watch --json` in this process.

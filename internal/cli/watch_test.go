@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,23 +59,15 @@ func TestWatchReloadsEdits(t *testing.T) {
 	var touched map[string]bool
 	next := func(what string, match func(watchEvent) bool) watchEvent {
 		t.Helper()
-		for sc.Scan() {
-			var e watchEvent
-			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-				t.Fatalf("not JSON: %q", sc.Text())
-			}
+		return nextEvent(t, sc, what, func(e watchEvent) bool {
 			if e.Type == "state" && e.State == "connected" && e.PID != nil {
 				if old, ok := pids[e.Server]; ok && old != *e.PID && !touched[e.Server] {
 					t.Errorf("%s restarted (pid %d -> %d) though its config did not change", e.Server, old, *e.PID)
 				}
 				pids[e.Server] = *e.PID
 			}
-			if match(e) {
-				return e
-			}
-		}
-		t.Fatalf("watch output ended before %s: %v", what, sc.Err())
-		return watchEvent{}
+			return match(e)
+		})
 	}
 	connected := func(name string) func(watchEvent) bool {
 		return func(e watchEvent) bool { return e.Type == "state" && e.Server == name && e.State == "connected" }

@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,20 +23,10 @@ func TestWatchPolicyFailsClosed(t *testing.T) {
 
 	sc, stop := startWatch(t, cfg)
 	defer stop()
-	type event struct{ Type, Server, State, Error string }
+	type event = watchEvent
 	next := func(what string, match func(event) bool) event {
 		t.Helper()
-		for sc.Scan() {
-			var e event
-			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-				t.Fatalf("not JSON: %q", sc.Text())
-			}
-			if match(e) {
-				return e
-			}
-		}
-		t.Fatalf("watch output ended waiting for %s: %v", what, sc.Err())
-		return event{}
+		return nextEvent(t, sc, what, match)
 	}
 	state := func(st string) func(event) bool {
 		return func(e event) bool { return e.Type == "state" && e.Server == "demo" && e.State == st }
