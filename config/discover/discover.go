@@ -187,7 +187,7 @@ type Shadowed struct {
 // servers, and an *InterruptedError.
 func Discover(ctx context.Context, opts Options) *Discovery {
 	env := opts.normalizedEnv()
-	d, cands := collect(ctx, opts.Providers, env)
+	d, cands := collect(ctx, opts.Providers, env, false)
 	if d.interrupted(ctx) {
 		return d
 	}
@@ -201,7 +201,7 @@ func Discover(ctx context.Context, opts Options) *Discovery {
 // `switchboard trust`: nothing is substituted, run or looked up. A ctx
 // done before the last file leaves the list short; the caller tells.
 func ScanProject(ctx context.Context, opts Options) []trust.ProjectFile {
-	d, _ := collect(ctx, opts.Providers, opts.normalizedEnv())
+	d, _ := collect(ctx, opts.Providers, opts.normalizedEnv(), true)
 	return d.ProjectFiles
 }
 
@@ -257,7 +257,7 @@ func LoadFiles(ctx context.Context, paths []string, opts Options) *Discovery {
 	// files that are there, so that servers start in an untrusted clone's
 	// folder no more with --config than without.
 	if env.ProjectDir != "" {
-		scan, _ := collect(ctx, opts.Providers, env)
+		scan, _ := collect(ctx, opts.Providers, env, true)
 		d.ProjectFiles = scan.ProjectFiles
 	}
 	d.decideTrust(opts, env)
@@ -266,9 +266,10 @@ func LoadFiles(ctx context.Context, paths []string, opts Options) *Discovery {
 	return d
 }
 
-// collect reads every location of the providers (nil: all) and parses what
-// it finds, without applying any rule, until ctx is done.
-func collect(ctx context.Context, providers []*source.Provider, env source.Env) (*Discovery, []*candidate) {
+// collect reads every location of the providers (nil: all), or with
+// projectOnly only the project-level ones, and parses what it finds,
+// without applying any rule, until ctx is done.
+func collect(ctx context.Context, providers []*source.Provider, env source.Env, projectOnly bool) (*Discovery, []*candidate) {
 	if providers == nil {
 		providers = source.All()
 	}
@@ -304,6 +305,9 @@ func collect(ctx context.Context, providers []*source.Provider, env source.Env) 
 		// as user level.
 		if pl.loc.Level == config.LevelProject && userPaths[filepath.Clean(pl.loc.Path)] {
 			continue
+		}
+		if projectOnly && pl.loc.Level != config.LevelProject {
+			continue // only the project's files decide its trust
 		}
 		rep := SourceReport{Provider: pl.p.Name, ID: pl.p.ID, Level: pl.loc.Level, Path: pl.loc.Path, Key: pl.loc.Key}
 		data, ok := d.read(&rep, pl.loc, false)
