@@ -96,19 +96,15 @@ func (h *Host) maskCatalog(c catalog) catalog {
 	}
 	for i, p := range c.prompts {
 		cp := *p
-		changed := false
-		if tt, dd := m(p.Title), m(p.Description); tt != p.Title || dd != p.Description {
-			cp.Title, cp.Description, changed = tt, dd, true
-		}
+		cp.Title, cp.Description = m(p.Title), m(p.Description)
+		changed := cp.Title != p.Title || cp.Description != p.Description
+		cp.Arguments = make([]*mcp.PromptArgument, len(p.Arguments))
 		for j, a := range p.Arguments {
+			cp.Arguments[j] = a
 			if d := m(a.Description); d != a.Description {
-				if !changed || &cp.Arguments[0] == &p.Arguments[0] {
-					cp.Arguments = append([]*mcp.PromptArgument(nil), p.Arguments...)
-				}
 				ac := *a
 				ac.Description = d
-				cp.Arguments[j] = &ac
-				changed = true
+				cp.Arguments[j], changed = &ac, true
 			}
 		}
 		if changed {
