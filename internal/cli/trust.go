@@ -19,16 +19,18 @@ func newTrustCmd(f *Factory) *cobra.Command {
 	o := &trustOptions{Factory: f}
 	return &cobra.Command{
 		Use:   "trust",
-		Short: "Allow the current project's config files to start servers",
-		Long: `Trust the MCP config files of the current project (or --project DIR):
-.switchboard/mcp.json, .mcp.json, .cursor/mcp.json, .vscode/mcp.json and
-the other tools' project files. Their servers can run programs from a
-repository someone else wrote, so until then they are listed as untrusted
-and not started.
+		Short: "Trust the current project folder, and its config files, to run servers",
+		Long: `Trust the current project folder (or --project DIR), with the MCP
+config files it has, if any: .switchboard/mcp.json, .mcp.json,
+.cursor/mcp.json, .vscode/mcp.json and the other tools' project files.
+A folder may hold a repository someone else wrote, so until it is
+trusted nothing in it runs: its config's servers are listed as untrusted
+and not started, and your own servers start in your home directory, with
+the folder given to them as a root.
 
-Trust is remembered per project directory and for exactly these files:
-when one changes, or one is added or removed, the project needs trusting
-again. It prints what it trusted.`,
+Trust is remembered per folder and for exactly these files: when one
+changes, or one is added or removed, the folder needs trusting again.
+It prints what it trusted.`,
 		Example: `  $ switchboard sources      # see what the project's files would start
   $ switchboard trust
   $ switchboard trust --project ~/src/app`,
