@@ -25,8 +25,7 @@ const listChangedDebounce = 50 * time.Millisecond
 // keeps every callback tied to its server without a session lookup.
 func (h *Host) newClient(s *server) *mcp.Client {
 	opts := &mcp.ClientOptions{
-		Logger:    h.log.With("server", s.cfg.Name),
-		KeepAlive: s.cfg.PingInterval,
+		Logger: h.log.With("server", s.cfg.Name),
 		ToolListChangedHandler: func(_ context.Context, req *mcp.ToolListChangedRequest) {
 			h.listChanged(s, req.Session, listTools)
 		},

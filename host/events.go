@@ -35,12 +35,14 @@ type Progress struct {
 
 // Event is one thing that happened in the host.
 type Event struct {
-	Time     time.Time `json:"time"`
-	Type     EventType `json:"type"`
-	Server   string    `json:"server,omitempty"`
-	State    State     `json:"state,omitempty"`
-	PID      int       `json:"pid,omitempty"`
-	Error    string    `json:"error,omitempty"`
+	Time   time.Time `json:"time"`
+	Type   EventType `json:"type"`
+	Server string    `json:"server,omitempty"`
+	State  State     `json:"state,omitempty"`
+	PID    int       `json:"pid,omitempty"`
+	Error  string    `json:"error,omitempty"`
+	// Retry is when a reconnecting server is tried next.
+	Retry    time.Time `json:"retryAt,omitzero"`
 	Version  uint64    `json:"version,omitempty"`
 	Level    LogLevel  `json:"level,omitempty"`
 	Message  string    `json:"message,omitempty"`

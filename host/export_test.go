@@ -1,14 +1,18 @@
 package host
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Hooks are the host's test hooks (hooks.go), for the tests in host_test.
 type Hooks struct {
 	BeforeAttempt func(ctx context.Context, server string)
 	CallWaits     func(server string)
+	Backoff       func(n int) time.Duration
 }
 
 // SetHooks installs test hooks on a host that has not started yet.
 func (h *Host) SetHooks(k Hooks) {
-	h.hooks = hooks{beforeAttempt: k.BeforeAttempt, callWaits: k.CallWaits}
+	h.hooks = hooks{beforeAttempt: k.BeforeAttempt, callWaits: k.CallWaits, backoff: k.Backoff}
 }

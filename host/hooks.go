@@ -1,6 +1,9 @@
 package host
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // hooks are points where a test can hold the host, or learn that it got
 // somewhere, which it could otherwise only guess at with sleeps. The zero
@@ -12,4 +15,7 @@ type hooks struct {
 	beforeAttempt func(ctx context.Context, server string)
 	// callWaits runs when a call starts waiting for its server to connect.
 	callWaits func(server string)
+	// backoff replaces the delay before a reconnect after n failures, so
+	// a test of many reconnects need not wait out the real ones.
+	backoff func(n int) time.Duration
 }

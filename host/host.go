@@ -124,6 +124,9 @@ type Host struct {
 	order   []string // names in config order, for Status
 	tools   ToolSet
 	index   map[string]toolKey // exposed name -> server and tool
+	// departed holds the names that left the tool set while their server
+	// stayed configured (noteDepartedLocked).
+	departed map[string]toolKey
 
 	callSeq  uint64
 	inflight map[string]string // progress token -> exposed tool name

@@ -17,7 +17,7 @@ import "time"
 //	connecting   → connected     the first attempt worked
 //	connecting   → failed        it did not: nearly always a config problem
 //	connected    → reconnecting  the connection dropped
-//	reconnecting → reconnecting  another attempt failed: only the error changes
+//	reconnecting → reconnecting  another attempt failed: a new error and next try
 //	reconnecting → connected     an attempt worked
 //	connected    → failed        a crash loop: given up on
 //	reconnecting → failed        (the same)
@@ -172,6 +172,9 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 	}
 	before := s.offerLocked()
 	s.phase, s.err = to, why
+	if to != phaseReconnecting {
+		s.retryAt = time.Time{} // only a reconnecting server has a next try
+	}
 	if to != from {
 		s.since = time.Now()
 	}
@@ -185,8 +188,11 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 	if to.waits() && isClosed(s.settled) {
 		s.settled = make(chan struct{})
 	}
-	if to != from && to != phaseStopping {
-		ev := Event{Type: EventState, Server: s.cfg.Name, State: to.state(s.cfg.Lazy), PID: s.pid}
+	// Every failed reconnect is announced, with its cause and next try: a
+	// remote server may be down for long, and whoever watches should see
+	// it is still being tried.
+	if (to != from || to == phaseReconnecting) && to != phaseStopping {
+		ev := Event{Type: EventState, Server: s.cfg.Name, State: to.state(s.cfg.Lazy), PID: s.pid, Retry: s.retryAt}
 		if why != nil {
 			ev.Error = why.Error()
 		}

@@ -52,6 +52,7 @@ type server struct {
 	phase   phase
 	err     error
 	since   time.Time
+	retryAt time.Time // when a reconnecting server is tried next
 	session *mcp.ClientSession
 	pid     int
 	settled chan struct{} // open while the phase waits: calls wait on it

@@ -18,10 +18,13 @@ type Status struct {
 	Since     time.Time        `json:"since"`
 	Error     string           `json:"error,omitempty"`
 	Attempts  int              `json:"attempts"`
-	Tools     int              `json:"tools"`
-	Resources int              `json:"resources"`
-	Prompts   int              `json:"prompts"`
-	PID       int              `json:"pid,omitempty"`
+	// Retry is when a server that lost its connection is tried next; zero
+	// unless it is waiting to.
+	Retry     time.Time `json:"retryAt,omitzero"`
+	Tools     int       `json:"tools"`
+	Resources int       `json:"resources"`
+	Prompts   int       `json:"prompts"`
+	PID       int       `json:"pid,omitempty"`
 	// ConnectTime is how long the last connect took, handshake and lists.
 	ConnectTime time.Duration `json:"connectTimeMs"`
 	// ServerInfo is what the server said about itself, once connected.
@@ -56,6 +59,7 @@ func (h *Host) Status() []Status {
 			Source:      s.cfg.Source,
 			Since:       s.since,
 			Attempts:    s.attempts,
+			Retry:       s.retryAt,
 			Tools:       counts[name],
 			Resources:   len(s.resources),
 			Prompts:     len(s.prompts),

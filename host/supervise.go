@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -89,15 +90,21 @@ type conn struct {
 }
 
 // supervise owns a server's connection for as long as ctx lives: connect,
-// wait for the connection to drop, reconnect with backoff, and give up
-// after a crash loop (DESIGN.md F30, F31). A first connect that fails is not
-// retried: that is nearly always a config problem, and the person should
-// see "failed" rather than endless attempts. When ctx ends, whoever ended
-// it has moved the server on already; the supervisor only closes what it
-// holds.
+// wait for the connection to drop, reconnect with backoff (DESIGN.md F30,
+// F31). A first connect that fails is not retried: that is nearly always a
+// config problem, and the person should see "failed" rather than endless
+// attempts. After that the two kinds of server part ways. A process that
+// keeps dying is crash-looping, and is given up on after
+// CrashLoopFailures drops within CrashLoopWindow. A remote server that
+// cannot be reached is not crash-looping: it is down, and the supervisor
+// keeps trying, the delay doubling up to BackoffMax, until it is back.
+// When ctx ends, whoever ended it has moved the server on already; the
+// supervisor only closes what it holds.
 func (h *Host) supervise(ctx context.Context, s *server) {
 	var failures []time.Time // recent drops and failed reconnects, for the crash-loop guard
+	misses := 0              // failures since the last connection, for a remote server's backoff
 	everConnected := false
+	process := s.cfg.TransportKind() == config.TransportStdio
 	for {
 		c, err := h.connectOnce(ctx, s)
 		if err == nil {
@@ -105,9 +112,9 @@ func (h *Host) supervise(ctx context.Context, s *server) {
 				c.sess.Close()
 				return
 			}
-			everConnected = true
+			everConnected, misses = true, 0
 			h.afterSettled(s, c)
-			err = h.awaitDrop(ctx, c)
+			err = h.awaitDrop(ctx, s, c)
 		}
 		if ctx.Err() != nil {
 			return
@@ -121,17 +128,23 @@ func (h *Host) supervise(ctx context.Context, s *server) {
 		}
 		now := time.Now()
 		failures = append(recentFailures(failures, now), now)
+		misses++
 		cause := describeFailure(err, &s.log)
-		if len(failures) >= CrashLoopFailures {
-			err := fmt.Errorf("gave up after %d failures within %s (crash loop); last: %w", len(failures), CrashLoopWindow, cause)
-			h.settle(ctx, s, phaseFailed, err, nil)
+		delay := h.backoff(misses)
+		if process {
+			if len(failures) >= CrashLoopFailures {
+				err := fmt.Errorf("gave up after %d failures within %s (crash loop); last: %w", len(failures), CrashLoopWindow, cause)
+				if h.settle(ctx, s, phaseFailed, err, nil) {
+					h.log.Warn("server failed", "server", s.cfg.Name, "error", err)
+				}
+				return
+			}
+			delay = h.backoff(len(failures))
+		}
+		if !h.settleRetry(ctx, s, cause, now.Add(delay)) {
 			return
 		}
-		if !h.settle(ctx, s, phaseReconnecting, cause, nil) {
-			return
-		}
-		delay := backoff(len(failures))
-		h.log.Info("server dropped, reconnecting", "server", s.cfg.Name, "in", delay, "error", cause)
+		h.log.Info("server dropped, reconnecting", "server", s.cfg.Name, "in", delay.Round(time.Millisecond), "error", cause)
 		timer := time.NewTimer(delay)
 		select {
 		case <-timer.C:
@@ -140,6 +153,28 @@ func (h *Host) supervise(ctx context.Context, s *server) {
 			return
 		}
 	}
+}
+
+// backoff is the delay before the next attempt after n failures: the
+// test hook's, if one is set.
+func (h *Host) backoff(n int) time.Duration {
+	if h.hooks.backoff != nil {
+		return h.hooks.backoff(n)
+	}
+	return backoff(n)
+}
+
+// settleRetry moves s to reconnecting for its supervisor, which will try
+// again at next, as settle does.
+func (h *Host) settleRetry(ctx context.Context, s *server, why error, next time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ctx.Err() != nil {
+		return false
+	}
+	s.retryAt = next
+	h.transitionLocked(s, phaseReconnecting, why, nil)
+	return true
 }
 
 // settle moves s on for the supervisor that owns ctx, and reports whether
@@ -183,7 +218,7 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	defer cancel()
 	sess, stdio, kind, err := h.dial(ctx, s)
 	if err != nil {
-		return nil, h.explain(ctx, err, timeout)
+		return nil, h.explain(ctx, transport.Explain(err), timeout)
 	}
 	cat, err := list(ctx, sess)
 	cat = h.maskCatalog(cat)
@@ -203,29 +238,66 @@ func (h *Host) explain(ctx context.Context, err error, timeout time.Duration) er
 }
 
 // awaitDrop waits until a connection ends without the host asking: the
-// session's Wait returns, or a stdio child exits while a grandchild keeps
-// its stdout open. It returns why, or nil when ctx ended first.
-func (h *Host) awaitDrop(ctx context.Context, c *conn) error {
+// session's Wait returns, a stdio child exits while a grandchild keeps its
+// stdout open, or a ping goes unanswered. It returns why, or nil when ctx
+// ended first.
+//
+// The host pings, not go-sdk's KeepAlive: when a ping fails, go-sdk closes
+// the session and the error left to read is the one its close ran into
+// (over HTTP, `Delete "http://…"`), not the failed ping.
+func (h *Host) awaitDrop(ctx context.Context, s *server, c *conn) error {
 	done := make(chan error, 1)
 	go func() { done <- c.sess.Wait() }()
 	var exited <-chan struct{}
 	if c.stdio != nil {
 		exited = c.stdio.Exited()
 	}
+	h.mu.Lock()
+	interval := s.cfg.PingInterval
+	h.mu.Unlock()
+	var tick <-chan time.Time
+	if interval > 0 {
+		ticker := time.NewTicker(interval)
+		defer ticker.Stop()
+		tick = ticker.C
+	}
 	var err error
-	select {
-	case err = <-done:
-	case <-exited:
-		err = c.stdio.ExitErr()
-		if err == nil {
-			err = errors.New("server process exited")
+wait:
+	for {
+		select {
+		case err = <-done:
+			break wait
+		case <-exited:
+			err = c.stdio.ExitErr()
+			if err == nil {
+				err = errors.New("server process exited")
+			}
+			c.sess.Close()
+			<-done
+			break wait
+		case <-tick:
+			perr := ping(ctx, c.sess, interval)
+			if ctx.Err() != nil {
+				break
+			}
+			if errors.Is(perr, methodNotFound) {
+				tick = nil // a server without ping cannot be watched this way
+				h.addLog(s, LogLine{Level: LevelWarn, Text: "server does not answer ping; not pinging it"})
+				continue
+			}
+			if perr != nil {
+				err = fmt.Errorf("no answer to ping: %w", perr)
+				c.sess.Close()
+				<-done
+				break wait
+			}
+		case <-ctx.Done():
 		}
-		c.sess.Close()
-		<-done
-	case <-ctx.Done():
-		c.sess.Close()
-		<-done
-		return nil
+		if ctx.Err() != nil {
+			c.sess.Close()
+			<-done
+			return nil
+		}
 	}
 	if c.stdio != nil {
 		// The process may still be running (a protocol error ended the
@@ -237,7 +309,22 @@ func (h *Host) awaitDrop(ctx context.Context, c *conn) error {
 	if err == nil {
 		err = errors.New("server closed the connection")
 	}
-	return fmt.Errorf("connection lost: %w", err)
+	return fmt.Errorf("connection lost: %w", transport.Explain(err))
+}
+
+// methodNotFound matches the error of a server that has no such method.
+var methodNotFound = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}
+
+// ping sends one ping, bounded by half the interval as go-sdk's own
+// keep-alive does: an answer that takes longer than that is no answer.
+func ping(ctx context.Context, sess *mcp.ClientSession, interval time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, max(interval/2, 10*time.Millisecond))
+	defer cancel()
+	err := sess.Ping(ctx, nil)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("none within %s", max(interval/2, 10*time.Millisecond))
+	}
+	return err
 }
 
 // afterConnect sets up what a new session needs before it is published:

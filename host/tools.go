@@ -76,7 +76,10 @@ func (h *Host) rebuildToolsLocked() bool {
 			keys = append(keys, toolKey{s.cfg.Name, t.Name})
 		}
 	}
-	prev := make(map[toolKey]string, len(h.index))
+	prev := make(map[toolKey]string, len(h.index)+len(h.departed))
+	for name, k := range h.departed {
+		prev[k] = name // a server that comes back gets its names back
+	}
 	for name, k := range h.index {
 		prev[k] = name
 	}
@@ -108,9 +111,31 @@ func (h *Host) rebuildToolsLocked() bool {
 		return false
 	}
 	h.tools = ToolSet{Version: h.tools.Version + 1, Tools: set}
+	h.noteDepartedLocked(index)
 	h.index = index
 	h.events.publish(Event{Type: EventTools, Version: h.tools.Version})
 	return true
+}
+
+// noteDepartedLocked remembers the names leaving the tool set whose
+// server is still configured (it failed, or is waiting for its first
+// call), so a call to one can say why the tool is gone instead of
+// "unknown tool", and the server gets the same names when it is back.
+func (h *Host) noteDepartedLocked(next map[string]toolKey) {
+	if h.departed == nil {
+		h.departed = map[string]toolKey{}
+	}
+	for name, k := range h.index {
+		if _, still := next[name]; !still {
+			h.departed[name] = k
+		}
+	}
+	for name, k := range h.departed {
+		s := h.servers[k.server]
+		if _, back := next[name]; back || s == nil || s.phase.removed() {
+			delete(h.departed, name)
+		}
+	}
 }
 
 // sameTools reports whether two tool sets would look the same to a
@@ -204,8 +229,9 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 	}
 	key, ok := h.index[name]
 	if !ok {
+		err := h.goneLocked(name)
 		h.mu.Unlock()
-		return nil, toolKey{}, 0, fmt.Errorf("%w %q", ErrUnknownTool, name)
+		return nil, toolKey{}, 0, err
 	}
 	h.mu.Unlock()
 
@@ -252,6 +278,25 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 			return nil, key, 0, ctx.Err()
 		}
 	}
+}
+
+// goneLocked explains a name that is not in the tool set: a tool whose
+// server is down says which server and why; any other name is unknown.
+func (h *Host) goneLocked(name string) error {
+	k, ok := h.departed[name]
+	s := h.servers[k.server]
+	if !ok || s == nil || s.phase == phaseConnected || s.phase.removed() {
+		// Connected without it: the server no longer offers the tool.
+		return fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
+	why := s.err
+	state := s.stateLocked()
+	if why == nil {
+		why = fmt.Errorf("server is %s", state)
+	} else {
+		why = fmt.Errorf("server is %s: %w", state, why)
+	}
+	return &CallError{Server: k.server, Tool: k.tool, Err: why}
 }
 
 // errorResult wraps a failure as tool output an agent can read.
