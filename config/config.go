@@ -127,8 +127,8 @@ type ServerConfig struct {
 	// host lists it and never starts it.
 	Blocked string `json:"blocked,omitempty"`
 	// DuplicateOf names another server that is this same server under
-	// another name (same command and args, or same url); the host lists it
-	// and connects only the other.
+	// another name (the same Identity); the host lists it and connects
+	// only the other.
 	DuplicateOf string `json:"duplicateOf,omitempty"`
 
 	// Err is set when the entry cannot be used (validation or substitution

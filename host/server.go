@@ -30,7 +30,7 @@ const (
 	// offered as deferred tools and the first call connects it (DESIGN.md F19).
 	StateIdle State = "idle"
 	// StateDuplicate is a server that is another configured server under a
-	// second name (same command and args, or same url): connected once,
+	// second name (the same config.ServerConfig.Identity): connected once,
 	// under the other name.
 	StateDuplicate State = "duplicate"
 )

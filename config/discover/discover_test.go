@@ -149,12 +149,36 @@ func (m *machine) several() {
   "fs": {"command": "other-fs"},
   "off": {"command": "on-mcp"},
   "files": {"command": "fs-mcp", "args": ["/data"]},
-  "gh2": {"url": "https://api.github.com/mcp"}
+  "gh2": {"url": "https://api.github.com/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}"}}
 }}`)
 	m.write("~/.config/Code/User/mcp.json", `{
   // VS Code
   "servers": {"linear": {"type": "http", "url": "https://mcp.linear.app/mcp"}},
 }`)
+}
+
+// A server's identity is its whole resolved transport: the same program
+// with another environment, or the same url with other headers, is
+// another server, not a duplicate.
+func TestDuplicateIsTheWholeTransport(t *testing.T) {
+	m := newMachine(t)
+	m.vars["OTHER"] = "tok2"
+	m.write("~/.claude.json", `{"mcpServers": {
+  "notes": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/n/notes.json"}},
+  "todo": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/n/todo.json"}},
+  "notes-again": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/n/notes.json"}},
+  "work": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+  "home": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${OTHER}"}},
+  "work-again": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}
+}}`)
+	m.wantServers(m.discover(),
+		"notes:Claude Code:user",
+		"todo:Claude Code:user",
+		"notes-again:Claude Code:user duplicateOf=notes",
+		"work:Claude Code:user",
+		"home:Claude Code:user",
+		"work-again:Claude Code:user duplicateOf=work",
+	)
 }
 
 func TestDiscoverPrecedence(t *testing.T) {

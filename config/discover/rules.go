@@ -131,7 +131,7 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 	identities := map[string]string{}
 	for _, k := range winners {
 		c := &k.Config
-		if id := identity(c); id != "" && c.Err == nil && !c.Disabled && !c.Untrusted && c.Blocked == "" {
+		if id := c.Identity(); id != "" && c.Err == nil && !c.Disabled && !c.Untrusted && c.Blocked == "" {
 			if first, dup := identities[id]; dup {
 				c.DuplicateOf = first
 			} else {
@@ -250,18 +250,6 @@ func lossReason(k, winner *candidate) string {
 		return fmt.Sprintf("defined again in the same file; the first definition, at line %d, wins", w.Line)
 	}
 	return fmt.Sprintf("shadowed by the definition in %s, which comes first", where)
-}
-
-// identity is what makes two definitions the same server: the command
-// line, or the url. "" for a server that has neither.
-func identity(c *config.ServerConfig) string {
-	switch {
-	case c.Command != "":
-		return "stdio\x00" + strings.Join(append([]string{c.Command}, c.Args...), "\x00")
-	case c.URL != "":
-		return "url\x00" + c.URL
-	}
-	return ""
 }
 
 func safeFilter(f func(config.ServerConfig) bool, c config.ServerConfig) (keep bool) {

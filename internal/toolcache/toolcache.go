@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,37 +54,15 @@ type entry struct {
 	Tools       []*mcp.Tool `json:"tools"`
 }
 
-// Fingerprint identifies what a server config connects to: its transport
-// identity (command, args, cwd, url), hashes of env and headers, and the
+// Fingerprint identifies what a server config connects to: its
+// Identity (command, args, cwd and env, or url and headers), and the
 // project directory for project-level servers. A changed secret or another
 // project gives another fingerprint, so stale tools are never served.
 func Fingerprint(cfg *config.ServerConfig, projectDir string) string {
 	h := sha256.New()
-	field := func(s string) { fmt.Fprintf(h, "%d:%s;", len(s), s) }
-	sortedMap := func(m map[string]string) {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		field(fmt.Sprint(len(keys)))
-		for _, k := range keys {
-			field(k)
-			field(m[k])
-		}
-	}
-	field(string(cfg.TransportKind()))
-	field(cfg.Command)
-	field(fmt.Sprint(len(cfg.Args)))
-	for _, a := range cfg.Args {
-		field(a)
-	}
-	field(cfg.Cwd)
-	field(cfg.URL)
-	sortedMap(cfg.Env)
-	sortedMap(cfg.Headers)
+	h.Write([]byte(cfg.Identity()))
 	if cfg.Source.Level == config.LevelProject {
-		field(projectDir)
+		fmt.Fprintf(h, "project %d:%s;", len(projectDir), projectDir)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -85,7 +85,7 @@ func TestFingerprint(t *testing.T) {
 		"args":    func(c *config.ServerConfig) { c.Args = []string{"a b"} },
 		"secret":  func(c *config.ServerConfig) { c.Env = map[string]string{"TOKEN": "y"} },
 		"command": func(c *config.ServerConfig) { c.Command = "deno" },
-		"header":  func(c *config.ServerConfig) { c.Headers = map[string]string{"A": "1"} },
+		"cwd":     func(c *config.ServerConfig) { c.Cwd = "/elsewhere" },
 		"project": func(c *config.ServerConfig) { c.Source.Level = config.LevelProject },
 	}
 	for name, change := range variants {
@@ -94,6 +94,12 @@ func TestFingerprint(t *testing.T) {
 		if Fingerprint(&c, "/p") == fp {
 			t.Errorf("%s: changing it kept the fingerprint", name)
 		}
+	}
+	remote := config.ServerConfig{Name: "r", URL: "https://example.com/mcp", Headers: map[string]string{"A": "1"}}
+	other := remote
+	other.Headers = map[string]string{"A": "2"}
+	if Fingerprint(&remote, "/p") == Fingerprint(&other, "/p") {
+		t.Error("header: changing it kept the fingerprint")
 	}
 	same := base
 	same.Timeout = time.Minute // metadata, not identity

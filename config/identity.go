@@ -1,0 +1,53 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Identity is what makes a server the server it is, resolved: for a
+// process its command, args, working directory and environment; for a
+// remote server its url and headers. Two entries with the same identity
+// are one server under two names (DESIGN.md, "Duplicates"), and the tool
+// cache keys a server's tools by it (F15). Two memory servers that differ
+// only in MEMORY_FILE_PATH, or one url with two tokens, are two servers.
+// Name, source, timeouts and filters are not part of it. The string holds
+// secrets: compare or hash it, never print it.
+func (c *ServerConfig) Identity() string {
+	var b strings.Builder
+	field := func(s string) { fmt.Fprintf(&b, "%d:%s;", len(s), s) }
+	fields := func(m map[string]string) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		field(fmt.Sprint(len(keys)))
+		for _, k := range keys {
+			field(k)
+			field(m[k])
+		}
+	}
+	switch {
+	case c.Command != "":
+		field("stdio")
+		field(c.Command)
+		field(fmt.Sprint(len(c.Args)))
+		for _, a := range c.Args {
+			field(a)
+		}
+		field(c.Cwd)
+		field(c.WorkDir)
+		fields(c.Env)
+	case c.URL != "":
+		// A url with a type and the same url without one are the same
+		// server: the type only says how to speak to it.
+		field("remote")
+		field(c.URL)
+		fields(c.Headers)
+	default:
+		return ""
+	}
+	return b.String()
+}
