@@ -140,6 +140,9 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 			Skipped: func(line string) { h.serverLog(s, line, "skipped non-JSON line on stdout: ") },
 		})
 		sess, err := client.Connect(ctx, t, opts)
+		if pid := t.PID(); pid != 0 {
+			h.log.Info("process started", "server", cfg.Name, "command", cfg.Command, "args", cfg.Args, "dir", t.Dir(), "pid", pid)
+		}
 		if err != nil {
 			t.Close()
 			return nil, nil, kind, err
@@ -147,6 +150,7 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 		t.MarkReady()
 		return sess, t, kind, nil
 	case config.TransportAuto:
+		h.log.Info("connecting", "server", cfg.Name, "url", cfg.URL, "transport", "streamable HTTP, else SSE")
 		auto := transport.NewAuto(cfg)
 		sess, err := client.Connect(ctx, auto.Streamable, opts)
 		if err == nil {
@@ -159,6 +163,7 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 		sess, err = client.Connect(ctx, transport.NewHTTP(cfg, config.TransportSSE), opts)
 		return sess, nil, config.TransportSSE, err
 	default:
+		h.log.Info("connecting", "server", cfg.Name, "url", cfg.URL, "transport", kind)
 		sess, err := client.Connect(ctx, transport.NewHTTP(cfg, kind), opts)
 		return sess, nil, kind, err
 	}

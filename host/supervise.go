@@ -218,16 +218,36 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	defer cancel()
 	sess, stdio, kind, err := h.dial(ctx, s)
 	if err != nil {
-		return nil, h.explain(ctx, transport.Explain(err), timeout)
+		err = h.explain(ctx, transport.Explain(err), timeout)
+		h.log.Info("connect failed", "server", s.cfg.Name, "took", since(start), "error", err)
+		return nil, err
 	}
+	init := sess.InitializeResult()
+	h.log.Info("initialized", "server", s.cfg.Name, "transport", kind, "protocol", init.ProtocolVersion,
+		"serverName", serverInfo(init).Name, "serverVersion", serverInfo(init).Version, "took", since(start))
+	listed := time.Now()
 	cat, err := list(ctx, sess)
 	cat = h.maskCatalog(cat)
 	if err != nil {
 		sess.Close()
-		return nil, h.explain(ctx, err, timeout)
+		err = h.explain(ctx, err, timeout)
+		h.log.Info("listing failed", "server", s.cfg.Name, "error", err)
+		return nil, err
 	}
+	h.log.Info("listed", "server", s.cfg.Name, "tools", len(cat.tools), "resources", len(cat.resources),
+		"templates", len(cat.templates), "prompts", len(cat.prompts), "took", since(listed))
 	h.afterConnect(ctx, s, sess)
 	return &conn{sess: sess, stdio: stdio, kind: kind, cat: cat, took: time.Since(start)}, nil
+}
+
+// since is the time since t, rounded for a log line.
+func since(t time.Time) time.Duration { return time.Since(t).Round(10 * time.Microsecond) }
+
+func serverInfo(r *mcp.InitializeResult) *mcp.Implementation {
+	if r == nil || r.ServerInfo == nil {
+		return &mcp.Implementation{}
+	}
+	return r.ServerInfo
 }
 
 func (h *Host) explain(ctx context.Context, err error, timeout time.Duration) error {

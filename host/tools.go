@@ -206,7 +206,9 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	token := h.trackCall(name)
 	defer h.untrackCall(token)
 	params.SetProgressToken(token)
+	began := time.Now()
 	res, err := sess.CallTool(callCtx, params)
+	h.logCall(key, began, res, err)
 	switch {
 	case err == nil:
 		return res, nil
@@ -217,6 +219,23 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	}
 	cerr := &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err)}
 	return errorResult(cerr), cerr
+}
+
+// logCall notes a call's tool, time and outcome; never its arguments or
+// result, which may hold anything.
+func (h *Host) logCall(key toolKey, began time.Time, res *mcp.CallToolResult, err error) {
+	outcome := "ok"
+	switch {
+	case err != nil:
+		outcome = "failed"
+	case res.IsError:
+		outcome = "tool error"
+	}
+	args := []any{"server", key.server, "tool", key.tool, "took", since(began), "outcome", outcome}
+	if err != nil {
+		args = append(args, "error", err)
+	}
+	h.log.Debug("call", args...)
 }
 
 // sessionFor finds the live session for an exposed tool, waiting for a

@@ -59,6 +59,9 @@ type Stdio struct {
 // initializing is not in the middle of anything worth waiting for.
 func (t *Stdio) MarkReady() { t.ready.Store(true) }
 
+// Dir is the directory the process starts in.
+func (t *Stdio) Dir() string { return t.cmd.Dir }
+
 // PID is the child's process id, or 0 before Connect.
 func (t *Stdio) PID() int { return int(t.pid.Load()) }
 
