@@ -131,7 +131,13 @@ func newRoot(ctx context.Context, stdio IO) (*cobra.Command, *globalOptions) {
 shows how each one is doing. Its subcommands list and call their tools.
 
 With no config anywhere it runs a bundled demo server, so there is always
-something to look at.`,
+something to look at.
+
+Exit status: 0 when everything worked; 1 when a tool returned an error, a
+server a command needs is down, or (for switchboard alone and list, the
+health checks) a server failed or a config file could not be read; 2 for a
+usage mistake; 130 when interrupted (watch and logs -f end with 0). A
+disabled, blocked or untrusted server is not a failure.`,
 		Example: `  $ switchboard
   $ switchboard --config ./mcp.json tools
   $ switchboard tools --json | jq '.[].name'

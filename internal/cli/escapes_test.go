@@ -108,7 +108,7 @@ func TestServerTextIsEscaped(t *testing.T) {
 			"escfail", "(stderr: error: " + escapedPayload + ` \xff`, `\x1b]0;pwned\x07name`, `/nonexistent/\x1b[2J`,
 			ansiGreen + "connected", ansiRed + "failed",
 		}},
-		{name: "list", args: []string{"list"}, stdout: []string{escapedPayload, `\x1b]0;pwned\x07name`}},
+		{name: "list", args: []string{"list"}, code: ExitFailure, stdout: []string{escapedPayload, `\x1b]0;pwned\x07name`}},
 		{name: "tools", args: []string{"tools", "esc"}, stdout: []string{"mcp__esc__escapes", escapedPayload + " (a description"}},
 		{name: "resources", args: []string{"resources", "esc"}, stdout: []string{"demo://escapes", escapedPayload}},
 		{name: "prompts", args: []string{"prompts", "esc"}, stdout: []string{"esc/escapes", escapedPayload}},

@@ -168,7 +168,9 @@ func toStatusJSON(statuses []host.Status) []statusJSON {
 	return out
 }
 
-// anyFailed reports whether an enabled server failed: that is exit 1.
+// anyFailed reports whether a server failed: exit 1 for the health checks
+// (healthExitCodes). Disabled, blocked, untrusted and duplicate servers are
+// what someone decided, not failures of the run.
 func anyFailed(statuses []host.Status) bool {
 	for _, s := range statuses {
 		if s.State == host.StateFailed || s.State == host.StateDisconnected {
