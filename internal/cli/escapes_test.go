@@ -124,7 +124,11 @@ func TestServerTextIsEscaped(t *testing.T) {
 			stdout: []string{escapedPayload}, stderr: []string{"switchboard: ", escapedPayload}},
 		{name: "call a failed server", args: []string{"call", "mcp__escfail__echo"}, code: ExitFailure,
 			stderr: []string{`switchboard: server "escfail" is failed: `, escapedPayload}},
-		{name: "logs", args: []string{"logs", "escfail"}, stdout: []string{ansiRed + "error: " + escapedPayload + ` \xff` + ansiReset}},
+		{name: "logs", args: []string{"logs", "escfail"}, code: ExitFailure,
+			stdout: []string{ansiRed + "error: " + escapedPayload + ` \xff` + ansiReset},
+			stderr: []string{`switchboard: server "escfail" is failed: `, escapedPayload}},
+		{name: "tools of a failed server", args: []string{"tools", "escfail"}, code: ExitFailure,
+			stderr: []string{`switchboard: server "escfail" is failed: `, escapedPayload}},
 		{name: "sources", args: []string{"sources"}, stdout: []string{`\x1b]0;pwned\x07name`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -54,7 +54,7 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 	servers := l.servers
 	i := slices.IndexFunc(servers, func(c config.ServerConfig) bool { return c.Name == name })
 	if i < 0 {
-		return usagef("no server named %q", name)
+		return noServer(name)
 	}
 	sub := h.Subscribe()
 	defer sub.Close()
@@ -71,6 +71,11 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 	lines, _ := h.Logs(name)
 	for _, l := range lines {
 		o.printLogLine(l)
+	}
+	// The lines above are the why of a server that is down; this is its
+	// error. Nothing more will come from it: -f does not wait.
+	if err := o.IO.requireServer(h.Status(), name); err != nil || !running(h.Status(), name) {
+		return err
 	}
 	if !o.Follow {
 		return nil
@@ -113,4 +118,18 @@ func (o *logsOptions) printLogLine(l host.LogLine) {
 		text = paint(colorOn, ansiYellow, text)
 	}
 	fmt.Fprintf(o.IO.Out, "%s %-5s %s\n", paint(colorOn, ansiDim, l.Time.Format(clockFormat)), l.Level, text)
+}
+
+// running reports whether the server is connected or on its way: what
+// logs -f can follow.
+func running(statuses []host.Status, name string) bool {
+	i := slices.IndexFunc(statuses, func(s host.Status) bool { return s.Name == name })
+	if i < 0 {
+		return false
+	}
+	switch statuses[i].State {
+	case host.StateConnected, host.StateConnecting, host.StateIdle:
+		return true
+	}
+	return false
 }

@@ -55,7 +55,7 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 	defer s.Close()
 	tools := s.Tools().Tools
 	if o.Server != "" {
-		if err := requireServer(s.Status(), o.Server); err != nil {
+		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
 			return err
 		}
 		tools = onlyServer(tools, o.Server, func(t host.Tool) string { return t.Server })
