@@ -34,6 +34,9 @@ type IO struct {
 	// OutTTY and ErrTTY say whether Out and Err are terminals: progress and
 	// colour appear only there.
 	OutTTY, ErrTTY bool
+	// Width is how many columns the terminal Err is has, for the progress
+	// line, which must not wrap. Nil, or a result of 0, means 80.
+	Width func() int
 	// Getenv reads the environment; tests replace it.
 	Getenv func(string) string
 	// LookupEnv is Getenv that tells unset from empty.
@@ -44,7 +47,7 @@ type IO struct {
 func StdIO() IO {
 	return IO{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		OutTTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr),
+		OutTTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr), Width: stderrWidth,
 		Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 	}
 }

@@ -27,14 +27,30 @@ import (
 // launches it directly (testscript's own dispatch is by program name).
 const asCLI = "SWITCHBOARD_TEST_AS_CLI"
 
+// asTerminal, set to a number of columns, makes the switchboard of a
+// script take stdout and stderr for a terminal that wide: colour (unless
+// NO_COLOR), the notes and the progress line, as a person sees them.
+const asTerminal = "SWITCHBOARD_TEST_TERMINAL"
+
 func TestMain(m *testing.M) {
 	os.Setenv("GORACE", "atexit_sleep_ms=0") // inherited by server children
 	if os.Getenv(asCLI) == "1" {
 		os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
 	}
 	testscript.Main(leakChecked{m}, map[string]func(){
-		"switchboard": func() { os.Exit(cli.Main(os.Args[1:], cli.StdIO())) },
+		"switchboard": func() { os.Exit(cli.Main(os.Args[1:], scriptIO())) },
 	})
+}
+
+// scriptIO is the process's streams, taken for a terminal under asTerminal.
+func scriptIO() cli.IO {
+	stdio := cli.StdIO()
+	if cols, err := strconv.Atoi(os.Getenv(asTerminal)); err == nil {
+		os.Unsetenv(asTerminal) // not for the servers it starts
+		stdio.OutTTY, stdio.ErrTTY = true, true
+		stdio.Width = func() int { return cols }
+	}
+	return stdio
 }
 
 // leakChecked fails a passing run that left goroutines behind, as

@@ -70,7 +70,7 @@ func (f *Factory) startHost(ctx context.Context, wait bool) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := f.IO.progress(h)
+	p := f.IO.progress(h, f.Logger != nil && f.Logger() != nil)
 	err = h.Start(ctx, l.servers)
 	if err == nil && wait {
 		err = h.WaitSettled(ctx)
