@@ -151,7 +151,8 @@ disabled, blocked or untrusted server is not a failure.`,
 		Example: `  $ switchboard
   $ switchboard --config ./mcp.json tools
   $ switchboard tools --json | jq '.[].name'
-  $ switchboard call mcp__demo__echo text="hello"`,
+  $ switchboard call mcp__demo__echo text="hello"
+  $ switchboard --root ~/notes --root ./docs tools`,
 		Args:          usageArgs(cobra.NoArgs),
 		SilenceUsage:  true,
 		SilenceErrors: true,
