@@ -160,11 +160,21 @@ func sourceLabel(src config.Source) string {
 	return src.Label()
 }
 
+// transportName is the TRANSPORT column: a url without a type is tried
+// over streamable HTTP first, and "-" is an entry that names none.
 func transportName(s host.Status) string {
-	if s.Transport == "" {
+	if s.Transport == config.TransportAuto {
 		return "http"
 	}
 	return string(s.Transport)
+}
+
+// transportJSON is the transport in --json: "" for none.
+func transportJSON(s host.Status) string {
+	if s.Transport == noTransport {
+		return ""
+	}
+	return transportName(s)
 }
 
 func connectTime(s host.Status) string {
@@ -201,7 +211,7 @@ func toStatusJSON(statuses []host.Status) []statusJSON {
 	out := make([]statusJSON, 0, len(statuses))
 	for _, s := range statuses {
 		out = append(out, statusJSON{
-			Name: s.Name, State: string(s.State), Transport: transportName(s),
+			Name: s.Name, State: string(s.State), Transport: transportJSON(s),
 			Source: s.Source.String(), Provider: s.Source.Provider, Level: string(s.Source.Level),
 			Tools: s.Tools, Resources: s.Resources, Prompts: s.Prompts, Error: s.Error, PID: s.PID,
 			ConnectTimeMs: float64(s.ConnectTime.Microseconds()) / 1000, Attempts: s.Attempts,

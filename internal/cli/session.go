@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
@@ -58,6 +59,49 @@ func (l *loaded) untrustedProject() bool {
 type session struct {
 	*host.Host
 	loaded *loaded
+}
+
+// Status is the host's, with what the configs know of a transport that the
+// host cannot (fillTransports).
+func (s *session) Status() []host.Status {
+	statuses := s.Host.Status()
+	s.loaded.fillTransports(statuses)
+	return statuses
+}
+
+// noTransport is the transport of an entry that says none: a disabled
+// claim whose name no other file defines any more.
+const noTransport config.Transport = "-"
+
+// fillTransports gives a disabled claim (an entry of our own, `"NAME":
+// {"disabled": true}`, that turns off a server another tool's file
+// defines: 'switchboard disable' writes it) the transport of the
+// definition it turns off, which discovery keeps among the shadowed. The
+// claim itself has no command and no url, and the host, which sees only
+// the claim, would show it as a url's.
+func (l *loaded) fillTransports(statuses []host.Status) {
+	for i := range statuses {
+		st := &statuses[i]
+		j := slices.IndexFunc(l.servers, func(c config.ServerConfig) bool { return c.Name == st.Name })
+		if st.Transport != config.TransportAuto || j < 0 || !isClaim(&l.servers[j]) {
+			continue
+		}
+		st.Transport = noTransport
+		if l.discovery == nil {
+			continue
+		}
+		for _, sh := range l.discovery.Shadowed {
+			if sh.Config.Name == st.Name && !isClaim(&sh.Config) {
+				st.Transport = sh.Config.TransportKind()
+				break
+			}
+		}
+	}
+}
+
+// isClaim reports whether c says nothing of how to reach its server.
+func isClaim(c *config.ServerConfig) bool {
+	return c.Command == "" && c.URL == "" && c.Type == config.TransportAuto
 }
 
 // startHost loads the configs and starts a host on them, with progress
