@@ -296,12 +296,18 @@ func nextEvent(t *testing.T, sc *bufio.Scanner, what string, match func(watchEve
 // fails the test instead of hanging it.
 func startWatch(t *testing.T, cfg string) (lines *bufio.Scanner, stop func()) {
 	t.Helper()
+	return startWatchArgs(t, "--config", cfg, "watch", "--json")
+}
+
+// startWatchArgs is startWatch with the command line given whole.
+func startWatchArgs(t *testing.T, args ...string) (lines *bufio.Scanner, stop func()) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithTimeout(context.Background(), watchBound)
 	done := make(chan int, 1)
 	go func() {
 		defer pw.Close()
-		done <- cli.Run(ctx, []string{"--config", cfg, "watch", "--json"}, cli.IO{
+		done <- cli.Run(ctx, args, cli.IO{
 			In: strings.NewReader(""), Out: pw, Err: io.Discard,
 			Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 		})
