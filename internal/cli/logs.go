@@ -29,9 +29,15 @@ func newLogsCmd(f *Factory) *cobra.Command {
 		Long: `Start a server and show its log: the lines it wrote to stderr (classified
 error, warning or info), its notifications/message entries, and non-JSON
 lines it printed on stdout. With -f, stay connected and follow the log until
-interrupted, reconnects included.`,
+interrupted, reconnects included.
+
+For a server that failed, the lines come first (they are usually why),
+then its error on stderr, and the exit status is 1; -f does not wait for
+it. For one that is disabled, blocked or untrusted, a line on stderr says
+so.`,
 		Example: `  $ switchboard logs github
-  $ switchboard logs github -f`,
+  $ switchboard logs github -f
+  $ switchboard logs github --json | jq -r 'select(.level=="error") | .text'`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
