@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/host"
@@ -60,20 +63,45 @@ func serverArg(args []string) (string, error) {
 		return "", nil
 	}
 	if args[0] == "" {
-		return "", usagef("no server named %q", args[0])
+		return "", noServer(args[0])
 	}
 	return args[0], nil
 }
 
 // requireServer is the check of a command's SERVER argument: a usage error
-// unless the host has a server of that name.
-func requireServer(statuses []host.Status, name string) error {
-	for _, s := range statuses {
-		if s.Name == name {
-			return nil
-		}
+// unless the host has a server of that name; then, for a server that is
+// down, why. A server that should run and does not (failed, needs-auth)
+// is an error naming it, its state and its own error, for Run to print
+// (exit 1). One someone decided should not run (disabled, blocked,
+// untrusted, a duplicate) is no failure: a line on stderr says so, so an
+// empty listing does not look like a server without tools, and the
+// command goes on.
+func (ios IO) requireServer(statuses []host.Status, name string) error {
+	i := slices.IndexFunc(statuses, func(s host.Status) bool { return s.Name == name })
+	if i < 0 {
+		return noServer(name)
 	}
-	return usagef("no server named %q", name)
+	st := statuses[i]
+	why := fmt.Sprintf("server %q is %s", st.Name, st.State)
+	if st.Error != "" {
+		why += ": " + st.Error
+	}
+	switch st.State {
+	case host.StateFailed, host.StateDisconnected, host.StateNeedsAuth:
+		return errors.New(why)
+	case host.StateDisabled:
+		why += fmt.Sprintf(" ('switchboard enable %s' turns it on)", st.Name)
+	case host.StateBlocked, host.StateUntrusted, host.StateDuplicate:
+	default:
+		return nil // connected, or on its way: connecting, idle
+	}
+	fmt.Fprintf(ios.Err, "switchboard: %s\n", oneLine(why))
+	return nil
+}
+
+// noServer is the usage error for a SERVER argument no config defines.
+func noServer(name string) error {
+	return usagef("no server named %q (see 'switchboard list')", name)
 }
 
 // onlyServer keeps one server's items.

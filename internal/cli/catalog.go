@@ -49,7 +49,7 @@ func runResources(ctx context.Context, o *resourcesOptions) error {
 	defer s.Close()
 	rs, ts := s.Resources()
 	if o.Server != "" {
-		if err := requireServer(s.Status(), o.Server); err != nil {
+		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
 			return err
 		}
 		rs, ts = onlyServer(rs, o.Server, func(r host.Resource) string { return r.Server }),
@@ -192,7 +192,7 @@ func runPrompts(ctx context.Context, o *promptsOptions) error {
 	defer s.Close()
 	ps := s.Prompts()
 	if o.Server != "" {
-		if err := requireServer(s.Status(), o.Server); err != nil {
+		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
 			return err
 		}
 		ps = onlyServer(ps, o.Server, func(p host.Prompt) string { return p.Server })

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
@@ -33,6 +34,9 @@ type IO struct {
 	// OutTTY and ErrTTY say whether Out and Err are terminals: progress and
 	// colour appear only there.
 	OutTTY, ErrTTY bool
+	// Width is how many columns the terminal Err is has, for the progress
+	// line, which must not wrap. Nil, or a result of 0, means 80.
+	Width func() int
 	// Getenv reads the environment; tests replace it.
 	Getenv func(string) string
 	// LookupEnv is Getenv that tells unset from empty.
@@ -43,7 +47,7 @@ type IO struct {
 func StdIO() IO {
 	return IO{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
-		OutTTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr),
+		OutTTY: isTerminal(os.Stdout), ErrTTY: isTerminal(os.Stderr), Width: stderrWidth,
 		Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 	}
 }
@@ -84,7 +88,7 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
 	root.SetErr(stdio.Err)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	var exit exitError
 	var usage usageError
 	switch {
@@ -93,9 +97,15 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 	case errors.As(err, &exit):
 		return exit.code
 	case errors.As(err, &usage) || isUnknownCommand(err):
-		// Several lines at times (cobra's "Did you mean this?"), kept.
-		fmt.Fprintf(stdio.Err, "switchboard: %s\n", termsafe.Text(g.redactor.String(err.Error())))
-		fmt.Fprintln(stdio.Err, "Run 'switchboard --help' for usage.")
+		// A usage mistake names the command it was made in and points to
+		// that command's help, where the flags and arguments are. Several
+		// lines at times (cobra's "Did you mean this?"), kept.
+		path := root.CommandPath()
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(stdio.Err, "%s: %s\n", path, termsafe.Text(g.redactor.String(err.Error())))
+		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", path)
 		return ExitUsage
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
 		return 130 // interrupted, as a shell reports SIGINT
@@ -131,11 +141,18 @@ func newRoot(ctx context.Context, stdio IO) (*cobra.Command, *globalOptions) {
 shows how each one is doing. Its subcommands list and call their tools.
 
 With no config anywhere it runs a bundled demo server, so there is always
-something to look at.`,
+something to look at.
+
+Exit status: 0 when everything worked; 1 when a tool returned an error, a
+server a command needs is down, or (for switchboard alone and list, the
+health checks) a server failed or a config file could not be read; 2 for a
+usage mistake; 130 when interrupted (watch and logs -f end with 0). A
+disabled, blocked or untrusted server is not a failure.`,
 		Example: `  $ switchboard
   $ switchboard --config ./mcp.json tools
   $ switchboard tools --json | jq '.[].name'
-  $ switchboard call mcp__demo__echo text="hello"`,
+  $ switchboard call mcp__demo__echo text="hello"
+  $ switchboard --root ~/notes --root ./docs tools`,
 		Args:          usageArgs(cobra.NoArgs),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -144,10 +161,46 @@ something to look at.`,
 		},
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
+	// --version prints the version servers see in initialize: one number
+	// for both, set at release with -ldflags -X (host.Version).
+	root.Version = host.Version
+	root.SetVersionTemplate("switchboard {{.Version}}\n")
 	g.register(root)
 	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f),
 		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newDemoServerCmd())
 	root.AddCommand(newEditCmds(f)...)
+	strictCompletion(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return root, g
+}
+
+// strictCompletion makes `completion` with no shell, or one it does not
+// know, a usage error (exit 2) naming the shells. Cobra's own command
+// prints its help and exits 0 for both, and a script writing the output to
+// a completion file would install that help.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sub := range c.Commands() {
+			if sub.Name() != "help" {
+				shells = append(shells, sub.Name())
+			}
+		}
+		supported := strings.Join(shells, ", ")
+		c.Example = "  $ switchboard completion bash > ~/.local/share/bash-completion/completions/switchboard\n" +
+			"  $ switchboard completion zsh > \"${fpath[1]}/_switchboard\"\n" +
+			"  $ switchboard completion fish > ~/.config/fish/completions/switchboard.fish"
+		c.Use = "completion SHELL"
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("name a shell: %s", supported)
+			}
+			return usagef("unknown shell %q; supported: %s", args[0], supported)
+		}
+	}
 }

@@ -27,14 +27,30 @@ import (
 // launches it directly (testscript's own dispatch is by program name).
 const asCLI = "SWITCHBOARD_TEST_AS_CLI"
 
+// asTerminal, set to a number of columns, makes the switchboard of a
+// script take stdout and stderr for a terminal that wide: colour (unless
+// NO_COLOR), the notes and the progress line, as a person sees them.
+const asTerminal = "SWITCHBOARD_TEST_TERMINAL"
+
 func TestMain(m *testing.M) {
 	os.Setenv("GORACE", "atexit_sleep_ms=0") // inherited by server children
 	if os.Getenv(asCLI) == "1" {
 		os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
 	}
 	testscript.Main(leakChecked{m}, map[string]func(){
-		"switchboard": func() { os.Exit(cli.Main(os.Args[1:], cli.StdIO())) },
+		"switchboard": func() { os.Exit(cli.Main(os.Args[1:], scriptIO())) },
 	})
+}
+
+// scriptIO is the process's streams, taken for a terminal under asTerminal.
+func scriptIO() cli.IO {
+	stdio := cli.StdIO()
+	if cols, err := strconv.Atoi(os.Getenv(asTerminal)); err == nil {
+		os.Unsetenv(asTerminal) // not for the servers it starts
+		stdio.OutTTY, stdio.ErrTTY = true, true
+		stdio.Width = func() int { return cols }
+	}
+	return stdio
 }
 
 // leakChecked fails a passing run that left goroutines behind, as
@@ -280,12 +296,18 @@ func nextEvent(t *testing.T, sc *bufio.Scanner, what string, match func(watchEve
 // fails the test instead of hanging it.
 func startWatch(t *testing.T, cfg string) (lines *bufio.Scanner, stop func()) {
 	t.Helper()
+	return startWatchArgs(t, "--config", cfg, "watch", "--json")
+}
+
+// startWatchArgs is startWatch with the command line given whole.
+func startWatchArgs(t *testing.T, args ...string) (lines *bufio.Scanner, stop func()) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithTimeout(context.Background(), watchBound)
 	done := make(chan int, 1)
 	go func() {
 		defer pw.Close()
-		done <- cli.Run(ctx, []string{"--config", cfg, "watch", "--json"}, cli.IO{
+		done <- cli.Run(ctx, args, cli.IO{
 			In: strings.NewReader(""), Out: pw, Err: io.Discard,
 			Getenv: os.Getenv, LookupEnv: os.LookupEnv,
 		})

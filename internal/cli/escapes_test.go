@@ -76,6 +76,12 @@ func runEscapes(t *testing.T, cfg string, noColor bool, args ...string) (stdout,
 // ourColours are the only escape sequences the command line writes itself.
 var ourColours = strings.NewReplacer(ansiReset, "", ansiDim, "", ansiRed, "", ansiGreen, "", ansiYellow, "")
 
+// progressLines makes each redraw of the progress line, which starts with
+// a carriage return of our own, a line of its own, to be checked like the
+// others: a server's text never brings a carriage return of its own there
+// (termsafe escapes it).
+func progressLines(stderr string) string { return strings.ReplaceAll(stderr, "\r", "\n") }
+
 // checkTerminalSafe fails when s, our colours taken out, holds anything a
 // terminal acts on: a control character other than tab, newline and the
 // CR of a CRLF, DEL, a C1 control, a bidi override, or bytes that are not
@@ -108,7 +114,7 @@ func TestServerTextIsEscaped(t *testing.T) {
 			"escfail", "(stderr: error: " + escapedPayload + ` \xff`, `\x1b]0;pwned\x07name`, `/nonexistent/\x1b[2J`,
 			ansiGreen + "connected", ansiRed + "failed",
 		}},
-		{name: "list", args: []string{"list"}, stdout: []string{escapedPayload, `\x1b]0;pwned\x07name`}},
+		{name: "list", args: []string{"list"}, code: ExitFailure, stdout: []string{escapedPayload, `\x1b]0;pwned\x07name`}},
 		{name: "tools", args: []string{"tools", "esc"}, stdout: []string{"mcp__esc__escapes", escapedPayload + " (a description"}},
 		{name: "resources", args: []string{"resources", "esc"}, stdout: []string{"demo://escapes", escapedPayload}},
 		{name: "prompts", args: []string{"prompts", "esc"}, stdout: []string{"esc/escapes", escapedPayload}},
@@ -124,7 +130,11 @@ func TestServerTextIsEscaped(t *testing.T) {
 			stdout: []string{escapedPayload}, stderr: []string{"switchboard: ", escapedPayload}},
 		{name: "call a failed server", args: []string{"call", "mcp__escfail__echo"}, code: ExitFailure,
 			stderr: []string{`switchboard: server "escfail" is failed: `, escapedPayload}},
-		{name: "logs", args: []string{"logs", "escfail"}, stdout: []string{ansiRed + "error: " + escapedPayload + ` \xff` + ansiReset}},
+		{name: "logs", args: []string{"logs", "escfail"}, code: ExitFailure,
+			stdout: []string{ansiRed + "error: " + escapedPayload + ` \xff` + ansiReset},
+			stderr: []string{`switchboard: server "escfail" is failed: `, escapedPayload}},
+		{name: "tools of a failed server", args: []string{"tools", "escfail"}, code: ExitFailure,
+			stderr: []string{`switchboard: server "escfail" is failed: `, escapedPayload}},
 		{name: "sources", args: []string{"sources"}, stdout: []string{`\x1b]0;pwned\x07name`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,7 +143,7 @@ func TestServerTextIsEscaped(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
 			checkTerminalSafe(t, "stdout", stdout)
-			checkTerminalSafe(t, "stderr", stderr)
+			checkTerminalSafe(t, "stderr", progressLines(stderr))
 			for _, want := range tc.stdout {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("stdout does not show %q:\n%s", want, stdout)
@@ -234,7 +244,7 @@ func TestJSONKeepsServerText(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, _ := runEscapes(t, cfg, false, tc.args...)
 			checkTerminalSafe(t, "stdout", stdout)
-			checkTerminalSafe(t, "stderr", stderr)
+			checkTerminalSafe(t, "stderr", progressLines(stderr))
 			if got := tc.want(t, stdout); got != tc.value {
 				t.Errorf("decoded %q, want %q exactly", got, tc.value)
 			}

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -113,6 +116,8 @@ type globalOptions struct {
 	trustProject bool
 	gate         time.Duration
 	verbose      bool
+	// roots are --root's folders; none means the project.
+	roots []string
 	// secrets runs "!command" secret helpers for every discovery of this
 	// process, so a reload does not run them again (DESIGN.md F5).
 	secrets secretcmd.Runner
@@ -135,6 +140,7 @@ func (g *globalOptions) register(root *cobra.Command) {
 	f.BoolVar(&g.trustProject, "trust-project", false, "trust the project's config for this run (its servers can run programs)")
 	f.DurationVar(&g.gate, "gate", host.DefaultStartupGate, "how long to wait for slow servers that have cached tools")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log what the host does to stderr")
+	f.StringArrayVar(&g.roots, "root", nil, "offer this `dir` to servers as a root, instead of the project (repeatable)")
 	_ = f.MarkHidden("gate")
 }
 
@@ -271,6 +277,10 @@ func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
 	if g.noCache {
 		cache = ""
 	}
+	roots, err := g.rootsFor(dir, untrustedProject)
+	if err != nil {
+		return nil, err
+	}
 	return host.New(&host.Options{
 		Logger:           g.logger(),
 		StartupGate:      g.gate,
@@ -278,7 +288,52 @@ func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
 		ProjectDir:       dir,
 		TrustProject:     g.trustProject,
 		UntrustedProject: untrustedProject,
+		Roots:            roots,
 	}), nil
+}
+
+// rootsFor is what servers that ask for roots (roots/list) are offered, so
+// that a filesystem server knows which folders it may use: --root's
+// folders, exactly; without --root, the project. An untrusted project is
+// offered by the host itself (host.Options.UntrustedProject), with --root
+// too, since servers start outside it and may still read it as data:
+// without --root it is left to the host, so that it is offered once.
+func (g *globalOptions) rootsFor(project string, untrustedProject bool) ([]*mcp.Root, error) {
+	if len(g.roots) == 0 {
+		if untrustedProject {
+			return nil, nil
+		}
+		return []*mcp.Root{fileRoot(project)}, nil
+	}
+	var roots []*mcp.Root
+	for _, r := range g.roots {
+		dir, err := filepath.Abs(r)
+		if err != nil {
+			return nil, usagef("--root %s: %v", r, err)
+		}
+		switch fi, err := os.Stat(dir); {
+		case err != nil:
+			return nil, usagef("--root %s: no such folder", r)
+		case !fi.IsDir():
+			return nil, usagef("--root %s: not a folder", r)
+		}
+		root := fileRoot(dir)
+		if !slices.ContainsFunc(roots, func(o *mcp.Root) bool { return o.URI == root.URI }) {
+			roots = append(roots, root)
+		}
+	}
+	return roots, nil
+}
+
+// fileRoot is the root for an absolute folder: a file:// URI (with the
+// third slash before a Windows drive letter, file:///C:/dir) and the
+// folder's name.
+func fileRoot(dir string) *mcp.Root {
+	p := filepath.ToSlash(dir)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return &mcp.Root{URI: (&url.URL{Scheme: "file", Path: p}).String(), Name: filepath.Base(dir)}
 }
 
 func (g *globalOptions) scanProject() (string, []trust.ProjectFile, error) {

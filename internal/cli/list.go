@@ -21,8 +21,11 @@ func newListCmd(f *Factory) *cobra.Command {
 		Short: "List configured servers and their state",
 		Long: `List every configured server with its state, transport, source and tool
 count. Like any host it answers at the startup gate: a slow server whose
-tools are cached shows as connecting. --wait waits for every server.`,
+tools are cached shows as connecting. --wait waits for every server.
+
+` + healthExitCodes,
 		Example: `  $ switchboard list
+  $ switchboard list --wait || echo "a server is down"
   $ switchboard list --json | jq -r '.[] | select(.state=="failed") | .name'`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -34,8 +37,9 @@ tools are cached shows as connecting. --wait waits for every server.`,
 	return cmd
 }
 
-// runList prints the servers' states; exit 1 when a config file could not
-// be read, so a script does not take the listing as whole.
+// runList prints the servers' states. Like bare switchboard it is a health
+// check (healthExitCodes): exit 1 when a server failed, or when a config
+// file could not be read, so a script does not take the listing as whole.
 func runList(ctx context.Context, o *listOptions) error {
 	s, err := o.startHost(ctx, o.Wait)
 	if err != nil {
@@ -48,8 +52,15 @@ func runList(ctx context.Context, o *listOptions) error {
 	} else {
 		o.IO.serverTable(statuses)
 	}
-	if err == nil && len(s.loaded.problems) > 0 {
+	if err == nil && (anyFailed(statuses) || len(s.loaded.problems) > 0) {
 		err = exitError{ExitFailure}
 	}
 	return err
 }
+
+// healthExitCodes is what bare switchboard and list say of their exit
+// codes: they are the health checks (DESIGN.md F48).
+const healthExitCodes = `Exit status: 0 when no server failed; 1 when one did (state failed) or a
+config file could not be read; 2 for a usage mistake. A disabled, blocked
+or untrusted server is not a failure: it is what you or your
+administrator decided, and it is listed with its reason.`

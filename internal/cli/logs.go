@@ -29,9 +29,15 @@ func newLogsCmd(f *Factory) *cobra.Command {
 		Long: `Start a server and show its log: the lines it wrote to stderr (classified
 error, warning or info), its notifications/message entries, and non-JSON
 lines it printed on stdout. With -f, stay connected and follow the log until
-interrupted, reconnects included.`,
+interrupted, reconnects included.
+
+For a server that failed, the lines come first (they are usually why),
+then its error on stderr, and the exit status is 1; -f does not wait for
+it. For one that is disabled, blocked or untrusted, a line on stderr says
+so.`,
 		Example: `  $ switchboard logs github
-  $ switchboard logs github -f`,
+  $ switchboard logs github -f
+  $ switchboard logs github --json | jq -r 'select(.level=="error") | .text'`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,7 +60,7 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 	servers := l.servers
 	i := slices.IndexFunc(servers, func(c config.ServerConfig) bool { return c.Name == name })
 	if i < 0 {
-		return usagef("no server named %q", name)
+		return noServer(name)
 	}
 	sub := h.Subscribe()
 	defer sub.Close()
@@ -71,6 +77,11 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 	lines, _ := h.Logs(name)
 	for _, l := range lines {
 		o.printLogLine(l)
+	}
+	// The lines above are the why of a server that is down; this is its
+	// error. Nothing more will come from it: -f does not wait.
+	if err := o.IO.requireServer(h.Status(), name); err != nil || !running(h.Status(), name) {
+		return err
 	}
 	if !o.Follow {
 		return nil
@@ -113,4 +124,18 @@ func (o *logsOptions) printLogLine(l host.LogLine) {
 		text = paint(colorOn, ansiYellow, text)
 	}
 	fmt.Fprintf(o.IO.Out, "%s %-5s %s\n", paint(colorOn, ansiDim, l.Time.Format(clockFormat)), l.Level, text)
+}
+
+// running reports whether the server is connected or on its way: what
+// logs -f can follow.
+func running(statuses []host.Status, name string) bool {
+	i := slices.IndexFunc(statuses, func(s host.Status) bool { return s.Name == name })
+	if i < 0 {
+		return false
+	}
+	switch statuses[i].State {
+	case host.StateConnected, host.StateConnecting, host.StateIdle:
+		return true
+	}
+	return false
 }

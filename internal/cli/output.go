@@ -2,9 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -16,6 +16,15 @@ import (
 )
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// stderrWidth is the width of the terminal on stderr, 0 when unknown.
+func stderrWidth() int {
+	w, _, err := term.GetSize(int(os.Stderr.Fd()))
+	if err != nil {
+		return 0
+	}
+	return w
+}
 
 // What a person sees of text someone else wrote (a server's errors, log
 // lines, descriptions and results; names and paths from config files,
@@ -94,18 +103,52 @@ func stateColor(s host.State) string {
 
 // serverTable prints the health table (DESIGN.md F45) on stdout.
 func (ios IO) serverTable(statuses []host.Status) {
-	colorOn := ios.color(ios.OutTTY)
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tTIME\tSOURCE\tERROR")
+	rows := [][]column{{{text: "SERVER"}, {text: "STATE"}, {text: "TRANSPORT"}, {text: "TOOLS"}, {text: "TIME"}, {text: "SOURCE"}, {text: "ERROR"}}}
 	for _, s := range statuses {
-		state := string(s.State)
-		// Pad before painting: tabwriter counts escape codes as width.
-		padded := state + strings.Repeat(" ", max(0, 12-len(state)))
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n",
-			cell(s.Name), paint(colorOn, stateColor(s.State), padded), transportName(s), s.Tools,
-			connectTime(s), cell(sourceLabel(s.Source)), oneLine(s.Error))
+		rows = append(rows, []column{
+			{text: cell(s.Name)}, {text: string(s.State), color: stateColor(s.State)}, {text: transportName(s)},
+			{text: fmt.Sprint(s.Tools)}, {text: connectTime(s)}, {text: cell(sourceLabel(s.Source))}, {text: oneLine(s.Error)},
+		})
 	}
-	tw.Flush()
+	writeTable(ios.Out, ios.color(ios.OutTTY), rows)
+}
+
+// column is one cell of a table: its text, escaped already, and the colour
+// it is painted in on a terminal ("" for none).
+type column struct{ text, color string }
+
+// writeTable prints rows as columns two spaces apart, each as wide as its
+// widest text, measured in characters as a person sees them: the colours
+// are painted after the padding. (text/tabwriter counts a colour's escape
+// codes as width, which put a painted column out of line with its header.)
+// The last column is not padded, and no line ends in spaces.
+func writeTable(w io.Writer, colorOn bool, rows [][]column) {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c.text))
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		b.Reset()
+		pad := 0
+		for i, c := range row {
+			if c.text != "" {
+				b.WriteString(strings.Repeat(" ", pad))
+				b.WriteString(paint(colorOn && c.color != "", c.color, c.text))
+				pad = 0
+			}
+			if i < len(row)-1 {
+				pad += widths[i] - utf8.RuneCountInString(c.text) + 2
+			}
+		}
+		b.WriteByte('\n')
+		io.WriteString(w, b.String())
+	}
 }
 
 // sourceLabel is the SOURCE column: the provider, and the level when it is
@@ -117,11 +160,21 @@ func sourceLabel(src config.Source) string {
 	return src.Label()
 }
 
+// transportName is the TRANSPORT column: a url without a type is tried
+// over streamable HTTP first, and "-" is an entry that names none.
 func transportName(s host.Status) string {
-	if s.Transport == "" {
+	if s.Transport == config.TransportAuto {
 		return "http"
 	}
 	return string(s.Transport)
+}
+
+// transportJSON is the transport in --json: "" for none.
+func transportJSON(s host.Status) string {
+	if s.Transport == noTransport {
+		return ""
+	}
+	return transportName(s)
 }
 
 func connectTime(s host.Status) string {
@@ -158,7 +211,7 @@ func toStatusJSON(statuses []host.Status) []statusJSON {
 	out := make([]statusJSON, 0, len(statuses))
 	for _, s := range statuses {
 		out = append(out, statusJSON{
-			Name: s.Name, State: string(s.State), Transport: transportName(s),
+			Name: s.Name, State: string(s.State), Transport: transportJSON(s),
 			Source: s.Source.String(), Provider: s.Source.Provider, Level: string(s.Source.Level),
 			Tools: s.Tools, Resources: s.Resources, Prompts: s.Prompts, Error: s.Error, PID: s.PID,
 			ConnectTimeMs: float64(s.ConnectTime.Microseconds()) / 1000, Attempts: s.Attempts,
@@ -168,7 +221,9 @@ func toStatusJSON(statuses []host.Status) []statusJSON {
 	return out
 }
 
-// anyFailed reports whether an enabled server failed: that is exit 1.
+// anyFailed reports whether a server failed: exit 1 for the health checks
+// (healthExitCodes). Disabled, blocked, untrusted and duplicate servers are
+// what someone decided, not failures of the run.
 func anyFailed(statuses []host.Status) bool {
 	for _, s := range statuses {
 		if s.State == host.StateFailed || s.State == host.StateDisconnected {

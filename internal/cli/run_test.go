@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,6 +129,47 @@ func TestRunListIncompleteIsExitOne(t *testing.T) {
 	}
 	if want := "switchboard: broken.json:3:1: unexpected end of input\n"; ff.err.String() != want {
 		t.Errorf("stderr = %q, want %q", ff.err.String(), want)
+	}
+}
+
+// TestRunListFailedIsExitOne: list is a health check like bare
+// switchboard. A failed server is exit 1 whatever the output; a disabled,
+// blocked or untrusted one is a decision, not a failure.
+func TestRunListFailedIsExitOne(t *testing.T) {
+	src := config.Source{Provider: "test", Path: "run_test.go", Level: config.LevelExplicit}
+	decided := []config.ServerConfig{
+		demoServer(t, "alpha"),
+		{Name: "off", Command: "x", Disabled: true, Source: src},
+		{Name: "denied", Command: "x", Blocked: "deny rule 1", Source: src},
+		{Name: "cloned", Command: "x", Untrusted: true, Source: src},
+	}
+	broken := append(slices.Clone(decided), config.ServerConfig{Name: "broken", Command: "x", Err: errors.New("variable X is not set"), Source: src})
+	for _, tc := range []struct {
+		name    string
+		servers []config.ServerConfig
+		json    jsonFlag
+		wait    bool
+		want    int
+	}{
+		{"decided", decided, false, false, ExitOK},
+		{"decided --json --wait", decided, true, true, ExitOK},
+		{"failed", broken, false, false, ExitFailure},
+		{"failed --json", broken, true, false, ExitFailure},
+		{"failed --wait", broken, false, true, ExitFailure},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ff := newFakeFactory(&discover.Discovery{Servers: tc.servers})
+			err := runList(context.Background(), &listOptions{Factory: ff.Factory, JSON: tc.json, Wait: tc.wait})
+			code := ExitOK
+			if exit, ok := errors.AsType[exitError](err); ok {
+				code = exit.code
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.want {
+				t.Errorf("exit %d, want %d; printed:\n%s", code, tc.want, ff.out.String())
+			}
+		})
 	}
 }
 

@@ -110,8 +110,10 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	}
 
 	status := run(1)
-	list := run(0, "list", "--json", "--wait")
-	run(0, "list", "--wait")
+	// Servers fail here (some on purpose, with secrets in their errors):
+	// list, a health check, says so with exit 1.
+	list := run(1, "list", "--json", "--wait")
+	run(1, "list", "--wait")
 	run(0, "tools")
 	run(0, "tools", "--json")
 	run(0, "call", "mcp__demo__echo", "text=hello")
@@ -120,11 +122,14 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	run(0, "read", "demo://readme", "--server", "demo")
 	run(0, "prompts")
 	run(0, "prompt", "demo/greet", "name=Ada")
-	logs := run(0, "logs", "dumper")
-	run(0, "logs", "dumper", "--json")
+	// dumper fails: logs prints its lines, then its error, exit 1.
+	logs := run(1, "logs", "dumper")
+	run(1, "logs", "dumper", "--json")
+	// So does tools of a failed server, whose error quotes its url.
+	toolsDown := run(1, "tools", "query")
 	run(0, "sources")
 	sources := run(0, "sources", "--json")
-	verbose := run(0, "-v", "list", "--wait")
+	verbose := run(1, "-v", "list", "--wait")
 
 	// watch --json, until every server has settled, then Ctrl-C.
 	var watchOut syncBuffer
@@ -195,6 +200,9 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		{"call", denied.stderr, "Authorization: Bearer " + mask},
 		{"logs", logs.stdout, "env: HELPER=" + mask},
 		{"logs", logs.stdout, "env: VIA_VAR=" + mask},
+		{"logs", logs.stderr, `server "dumper" is failed: `},
+		{"logs", logs.stderr, "TOKEN=" + mask},
+		{"tools query", toolsDown.stderr, "api_key=" + mask},
 		{"-v", verbose.stderr, "api_key=" + mask},
 		{"sources --json", sources.stdout, "api_key=" + mask},
 		{"watch", watchOut.String(), "TOKEN=" + mask},

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
@@ -60,6 +61,49 @@ type session struct {
 	loaded *loaded
 }
 
+// Status is the host's, with what the configs know of a transport that the
+// host cannot (fillTransports).
+func (s *session) Status() []host.Status {
+	statuses := s.Host.Status()
+	s.loaded.fillTransports(statuses)
+	return statuses
+}
+
+// noTransport is the transport of an entry that says none: a disabled
+// claim whose name no other file defines any more.
+const noTransport config.Transport = "-"
+
+// fillTransports gives a disabled claim (an entry of our own, `"NAME":
+// {"disabled": true}`, that turns off a server another tool's file
+// defines: 'switchboard disable' writes it) the transport of the
+// definition it turns off, which discovery keeps among the shadowed. The
+// claim itself has no command and no url, and the host, which sees only
+// the claim, would show it as a url's.
+func (l *loaded) fillTransports(statuses []host.Status) {
+	for i := range statuses {
+		st := &statuses[i]
+		j := slices.IndexFunc(l.servers, func(c config.ServerConfig) bool { return c.Name == st.Name })
+		if st.Transport != config.TransportAuto || j < 0 || !isClaim(&l.servers[j]) {
+			continue
+		}
+		st.Transport = noTransport
+		if l.discovery == nil {
+			continue
+		}
+		for _, sh := range l.discovery.Shadowed {
+			if sh.Config.Name == st.Name && !isClaim(&sh.Config) {
+				st.Transport = sh.Config.TransportKind()
+				break
+			}
+		}
+	}
+}
+
+// isClaim reports whether c says nothing of how to reach its server.
+func isClaim(c *config.ServerConfig) bool {
+	return c.Command == "" && c.URL == "" && c.Type == config.TransportAuto
+}
+
 // startHost loads the configs and starts a host on them, with progress
 // shown on a terminal while it starts; with wait it also waits for every
 // server to settle, for commands that need final states rather than the
@@ -70,7 +114,7 @@ func (f *Factory) startHost(ctx context.Context, wait bool) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := f.IO.progress(h)
+	p := f.IO.progress(h, f.Logger != nil && f.Logger() != nil)
 	err = h.Start(ctx, l.servers)
 	if err == nil && wait {
 		err = h.WaitSettled(ctx)

@@ -28,10 +28,15 @@ func newToolsCmd(f *Factory) *cobra.Command {
 
 It answers at the startup gate, as an agent's host would: a slow server's
 tools come from the cache and are marked deferred (a call to one waits for
-its server). --wait waits for every server instead.`,
+its server). --wait waits for every server instead.
+
+For one SERVER that failed, its error is printed on stderr and the exit
+status is 1; for one that is disabled, blocked or untrusted, a line on
+stderr says so. A name no config defines is a usage error (exit 2).`,
 		Example: `  $ switchboard tools
   $ switchboard tools github --json
-  $ switchboard tools --wait`,
+  $ switchboard tools --wait
+  $ switchboard tools github || echo "github is down"`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,7 +60,7 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 	defer s.Close()
 	tools := s.Tools().Tools
 	if o.Server != "" {
-		if err := requireServer(s.Status(), o.Server); err != nil {
+		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
 			return err
 		}
 		tools = onlyServer(tools, o.Server, func(t host.Tool) string { return t.Server })

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/watch"
@@ -22,6 +23,19 @@ type watchOptions struct {
 	// untrusted is what the first load found of the project's trust; the
 	// host keeps it until watch restarts.
 	untrusted bool
+
+	// What the readings found, for the lines watch prints about them.
+	// After the first reading only watch.Run's goroutine, which calls
+	// both the loader and Notify, touches them.
+	//
+	// broken are the config files the last reading could not read;
+	// running the configs the host runs; latest those of the last
+	// reading that may be applied (it had no file errors), which the
+	// next reload applies.
+	broken          map[string]bool
+	running, latest []config.ServerConfig
+	// emit prints under the output's lock; nil during the first reading.
+	emit func(func())
 }
 
 func newWatchCmd(f *Factory) *cobra.Command {
@@ -31,17 +45,25 @@ func newWatchCmd(f *Factory) *cobra.Command {
 		Short: "Stay connected and print every event until interrupted",
 		Long: `Connect to every server and stay connected, printing each event as it
 happens: state changes, tool-set changes and the servers' log lines.
+Every server has a line from the start, one that cannot start too: failed
+with the reason (an unset variable, say), disabled, blocked or untrusted.
 Stop it with Ctrl-C.
 
 While it runs it watches every config file it read, and the places where
 new ones would appear: when one changes, exactly the servers whose config
-changed restart, and a file that does not parse is reported (file, line,
-column) while the servers keep running on the last good config.
+changed restart, and the reload says what it did to each (added,
+removed, restarted; started, enabled; stopped, disabled; updated in
+place). A file that does not parse is reported (file, line, column) while
+the servers keep running on the last good config, and "config fixed"
+says when it reads again.
 
 With --json each event is one JSON object on its own line, with at least
-time, type and server, and for state events state and pid.`,
+time, type and server, and for state events state and pid. Types: state,
+tools, log (the host's); reload (with its diff), config-error, and
+config-fixed (with file).`,
 		Example: `  $ switchboard watch
-  $ switchboard watch --json | jq -c 'select(.type=="state")'`,
+  $ switchboard watch --json | jq -c 'select(.type=="state")'
+  $ switchboard watch --json | jq -r 'select(.type=="config-error" or .type=="config-fixed") | .type + " " + (.error // .file)'`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runWatch(cmd.Context(), o)
@@ -68,19 +90,14 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		defer mu.Unlock()
 		f()
 	}
+	o.running = first.Servers
 	sub := h.Subscribe()
 	defer sub.Close()
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
 		for e := range sub.C {
-			emit(func() {
-				if o.JSON {
-					writeEventJSON(o.IO, e)
-				} else {
-					printEvent(o.IO, e)
-				}
-			})
+			emit(func() { o.printHostEvent(e) })
 		}
 	}()
 	stop := func() {
@@ -99,12 +116,46 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		}
 		return err
 	}
+	for _, e := range placedStates(h.Status(), first.Servers) {
+		emit(func() { o.printHostEvent(e) })
+	}
+	o.emit = emit
 	err = watch.Run(ctx, h, first, o.watchLoad, &watch.Options{
 		Logger: o.Logger(),
 		Notify: func(e watch.Event) { emit(func() { o.printWatchEvent(e, true) }) },
 	})
 	stop()
 	return err
+}
+
+// placedStates are the state events of the servers Start placed in a
+// state it does not announce, since nothing starts them: a config that
+// could not be used (an unset variable: failed, with the reason), disabled,
+// blocked, untrusted, a duplicate. The host announces these only when a
+// reload puts them in place; without this, watch would show nothing of
+// them until the config changed.
+func placedStates(statuses []host.Status, configs []config.ServerConfig) []host.Event {
+	var events []host.Event
+	now := time.Now()
+	for _, st := range statuses {
+		i := slices.IndexFunc(configs, func(c config.ServerConfig) bool { return c.Name == st.Name })
+		if i < 0 || configs[i].Admission() == config.Admitted {
+			continue
+		}
+		switch st.State {
+		case host.StateFailed, host.StateDisabled, host.StateBlocked, host.StateUntrusted, host.StateDuplicate:
+			events = append(events, host.Event{Time: now, Type: host.EventState, Server: st.Name, State: st.State, Error: st.Error})
+		}
+	}
+	return events
+}
+
+func (o *watchOptions) printHostEvent(e host.Event) {
+	if o.JSON {
+		writeEventJSON(o.IO, e)
+	} else {
+		printEvent(o.IO, e)
+	}
 }
 
 // eventJSON is the --json shape of an event. State events always carry
@@ -195,7 +246,58 @@ func (o *watchOptions) watchLoad() (*watch.Loaded, error) {
 			holding = append(holding, e)
 		}
 	}
+	o.noteFixed(d.Sources)
+	if len(holding) == 0 {
+		o.latest = l.servers
+	}
 	return &watch.Loaded{Servers: l.servers, Files: slices.Compact(files), Errors: holding}, nil
+}
+
+// eventConfigFixed is watch's own event: a config file that could not be
+// read last time reads cleanly now (or is gone).
+const eventConfigFixed = "config-fixed"
+
+// noteFixed remembers which config files this reading could not read, and
+// prints a line for each one the last reading could not read and this one
+// could. Without it a fix that changes no server (the file saved whole
+// again) would print nothing, and the config error would seem to stand.
+func (o *watchOptions) noteFixed(sources []discover.SourceReport) {
+	broken, found := map[string]bool{}, map[string]bool{}
+	for _, src := range sources {
+		if src.Error != "" {
+			broken[src.Path] = true
+		}
+		if src.Found {
+			found[src.Path] = true
+		}
+	}
+	if o.emit != nil {
+		var fixed []string
+		for path := range o.broken {
+			if !broken[path] {
+				fixed = append(fixed, path)
+			}
+		}
+		slices.Sort(fixed)
+		now := time.Now()
+		for _, path := range fixed {
+			o.emit(func() { o.printFixed(now, path, !found[path]) })
+		}
+	}
+	o.broken = broken
+}
+
+func (o *watchOptions) printFixed(t time.Time, path string, gone bool) {
+	if o.JSON {
+		_ = writeJSONLine(o.IO.Out, watchEventJSON{Time: t.UTC().Format(time.RFC3339Nano), Type: eventConfigFixed, File: path})
+		return
+	}
+	colorOn := o.IO.color(o.IO.OutTTY)
+	msg := "config fixed: " + termsafe.Line(path)
+	if gone {
+		msg += " (the file is gone)"
+	}
+	fmt.Fprintf(o.IO.Out, "%s %-16s %s\n", paint(colorOn, ansiDim, t.Format(clockFormat)), "*", paint(colorOn, ansiGreen, msg))
 }
 
 // watchEventJSON is the --json shape of a watcher event, beside the host's.
@@ -205,11 +307,21 @@ type watchEventJSON struct {
 	Server string       `json:"server"`
 	Error  string       `json:"error,omitempty"`
 	Diff   *config.Diff `json:"diff,omitempty"`
+	// File is the config file a config-fixed event is about.
+	File string `json:"file,omitempty"`
 }
 
 // printWatchEvent prints a watcher event; keeping says a good config runs
 // (false for the errors of the first reading, when there was none yet).
 func (o *watchOptions) printWatchEvent(e watch.Event, keeping bool) {
+	if e.Type == watch.EventReload {
+		old := o.running
+		o.running = o.latest
+		if !o.JSON {
+			o.printReload(e, old, o.latest)
+			return
+		}
+	}
 	if o.JSON {
 		out := watchEventJSON{Time: e.Time.UTC().Format(time.RFC3339Nano), Type: string(e.Type), Error: e.Error}
 		if e.Type == watch.EventReload {
@@ -218,25 +330,58 @@ func (o *watchOptions) printWatchEvent(e watch.Event, keeping bool) {
 		_ = writeJSONLine(o.IO.Out, out)
 		return
 	}
-	colorOn := o.IO.color(o.IO.OutTTY)
-	ts := paint(colorOn, ansiDim, e.Time.Format(clockFormat))
-	switch e.Type {
-	case watch.EventConfigError:
+	if e.Type == watch.EventConfigError {
+		colorOn := o.IO.color(o.IO.OutTTY)
 		msg := "config error: " + oneLine(e.Error)
 		if keeping {
 			msg += " (still running the last good config)"
 		}
-		fmt.Fprintf(o.IO.Out, "%s %-16s %s\n", ts, "*", paint(colorOn, ansiRed, msg))
-	case watch.EventReload:
-		var parts []string
-		for _, p := range []struct {
-			what  string
-			names []string
-		}{{"added", e.Diff.Added}, {"removed", e.Diff.Removed}, {"restarted", e.Diff.Changed}, {"updated", e.Diff.Updated}} {
-			if len(p.names) > 0 {
-				parts = append(parts, p.what+" "+termsafe.Line(strings.Join(p.names, ", ")))
-			}
-		}
-		fmt.Fprintf(o.IO.Out, "%s %-16s config reloaded: %s\n", ts, "*", strings.Join(parts, "; "))
+		fmt.Fprintf(o.IO.Out, "%s %-16s %s\n", paint(colorOn, ansiDim, e.Time.Format(clockFormat)), "*", paint(colorOn, ansiRed, msg))
 	}
+}
+
+// printReload says what a reload did, from the configs before and after
+// it: a changed server that runs before and after restarted, but one the
+// change disabled stopped, and one it enabled started.
+func (o *watchOptions) printReload(e watch.Event, before, after []config.ServerConfig) {
+	runs := func(configs []config.ServerConfig, name string) (runs, disabled bool) {
+		i := slices.IndexFunc(configs, func(c config.ServerConfig) bool { return c.Name == name })
+		if i < 0 {
+			return false, false
+		}
+		return configs[i].Admission() == config.Admitted, configs[i].Disabled
+	}
+	var restarted, started, enabled, stopped, disabled, changed []string
+	for _, name := range e.Diff.Changed {
+		ranBefore, wasDisabled := runs(before, name)
+		runsNow, isDisabled := runs(after, name)
+		switch {
+		case ranBefore && runsNow:
+			restarted = append(restarted, name)
+		case runsNow && wasDisabled:
+			enabled = append(enabled, name)
+		case runsNow:
+			started = append(started, name)
+		case isDisabled && !wasDisabled:
+			disabled = append(disabled, name)
+		case ranBefore:
+			stopped = append(stopped, name) // blocked, untrusted or failed: its state line says why
+		default:
+			changed = append(changed, name) // neither runs: nothing started or stopped
+		}
+	}
+	var parts []string
+	for _, p := range []struct {
+		what  string
+		names []string
+	}{
+		{"added", e.Diff.Added}, {"removed", e.Diff.Removed}, {"restarted", restarted}, {"started", started},
+		{"enabled", enabled}, {"disabled", disabled}, {"stopped", stopped}, {"changed", changed}, {"updated", e.Diff.Updated},
+	} {
+		if len(p.names) > 0 {
+			parts = append(parts, p.what+" "+termsafe.Line(strings.Join(p.names, ", ")))
+		}
+	}
+	colorOn := o.IO.color(o.IO.OutTTY)
+	fmt.Fprintf(o.IO.Out, "%s %-16s config reloaded: %s\n", paint(colorOn, ansiDim, e.Time.Format(clockFormat)), "*", strings.Join(parts, "; "))
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,9 @@ import (
 
 // watchEvent is one line of watch --json, host and watcher events alike.
 type watchEvent struct {
-	Type, Server, State, Error string
-	PID                        *int
-	Diff                       *config.Diff
+	Type, Server, State, Error, File string
+	PID                              *int
+	Diff                             *config.Diff
 }
 
 // TestWatchReloadsEdits: a person edits the config while watch runs. Each
@@ -148,4 +149,124 @@ func TestWatchReloadsEdits(t *testing.T) {
 	if pids["steady"] == 0 {
 		t.Error("no pid recorded for the steady server")
 	}
+}
+
+// TestWatchSaysWhatHappened: watch has a line for every server, from the
+// start, that a config change touched, and for a broken file that is
+// fixed: a server failed at config time (an unset variable) and one
+// disabled from the start are reported when watch starts; a file fixed by
+// saving it whole again, which changes no server, says it is fixed; a
+// server the config disables is disabled, not restarted, and one it
+// enables again is enabled.
+func TestWatchSaysWhatHappened(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "mcp.json")
+	doc := func(goodDisabled bool) string {
+		return `{"mcpServers": {
+			"good": {"command": "` + exe + `", "args": ["demo-server"], "env": {"` + asCLI + `": "1"}, "disabled": ` + fmt.Sprint(goodDisabled) + `},
+			"unset": {"command": "` + exe + `", "args": ["demo-server"], "env": {"TOKEN": "${WATCH_TEST_NOT_SET}"}},
+			"off": {"command": "` + exe + `", "args": ["demo-server", "--name", "off"], "disabled": true}}}`
+	}
+	writeFile(t, cfg, doc(false))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	// An atomic save: written in place, the file would be empty for a
+	// moment, which reads as no servers at all.
+	save := func(data string) {
+		writeFile(t, cfg+".tmp", data)
+		if err := os.Rename(cfg+".tmp", cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("json", func(t *testing.T) {
+		save(doc(false))
+		sc, stop := startWatch(t, cfg)
+		defer stop()
+		next := func(what string, match func(watchEvent) bool) watchEvent {
+			t.Helper()
+			return nextEvent(t, sc, what, match)
+		}
+		seen := map[string]watchEvent{}
+		next("every server's state", func(e watchEvent) bool {
+			if e.Type == "state" && e.State != "connecting" {
+				seen[e.Server] = e
+			}
+			return len(seen) == 3
+		})
+		if e := seen["unset"]; e.State != "failed" || !strings.Contains(e.Error, "WATCH_TEST_NOT_SET is not set") {
+			t.Errorf("unset: %+v, want failed, naming the variable", e)
+		}
+		if e := seen["off"]; e.State != "disabled" {
+			t.Errorf("off: %+v, want disabled", e)
+		}
+
+		save(doc(false)[:40])
+		next("the config error", func(e watchEvent) bool { return e.Type == "config-error" })
+		save(doc(false))
+		if e := next("the fix", func(e watchEvent) bool { return e.Type == "config-fixed" || e.Type == "reload" }); e.Type != "config-fixed" || e.File != cfg {
+			t.Errorf("after the fix: %+v, want config-fixed naming %s", e, cfg)
+		}
+
+		save(doc(true))
+		next("good disabled", func(e watchEvent) bool { return e.Type == "state" && e.Server == "good" && e.State == "disabled" })
+	})
+
+	t.Run("text", func(t *testing.T) {
+		save(doc(false))
+		sc, stop := startWatchArgs(t, "--config", cfg, "watch")
+		defer stop()
+		var out []string
+		await := func(what string, match func(string) bool) string {
+			t.Helper()
+			for sc.Scan() {
+				out = append(out, sc.Text())
+				if match(sc.Text()) {
+					return sc.Text()
+				}
+			}
+			t.Fatalf("watch output ended waiting for %s:\n%s", what, strings.Join(out, "\n"))
+			return ""
+		}
+		has := func(subs ...string) func(string) bool {
+			return func(line string) bool {
+				for _, s := range subs {
+					if !strings.Contains(line, s) {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		start := map[string]func(string) bool{
+			"unset failed":   has(" unset ", "failed", "WATCH_TEST_NOT_SET is not set"),
+			"off disabled":   has(" off ", "disabled"),
+			"good connected": has(" good ", "connected"),
+		}
+		await("every server's state", func(line string) bool {
+			for what, match := range start {
+				if match(line) {
+					delete(start, what)
+				}
+			}
+			return len(start) == 0
+		})
+
+		save("{")
+		await("the config error", has("config error: "+cfg+":"))
+		save(doc(false))
+		await("the fix", has("config fixed: "+cfg))
+
+		save(doc(true))
+		if line := await("the reload", has("config reloaded:")); !strings.Contains(line, "config reloaded: disabled good") || strings.Contains(line, "restarted") {
+			t.Errorf("disabling good: %q, want 'config reloaded: disabled good', nothing restarted", line)
+		}
+		save(doc(false))
+		if line := await("the reload", has("config reloaded:")); !strings.Contains(line, "config reloaded: enabled good") {
+			t.Errorf("enabling good: %q, want 'config reloaded: enabled good'", line)
+		}
+	})
 }

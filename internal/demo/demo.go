@@ -82,6 +82,9 @@ type Options struct {
 	// ToolsCount adds that many echo tools named extra_0, extra_1, …
 	// (--tools-count). Zero adds none.
 	ToolsCount int
+	// Roots adds a tool, roots, that asks the client for its roots
+	// (roots/list) and answers with one "URI name" line each (--roots).
+	Roots bool
 	// TestTools adds tools that drive the host's notification handling:
 	// add_tool (a new tool, announced with tools/list_changed), log (a log
 	// notification) and progress (progress notifications) (--test-tools).
@@ -151,6 +154,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.ExitAfter, "exit-after", 0, "exit with code 3 after this `duration` (a crash)")
 	fs.DurationVar(&o.FreezeAfter, "freeze-after", 0, "stop answering anything, pings included, after this `duration`")
 	fs.BoolVar(&o.TestTools, "test-tools", false, "add tools that send notifications: add_tool, log, progress")
+	fs.BoolVar(&o.Roots, "roots", false, "add a tool, roots, that lists the roots the client offers")
 	fs.BoolVar(&o.Escapes, "escapes", false, "put terminal escape sequences in stderr, tool and resource descriptions, results and errors")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: switchboard demo-server [flags]

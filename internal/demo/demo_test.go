@@ -329,3 +329,40 @@ func TestGreet(t *testing.T) {
 		t.Error("greet without a name succeeded")
 	}
 }
+
+// TestRootsTool: --roots lists what the client offers as roots, and says
+// so when it offers none.
+func TestRootsTool(t *testing.T) {
+	for _, tc := range []struct {
+		roots []*mcp.Root
+		want  string
+	}{
+		{nil, "no roots"},
+		{[]*mcp.Root{{URI: "file:///work/project", Name: "project"}, {URI: "file:///tmp/other", Name: "other"}},
+			"file:///tmp/other other\nfile:///work/project project"}, // go-sdk lists them by URI
+	} {
+		s := demo.NewServer(demo.Options{Roots: true})
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(t.Context(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+		client.AddRoots(tc.roots...)
+		// The version switchboard's host speaks: from 2026-07-28 on, a
+		// server may not send requests while it serves one.
+		cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "roots"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Content[0].(*mcp.TextContent).Text; got != tc.want {
+			t.Errorf("roots with %d offered = %q, want %q", len(tc.roots), got, tc.want)
+		}
+		cs.Close()
+		ss.Wait()
+	}
+}

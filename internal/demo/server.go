@@ -94,6 +94,9 @@ func NewServer(opts Options) *mcp.Server {
 	if opts.TestTools {
 		addTestTools(s)
 	}
+	if opts.Roots {
+		addRootsTool(s)
+	}
 	if opts.Escapes {
 		addEscapeTools(s)
 	}
@@ -343,5 +346,27 @@ func addTestTools(s *mcp.Server) {
 			}
 		}
 		return text(fmt.Sprintf("sent %d progress notifications", in.Steps)), nil, nil
+	})
+}
+
+// addRootsTool adds roots, which shows what a client offers as roots: a
+// filesystem server's allowed directories come from there.
+func addRootsTool(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "roots",
+		Description: "Asks the client for its roots (roots/list) and lists them, one \"URI name\" line each.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		res, err := req.Session.ListRoots(ctx, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(res.Roots) == 0 {
+			return text("no roots"), nil, nil
+		}
+		var lines []string
+		for _, r := range res.Roots {
+			lines = append(lines, r.URI+" "+r.Name)
+		}
+		return text(strings.Join(lines, "\n")), nil, nil
 	})
 }
