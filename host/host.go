@@ -233,6 +233,8 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		if s.phase == phaseStarting {
 			h.startLocked(s)
 			pending = append(pending, waiting{settled: s.settled, cached: s.cached != nil})
+		} else {
+			h.announceAdminLocked(s)
 		}
 	}
 	// One tool set for all of them: starting them did not change it.
@@ -240,6 +242,21 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	h.mu.Unlock()
 
 	return h.gate(ctx, pending)
+}
+
+// announceAdminLocked announces a server placed in an admin state:
+// nothing will start it, so nothing else would say what it is (disabled,
+// blocked, untrusted, a duplicate, or failed for a config that cannot be
+// used, with the reason).
+func (h *Host) announceAdminLocked(s *server) {
+	if s.admin == "" {
+		return
+	}
+	ev := Event{Type: EventState, Server: s.cfg.Name, State: s.admin}
+	if s.err != nil {
+		ev.Error = s.err.Error()
+	}
+	h.events.publish(ev)
 }
 
 // waiting is a server Start waits for: its first connect attempt, and

@@ -336,7 +336,18 @@ func TestDisabledAndUntrusted(t *testing.T) {
 	proj := demoServer(t, "proj")
 	proj.Source.Level = config.LevelProject
 	proj.Untrusted = true
-	h := start(t, nil, off, proj)
+	h := host.New(nil)
+	t.Cleanup(func() { h.Close() })
+	sub := h.Subscribe()
+	defer sub.Close()
+	if err := h.Start(context.Background(), []config.ServerConfig{off, proj}); err != nil {
+		t.Fatal(err)
+	}
+	// Announced as they are placed: nothing else would say what they are.
+	awaitState(t, sub, "off", host.StateDisabled)
+	if e := awaitState(t, sub, "proj", host.StateUntrusted); !strings.Contains(e.Error, "switchboard trust") {
+		t.Errorf("untrusted event: %+v", e)
+	}
 	if st := status(t, h, "off"); st.State != host.StateDisabled || st.PID != 0 {
 		t.Errorf("off: %+v", st)
 	}

@@ -70,14 +70,8 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		}
 		if s.phase == phaseStarting {
 			fresh = append(fresh, s)
-		} else if s.admin != "" {
-			// Nothing will start it, so nothing else will say what it is
-			// now: blocked by a policy that appeared, disabled, untrusted.
-			ev := Event{Type: EventState, Server: name, State: s.admin}
-			if s.err != nil {
-				ev.Error = s.err.Error()
-			}
-			h.events.publish(ev)
+		} else {
+			h.announceAdminLocked(s)
 		}
 		h.servers[name] = s
 	}

@@ -73,6 +73,10 @@ type settling struct {
 }
 
 func (s *settling) set(name string, st host.State) {
+	switch st {
+	case host.StateDisabled, host.StateBlocked, host.StateUntrusted, host.StateDuplicate, host.StateIdle:
+		return // placed, not connecting: nothing to wait for
+	}
 	if s.states == nil {
 		s.states = map[string]host.State{}
 	}

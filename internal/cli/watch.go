@@ -116,9 +116,6 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		}
 		return err
 	}
-	for _, e := range placedStates(h.Status(), first.Servers) {
-		emit(func() { o.printHostEvent(e) })
-	}
 	o.emit = emit
 	err = watch.Run(ctx, h, first, o.watchLoad, &watch.Options{
 		Logger: o.Logger(),
@@ -126,28 +123,6 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	})
 	stop()
 	return err
-}
-
-// placedStates are the state events of the servers Start placed in a
-// state it does not announce, since nothing starts them: a config that
-// could not be used (an unset variable: failed, with the reason), disabled,
-// blocked, untrusted, a duplicate. The host announces these only when a
-// reload puts them in place; without this, watch would show nothing of
-// them until the config changed.
-func placedStates(statuses []host.Status, configs []config.ServerConfig) []host.Event {
-	var events []host.Event
-	now := time.Now()
-	for _, st := range statuses {
-		i := slices.IndexFunc(configs, func(c config.ServerConfig) bool { return c.Name == st.Name })
-		if i < 0 || configs[i].Admission() == config.Admitted {
-			continue
-		}
-		switch st.State {
-		case host.StateFailed, host.StateDisabled, host.StateBlocked, host.StateUntrusted, host.StateDuplicate:
-			events = append(events, host.Event{Time: now, Type: host.EventState, Server: st.Name, State: st.State, Error: st.Error})
-		}
-	}
-	return events
 }
 
 func (o *watchOptions) printHostEvent(e host.Event) {
