@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -161,5 +162,22 @@ func TestWriteOutRefusesEscapes(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"out/up"}, files(t, base)); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
+
+func TestNextTry(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Time{}, ""},
+		{now.Add(8 * time.Second), " (next try in 8s)"},
+		{now.Add(1234 * time.Millisecond), " (next try in 1.2s)"},
+		{now.Add(-time.Second), " (next try in 0s)"},
+	} {
+		if got := nextTry(c.at, now); got != c.want {
+			t.Errorf("nextTry(%v) = %q, want %q", c.at, got, c.want)
+		}
 	}
 }

@@ -107,7 +107,7 @@ func (ios IO) serverTable(statuses []host.Status) {
 	for _, s := range statuses {
 		rows = append(rows, []column{
 			{text: cell(s.Name)}, {text: string(s.State), color: stateColor(s.State)}, {text: transportName(s)},
-			{text: fmt.Sprint(s.Tools)}, {text: connectTime(s)}, {text: cell(sourceLabel(s.Source))}, {text: oneLine(s.Error)},
+			{text: fmt.Sprint(s.Tools)}, {text: connectTime(s)}, {text: cell(sourceLabel(s.Source))}, {text: oneLine(s.Error) + nextTry(s.Retry, time.Now())},
 		})
 	}
 	writeTable(ios.Out, ios.color(ios.OutTTY), rows)
@@ -205,6 +205,24 @@ type statusJSON struct {
 	ConnectTimeMs float64 `json:"connectTimeMs"`
 	Attempts      int     `json:"attempts"`
 	Since         string  `json:"since"`
+	// RetryAt is when a server that lost its connection is tried next.
+	RetryAt string `json:"retryAt,omitempty"`
+}
+
+// nextTry says when a reconnecting server is tried next, for a table or
+// an event line: " (next try in 8s)". Empty when none is due.
+func nextTry(at, now time.Time) string {
+	if at.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf(" (next try in %s)", max(at.Sub(now), 0).Round(100*time.Millisecond))
+}
+
+func timeJSON(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
 }
 
 func toStatusJSON(statuses []host.Status) []statusJSON {
@@ -215,7 +233,7 @@ func toStatusJSON(statuses []host.Status) []statusJSON {
 			Source: s.Source.String(), Provider: s.Source.Provider, Level: string(s.Source.Level),
 			Tools: s.Tools, Resources: s.Resources, Prompts: s.Prompts, Error: s.Error, PID: s.PID,
 			ConnectTimeMs: float64(s.ConnectTime.Microseconds()) / 1000, Attempts: s.Attempts,
-			Since: s.Since.UTC().Format(time.RFC3339Nano),
+			Since: s.Since.UTC().Format(time.RFC3339Nano), RetryAt: timeJSON(s.Retry),
 		})
 	}
 	return out

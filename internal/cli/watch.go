@@ -142,6 +142,7 @@ type eventJSON struct {
 	State   string  `json:"state,omitempty"`
 	PID     *int    `json:"pid,omitempty"`
 	Error   string  `json:"error,omitempty"`
+	RetryAt string  `json:"retryAt,omitempty"`
 	Version *uint64 `json:"version,omitempty"`
 	Level   string  `json:"level,omitempty"`
 	Message string  `json:"message,omitempty"`
@@ -151,6 +152,7 @@ func writeEventJSON(ios IO, e host.Event) {
 	out := eventJSON{
 		Time: e.Time.UTC().Format(time.RFC3339Nano), Type: string(e.Type), Server: e.Server,
 		State: string(e.State), Error: e.Error, Level: string(e.Level), Message: e.Message,
+		RetryAt: timeJSON(e.Retry),
 	}
 	switch e.Type {
 	case host.EventState:
@@ -173,7 +175,7 @@ func printEvent(ios IO, e host.Event) {
 			line += fmt.Sprintf(" pid %d", e.PID)
 		}
 		if e.Error != "" {
-			line += "  " + oneLine(e.Error)
+			line += "  " + oneLine(e.Error) + nextTry(e.Retry, e.Time)
 		}
 		fmt.Fprintln(ios.Out, line)
 	case host.EventTools:
