@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	// The host knows config's types, never how configs are found.
 	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact"},
 	"internal/toolcache": {"config", "internal/safefile"},
-	"internal/transport": {"config", "internal/execpath", "internal/procgroup"},
+	"internal/transport": {"config", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"watch":              {"config", "host"},
 
 	// Leaves.
@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"internal/execpath":  {},
 	"internal/glob":      {},
 	"internal/procgroup": {},
+	"internal/reap":      {},
 	"internal/redact":    {"config"},
 	"internal/safefile":  {},
 	"internal/secretcmd": {"internal/clip", "internal/procgroup"},
@@ -60,6 +61,7 @@ var thirdParty = map[string][]string{
 	"internal/glob":     {},
 	"internal/redact":   {},
 	"internal/safefile": {"golang.org/x/sys"},
+	"internal/reap":     {"golang.org/x/sys"},
 	"internal/termsafe": {},
 	"config/trust":      {},
 }
