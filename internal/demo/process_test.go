@@ -278,7 +278,7 @@ func TestHelp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, flag := range []string{"-name", "-init-delay", "-fail-start", "-hang", "-garbage", "-ignore-sigterm",
-		"-grandchild", "-sleep-forever", "-stderr-lines", "-weird-names", "-tools-count", "-exit-after", "-escapes", "-dump-env"} {
+		"-grandchild", "-grandchild-leaves", "-sleep-forever", "-stderr-lines", "-weird-names", "-tools-count", "-exit-after", "-escapes", "-dump-env"} {
 		if !strings.Contains(stderr.String(), flag) {
 			t.Errorf("help does not mention %s", flag)
 		}
@@ -381,5 +381,41 @@ func TestGrandchild(t *testing.T) {
 	p.awaitStderr(t, "grandchild "+strconv.Itoa(pid)+" exited: signal: killed")
 	if err := p.wait(t); err != nil {
 		t.Errorf("exit: %v", err)
+	}
+}
+
+// --grandchild-leaves starts the grandchild as the leader of a process
+// group of its own, out of reach of a kill of the server's group.
+func TestGrandchildLeaves(t *testing.T) {
+	for _, how := range []string{"setsid", "setpgid"} {
+		t.Run(how, func(t *testing.T) {
+			p := startDemo(t, "--grandchild-leaves", how)
+			line := p.awaitStderr(t, "grandchild pid ")
+			pid, err := strconv.Atoi(strings.TrimPrefix(line, "grandchild pid "))
+			if err != nil {
+				t.Fatal(err)
+			}
+			killed := false
+			t.Cleanup(func() {
+				if !killed {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			})
+			pgid, err := syscall.Getpgid(pid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pgid != pid {
+				t.Errorf("grandchild %d is in group %d, want its own", pid, pgid)
+			}
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+			p.awaitStderr(t, "grandchild "+strconv.Itoa(pid)+" exited: signal: killed")
+			if err := p.wait(t); err != nil {
+				t.Errorf("exit: %v", err)
+			}
+		})
 	}
 }
