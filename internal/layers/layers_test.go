@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"internal/reap":      {},
 	"internal/redact":    {"config"},
 	"internal/safefile":  {},
-	"internal/secretcmd": {"internal/clip", "internal/procgroup"},
+	"internal/secretcmd": {"internal/clip", "internal/procgroup", "internal/reap"},
 	"internal/termsafe":  {},
 	"internal/demo":      {},
 	"internal/layers":    {},
