@@ -86,19 +86,22 @@ type Options struct {
 	NotificationBuffer int
 	// Subreaper makes the process a child subreaper while the host is
 	// open (Linux; elsewhere it does nothing): a server's descendant whose
-	// parent died, or that left by setsid, is re-parented to this process
-	// instead of to init, and the host reaps it when it exits, so ended
-	// servers leave no zombies even under an init that does not reap (a
-	// container's). A server's leftovers are ended when it ends either
-	// way, found by a mark in their environment (DESIGN.md F17).
+	// parent died (one that left the group by setsid included) is
+	// re-parented to this process instead of to init, and the host reaps
+	// it when it exits, so ended servers leave no zombies even under an
+	// init that does not reap (a container's). A server's leftovers are
+	// ended when it ends either way, found by a mark in their environment
+	// (DESIGN.md F17).
 	//
 	// It is off by default because it changes the embedding process, not
 	// just the host: the setting is process-wide, and the process then
-	// becomes the parent of orphans of all its descendants, the
-	// program's own too, which the host reaps as they exit. It never
-	// takes the exit status of a child the program started with os/exec
-	// and has not waited for. The last host to close puts the setting
-	// back as it found it. The command line turns it on.
+	// becomes the parent of the orphans of all its descendants, the
+	// program's own too, which the host reaps as they exit. A child the
+	// program started with os/exec and has not waited for keeps its exit
+	// status for its Wait, told apart by the pidfd Go holds for it (Linux
+	// 5.4 and later); a child started some other way (syscall.ForkExec, or
+	// on an older kernel) may be reaped. The last host to close puts the
+	// setting back as it found it. The command line turns it on.
 	Subreaper bool
 }
 

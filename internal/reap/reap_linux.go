@@ -226,7 +226,9 @@ var sub struct {
 // it instead of to init, so End still finds it by its ancestry, and its
 // exit status comes here. Until release, a goroutine reaps those orphans
 // as they exit (on SIGCHLD), never a child started through Start or held
-// by a pidfd of this process (any os/exec child of the program).
+// by a pidfd of this process (any os/exec child of the program, on Linux
+// 5.4 and later; an older kernel, or syscall.ForkExec, gives Go no pidfd,
+// and such a child of the program's may be reaped).
 //
 // The setting is the whole process's, and calls nest: the first turns it
 // on, the last release reaps what has exited and turns it off again if it
