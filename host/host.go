@@ -20,6 +20,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/execpath"
+	"github.com/switchboard-mcp/switchboard/internal/reap"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/toolcache"
 	"github.com/switchboard-mcp/switchboard/internal/transport"
@@ -83,6 +84,25 @@ type Options struct {
 	// list changes, resource updates) are kept while nobody subscribes, for
 	// DrainEvents. Zero means DefaultNotificationBuffer.
 	NotificationBuffer int
+	// Subreaper makes the process a child subreaper while the host is
+	// open (Linux; elsewhere it does nothing): a server's descendant whose
+	// parent died (one that left the group by setsid included) is
+	// re-parented to this process instead of to init, and the host reaps
+	// it when it exits, so ended servers leave no zombies even under an
+	// init that does not reap (a container's). A server's leftovers are
+	// ended when it ends either way, found by a mark in their environment
+	// (DESIGN.md F17).
+	//
+	// It is off by default because it changes the embedding process, not
+	// just the host: the setting is process-wide, and the process then
+	// becomes the parent of the orphans of all its descendants, the
+	// program's own too, which the host reaps as they exit. A child the
+	// program started with os/exec and has not waited for keeps its exit
+	// status for its Wait, told apart by the pidfd Go holds for it (Linux
+	// 5.4 and later); a child started some other way (syscall.ForkExec, or
+	// on an older kernel) may be reaped. The last host to close puts the
+	// setting back as it found it. The command line turns it on.
+	Subreaper bool
 }
 
 // DefaultNotificationBuffer is how many events wait for a consumer that
@@ -114,6 +134,10 @@ type Host struct {
 	life     context.Context
 	stopLife context.CancelFunc
 	wg       sync.WaitGroup // every goroutine the host starts
+
+	// releaseReaper ends this host's hold on the child subreaper; nil
+	// without Options.Subreaper.
+	releaseReaper func()
 
 	reloadMu sync.Mutex // serialises Reload
 	hooks    hooks      // for tests; the zero value does nothing
@@ -181,18 +205,26 @@ func New(opts *Options) *Host {
 			o.Roots = append(slices.Clone(o.Roots), &mcp.Root{URI: root, Name: filepath.Base(o.ProjectDir)})
 		}
 	}
+	var releaseReaper func()
+	if o.Subreaper {
+		var err error
+		if releaseReaper, err = reap.Subreaper(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			logger.Warn("cannot adopt orphaned server processes", "error", err)
+		}
+	}
 	life, stop := context.WithCancel(context.Background())
 	return &Host{
-		opts:     o,
-		workDir:  workDir,
-		log:      logger,
-		cache:    toolcache.Open(o.CacheDir),
-		redactor: r,
-		life:     life,
-		stopLife: stop,
-		servers:  map[string]*server{},
-		index:    map[string]toolKey{},
-		events:   hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
+		opts:          o,
+		releaseReaper: releaseReaper,
+		workDir:       workDir,
+		log:           logger,
+		cache:         toolcache.Open(o.CacheDir),
+		redactor:      r,
+		life:          life,
+		stopLife:      stop,
+		servers:       map[string]*server{},
+		index:         map[string]toolKey{},
+		events:        hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
 	}
 }
 
@@ -427,6 +459,9 @@ func (h *Host) Close() error {
 	h.wg.Wait()
 	h.events.close()
 	transport.CloseIdleConnections()
+	if h.releaseReaper != nil {
+		h.releaseReaper() // every server, and what it left, has ended
+	}
 	return nil
 }
 

@@ -289,6 +289,9 @@ func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
 		TrustProject:     g.trustProject,
 		UntrustedProject: untrustedProject,
 		Roots:            roots,
+		// The command line is the whole process: orphans its servers
+		// leave are its own to end and reap (DESIGN.md F17).
+		Subreaper: true,
 	}), nil
 }
 

@@ -71,6 +71,11 @@ type Options struct {
 	// Grandchild spawns a child that sleeps forever, sharing stderr but not
 	// stdin or stdout, and reports "grandchild pid N" on stderr (--grandchild).
 	Grandchild bool
+	// GrandchildLeaves makes the grandchild leave the server's process
+	// group as it starts, by "setsid" or "setpgid", as a daemonizing
+	// helper does; it implies Grandchild (--grandchild-leaves, Unix).
+	// Empty keeps it in the group.
+	GrandchildLeaves string
 	// SleepForever makes Run block until a signal ends it, serving nothing
 	// (--sleep-forever); this is what the grandchild runs.
 	SleepForever bool
@@ -147,6 +152,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Garbage, "garbage", false, "write non-JSON lines to stdout, before serving and before every message")
 	fs.BoolVar(&o.IgnoreSigterm, "ignore-sigterm", false, "ignore SIGTERM and keep running after the session ends (only SIGKILL stops it)")
 	fs.BoolVar(&o.Grandchild, "grandchild", false, "spawn a grandchild that sleeps forever and print \"grandchild pid N\" to stderr")
+	fs.StringVar(&o.GrandchildLeaves, "grandchild-leaves", "", "spawn the grandchild in a process group of its own, by `setsid or setpgid` (implies --grandchild)")
 	fs.BoolVar(&o.SleepForever, "sleep-forever", false, "serve nothing and block until killed (what the grandchild runs)")
 	fs.BoolVar(&o.StderrLines, "stderr-lines", false, "write an info, a warning and an error line to stderr at start")
 	fs.BoolVar(&o.WeirdNames, "weird-names", false, "add tools with unusual names (dots, spaces, slashes, 80 characters)")
@@ -178,6 +184,14 @@ Flags:
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "error: unexpected arguments: %q\n", fs.Args())
 		return Options{}, errors.New("unexpected arguments")
+	}
+	switch o.GrandchildLeaves {
+	case "":
+	case "setsid", "setpgid":
+		o.Grandchild = true
+	default:
+		fmt.Fprintf(stderr, "error: --grandchild-leaves must be setsid or setpgid (got %q)\n", o.GrandchildLeaves)
+		return Options{}, errors.New("bad --grandchild-leaves")
 	}
 	if o.ToolsCount < 0 {
 		fmt.Fprintf(stderr, "error: --tools-count must not be negative (got %d)\n", o.ToolsCount)

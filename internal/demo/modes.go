@@ -74,6 +74,9 @@ func startGrandchild(opts Options, stderr io.Writer) error {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Stderr = os.Stderr
+	if err := leaveGroup(cmd, opts.GrandchildLeaves); err != nil {
+		return fmt.Errorf("grandchild: %w", err)
+	}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("grandchild: %w", err)
 	}

@@ -26,9 +26,9 @@ var allowed = map[string][]string{
 	"config/discover":     {"config", "config/internal/doc", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile", "internal/execpath"},
 
 	// The host knows config's types, never how configs are found.
-	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact"},
+	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap"},
 	"internal/toolcache": {"config", "internal/safefile"},
-	"internal/transport": {"config", "internal/execpath", "internal/procgroup"},
+	"internal/transport": {"config", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"watch":              {"config", "host"},
 
 	// Leaves.
@@ -36,9 +36,10 @@ var allowed = map[string][]string{
 	"internal/execpath":  {},
 	"internal/glob":      {},
 	"internal/procgroup": {},
+	"internal/reap":      {},
 	"internal/redact":    {"config"},
 	"internal/safefile":  {},
-	"internal/secretcmd": {"internal/clip", "internal/procgroup"},
+	"internal/secretcmd": {"internal/clip", "internal/procgroup", "internal/reap"},
 	"internal/termsafe":  {},
 	"internal/demo":      {},
 	"internal/layers":    {},
@@ -60,6 +61,7 @@ var thirdParty = map[string][]string{
 	"internal/glob":     {},
 	"internal/redact":   {},
 	"internal/safefile": {"golang.org/x/sys"},
+	"internal/reap":     {"golang.org/x/sys"},
 	"internal/termsafe": {},
 	"config/trust":      {},
 }

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 	"github.com/switchboard-mcp/switchboard/internal/procgroup"
+	"github.com/switchboard-mcp/switchboard/internal/reap"
 )
 
 // Timeout bounds one command. Secret helpers (gh auth token, op read,
@@ -25,10 +28,12 @@ import (
 // keychain without letting a hung helper stall discovery.
 const Timeout = 10 * time.Second
 
-// pipeWait bounds how long the runner waits for the command's pipes to
-// close once it has exited or been killed: a helper that left a child
-// holding them must not hold discovery too.
-const pipeWait = time.Second
+// pipeDrain bounds how long the runner reads the command's pipes once it
+// has exited and what it left has been ended. Those were the only other
+// holders, so the pipes are at EOF at once; the bound is for a process
+// that escaped both the group and the mark (or, off Linux, the group),
+// which must not hold discovery too.
+const pipeDrain = 200 * time.Millisecond
 
 // maxStderr bounds the stderr quoted in an error: enough for the helper's
 // message, not a page of it.
@@ -46,8 +51,10 @@ type Runner struct {
 // Run runs command in dir ("" for the process's own directory) and
 // returns its stdout with surrounding white space trimmed. The command runs
 // in a process group of its own, killed as a whole on timeout or when ctx
-// ends. The error quotes the command's stderr, never its stdout: that is
-// the secret.
+// ends. The answer is what it printed by the time its shell exited: a
+// process it left running (an agent it started, say) does not hold the
+// answer back, and is ended. The error quotes the command's stderr, never
+// its stdout: that is the secret.
 func (r *Runner) Run(ctx context.Context, command, dir string) (string, error) {
 	key := dir + "\x00" + command
 	r.mu.Lock()
@@ -59,28 +66,17 @@ func (r *Runner) Run(ctx context.Context, command, dir string) (string, error) {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Dir = dir
-	procgroup.Set(cmd)
-	// sh may have started the helper as a child that would otherwise keep
-	// running, and the pipes open.
-	cmd.Cancel = func() error { return procgroup.Kill(cmd.Process.Pid) }
-	cmd.WaitDelay = pipeWait
-	err := cmd.Run()
-	if cmd.Process != nil {
-		// Whatever the helper left behind in its group ends with it.
-		_ = procgroup.Kill(cmd.Process.Pid)
-	}
+	stdout, stderr, err := run(ctx, command, dir)
 	switch {
+	case err == nil:
+		// Done in time; ending what it left may have outlasted ctx.
 	case parent.Err() != nil:
 		err = parent.Err() // the caller's deadline or cancellation, not ours
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		err = fmt.Errorf("timed out after %s", Timeout)
 	}
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
+		msg := strings.TrimSpace(string(stderr))
 		if len(msg) > maxStderr {
 			msg = msg[:maxStderr] + "…"
 		}
@@ -89,7 +85,7 @@ func (r *Runner) Run(ctx context.Context, command, dir string) (string, error) {
 		}
 		return "", fmt.Errorf("command %q failed: %v", clip.Text(command), err)
 	}
-	out = strings.TrimSpace(stdout.String())
+	out = strings.TrimSpace(string(stdout))
 	r.mu.Lock()
 	if r.out == nil {
 		r.out = make(map[string]string)
@@ -97,4 +93,67 @@ func (r *Runner) Run(ctx context.Context, command, dir string) (string, error) {
 	r.out[key] = out
 	r.mu.Unlock()
 	return out, nil
+}
+
+// run runs command with /bin/sh until the shell exits, and returns what it
+// wrote. The pipes are the runner's own, not os/exec's, so that Wait
+// returns when the shell exits rather than when every holder of its
+// stdout has closed it. Then whatever the command left is ended — its
+// group, and on Linux every process carrying its mark (DESIGN.md F17) —
+// and the pipes are read to EOF, for at most pipeDrain.
+func run(ctx context.Context, command, dir string) (stdout, stderr []byte, err error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, err
+	}
+	mark := reap.NewMark()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.Dir = dir
+	cmd.Env = mark.Set(os.Environ())
+	procgroup.Set(cmd)
+	// sh may have started the helper as a child that would otherwise keep
+	// running.
+	cmd.Cancel = func() error { return procgroup.Kill(cmd.Process.Pid) }
+	err = reap.Start(cmd)
+	// The child holds its own copies of the write ends.
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, nil, err
+	}
+	var outBuf, errBuf bytes.Buffer
+	var readers sync.WaitGroup
+	readers.Go(func() { _, _ = io.Copy(&outBuf, outR) })
+	readers.Go(func() { _, _ = io.Copy(&errBuf, errR) })
+	err = reap.Wait(cmd)
+
+	// Whatever the helper left behind ends with it; the pipes it held
+	// then reach EOF.
+	_ = procgroup.Kill(cmd.Process.Pid)
+	_ = reap.End(mark, nil)
+	read := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(read)
+	}()
+	timer := time.NewTimer(pipeDrain)
+	defer timer.Stop()
+	select {
+	case <-read:
+	case <-timer.C:
+	}
+	// A reader still blocked returns; the readers are done once read closes.
+	outR.Close()
+	errR.Close()
+	<-read
+	return outBuf.Bytes(), errBuf.Bytes(), err
 }

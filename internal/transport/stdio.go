@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/procgroup"
+	"github.com/switchboard-mcp/switchboard/internal/reap"
 )
 
 // Shutdown grace periods for stdio servers (DESIGN.md F17). A well-behaved server
@@ -39,9 +40,12 @@ const maxStderrLine = 8 * 1024
 // Stdio is an mcp.Transport that runs a server as a child process in its own
 // process group. Unlike go-sdk's CommandTransport it survives non-JSON lines
 // on stdout, reads stderr line by line, and ends the whole process group on
-// Close, so wrappers such as npx leave no orphans.
+// Close, so wrappers such as npx leave no orphans. The child carries a
+// reap.Mark, so that what it started and what left the group (setsid,
+// setpgid, a dead parent) ends with it too (DESIGN.md F17).
 type Stdio struct {
 	cmd    *exec.Cmd
+	mark   reap.Mark
 	hooks  Hooks
 	ready  atomic.Bool
 	pid    atomic.Int64
@@ -95,7 +99,9 @@ func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	t.cmd.Stdin, t.cmd.Stdout, t.cmd.Stderr = stdinR, stdoutW, stderrW
 	procgroup.Set(t.cmd)
-	if err := t.cmd.Start(); err != nil {
+	t.mark = reap.NewMark()
+	t.cmd.Env = t.mark.Set(t.cmd.Env)
+	if err := reap.Start(t.cmd); err != nil {
 		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
 		return nil, fmt.Errorf("start %s: %w", t.cmd.Path, err)
 	}
@@ -106,7 +112,7 @@ func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.wg.Add(2)
 	go func() {
 		defer t.wg.Done()
-		err := t.cmd.Wait()
+		err := reap.Wait(t.cmd)
 		t.mu.Lock()
 		t.wait = err
 		t.mu.Unlock()
@@ -145,7 +151,11 @@ func (t *Stdio) Close() error {
 
 // shutdown is close stdin → wait → SIGTERM to the group → wait → SIGKILL to
 // the group. Whatever happened, the group is killed at the end so that
-// grandchildren that outlived their parent do not stay behind.
+// grandchildren that outlived their parent do not stay behind, and then
+// reap.End ends every process that left the group: those that carry the
+// mark, and the server's descendants as they were when shutdown began.
+// It runs whether the host closes the server or the server exited by
+// itself (the session's close after a drop comes here too).
 func (t *Stdio) shutdown() error {
 	t.mu.Lock()
 	if t.closed {
@@ -157,6 +167,14 @@ func (t *Stdio) shutdown() error {
 	t.mu.Unlock()
 
 	pgid := t.PID()
+	var tree []reap.Proc
+	select {
+	case <-t.exited:
+	default:
+		// Taken before stdin closes: a server that exits then re-parents
+		// its children at once.
+		tree = reap.Tree(pgid)
+	}
 	t.stdin.Close()
 	exited := false
 	if t.ready.Load() {
@@ -168,10 +186,17 @@ func (t *Stdio) shutdown() error {
 	}
 	_ = procgroup.Kill(pgid)
 	if !exited && !t.awaitExit(killWait) {
+		_ = reap.End(t.mark, tree)
 		t.stderr.Close()
 		return fmt.Errorf("process %d did not exit after SIGKILL", pgid)
 	}
+	// What left the group may hold stderr open: ending it first lets the
+	// drain see EOF instead of waiting out its bound.
+	endErr := reap.End(t.mark, tree)
 	t.drainStderr()
+	if endErr != nil {
+		return fmt.Errorf("server %d left processes behind: %w", pgid, endErr)
+	}
 	return nil
 }
 
