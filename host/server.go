@@ -137,6 +137,7 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 		t := transport.NewStdio(cfg, dir, transport.Hooks{
 			Stderr:  func(line string) { h.serverLog(s, line, "") },
 			Skipped: func(line string) { h.serverLog(s, line, "skipped non-JSON line on stdout: ") },
+			Dropped: func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) },
 		})
 		sess, err := client.Connect(ctx, t, opts)
 		if err != nil {

@@ -24,6 +24,9 @@ type Hooks struct {
 	Stderr func(line string)
 	// Skipped gets each non-JSON line dropped from a stdio server's stdout.
 	Skipped func(line string)
+	// Dropped gets a line for each message the transport did not pass on
+	// (too large or too deep: DESIGN.md F24) saying what it was and why.
+	Dropped func(what string)
 }
 
 func (h Hooks) stderr(line string) {
@@ -35,6 +38,12 @@ func (h Hooks) stderr(line string) {
 func (h Hooks) skipped(line string) {
 	if h.Skipped != nil {
 		h.Skipped(line)
+	}
+}
+
+func (h Hooks) dropped(what string) {
+	if h.Dropped != nil {
+		h.Dropped(what)
 	}
 }
 
@@ -89,7 +98,7 @@ func NewStdio(cfg *config.ServerConfig, dir string, hooks Hooks) *Stdio {
 	} else if !strings.ContainsRune(cfg.Command, '/') && !strings.ContainsRune(cfg.Command, filepath.Separator) {
 		cmd.Err = &exec.Error{Name: cfg.Command, Err: exec.ErrNotFound}
 	}
-	return &Stdio{cmd: cmd, hooks: hooks, exited: make(chan struct{})}
+	return &Stdio{cmd: cmd, hooks: hooks, limit: cfg.EffectiveMaxMessageSize(), exited: make(chan struct{})}
 }
 
 // NewHTTP returns the transport for an http or sse config.
