@@ -1,0 +1,98 @@
+package host_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/transport"
+)
+
+// patient is a request timeout no test here comes near: a call that fails
+// fails because the host said so, not because it waited this long.
+const patient = 10 * time.Minute
+
+// Replies larger than go-sdk's own 16 MiB line limit arrive whole, up to
+// maxMessageSize (DESIGN.md F24).
+func TestLargeRepliesArriveWhole(t *testing.T) {
+	h := start(t, nil, demoServer(t, "big", "--reply-tools"))
+	for _, n := range []int{17_000_000, 50_000_000} {
+		res, err := h.CallTool(context.Background(), "mcp__big__big_reply", map[string]any{"bytes": n})
+		if err != nil {
+			t.Fatalf("%d bytes: %v", n, err)
+		}
+		if got := text(t, res); len(got) != n || strings.Trim(got, "x") != "" {
+			t.Errorf("%d bytes asked, %d arrived", n, len(got))
+		}
+	}
+}
+
+// A reply over the limit fails its call at once, saying how large it was,
+// and the session goes on.
+func TestReplyOverLimitFailsAtOnce(t *testing.T) {
+	cfg := demoServer(t, "big", "--reply-tools")
+	cfg.MaxMessageSize, cfg.Timeout = 1<<20, patient
+	h := start(t, nil, cfg)
+	res, err := h.CallTool(context.Background(), "mcp__big__big_reply", map[string]any{"bytes": 2 << 20})
+	const want = `server "big": tool "big_reply": calling "tools/call": reply to tools/call is 2.0 MiB, over the 1 MiB limit (maxMessageSize)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant  %s", err, want)
+	}
+	if res == nil || !res.IsError || text(t, res) != "MCP error: "+want {
+		t.Errorf("result = %+v", res)
+	}
+	assertUsable(t, h, "big")
+}
+
+// A reply nested deeper than go-sdk decodes fails its call, not the session.
+func TestDeepReplyFailsAtOnce(t *testing.T) {
+	cfg := demoServer(t, "deep", "--reply-tools")
+	cfg.Timeout = patient
+	h := start(t, nil, cfg)
+	for _, depth := range []int{1_000_000, 5000} {
+		_, err := h.CallTool(context.Background(), "mcp__deep__deep_reply", map[string]any{"depth": depth})
+		want := "reply to tools/call nests " + strconv.Itoa(depth+3) + " levels deep, over the limit of 1000"
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("depth %d: err = %v, want it to end %q", depth, err, want)
+		}
+		assertUsable(t, h, "deep")
+	}
+	// Within the limit, it arrives.
+	res, err := h.CallTool(context.Background(), "mcp__deep__deep_reply", map[string]any{"depth": transport.MaxDepth - 3})
+	if err != nil || res.StructuredContent == nil {
+		t.Errorf("a reply at the depth limit: %v, %+v", err, res)
+	}
+}
+
+// A notification over the limit is dropped, and the server's log says so.
+func TestNotificationOverLimitDropped(t *testing.T) {
+	cfg := demoServer(t, "loud", "--reply-tools")
+	cfg.MaxMessageSize, cfg.Timeout = 1<<20, patient
+	h := start(t, nil, cfg)
+	sub := h.Subscribe()
+	defer sub.Close()
+	res, err := h.CallTool(context.Background(), "mcp__loud__big_log", map[string]any{"bytes": 2 << 20})
+	if err != nil || text(t, res) != "logged" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	const want = "notification notifications/message is 2.0 MiB, over the 1 MiB limit (maxMessageSize); dropped"
+	await(t, sub, "the dropped notification in the log", func(e host.Event) bool {
+		return e.Type == host.EventLog && e.Server == "loud" && e.Level == host.LevelWarn && e.Message == want
+	})
+	assertUsable(t, h, "loud")
+}
+
+// assertUsable checks that a server still answers and was never dropped.
+func assertUsable(t *testing.T, h *host.Host, server string) {
+	t.Helper()
+	res, err := h.CallTool(context.Background(), "mcp__"+server+"__echo", map[string]any{"text": "still here"})
+	if err != nil || text(t, res) != "still here" {
+		t.Fatalf("%s after the refused reply: %v %+v", server, err, res)
+	}
+	if st := status(t, h, server); st.State != host.StateConnected || st.Attempts != 1 {
+		t.Errorf("%s: %+v", server, st)
+	}
+}
