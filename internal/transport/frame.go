@@ -74,8 +74,26 @@ func (s *frameScan) reset() {
 }
 
 func (s *frameScan) feed(p []byte) {
-	for _, c := range p {
+	// The next quote and backslash at or after i, found by IndexByte and
+	// kept until passed, so the inside of a string that is not kept (a
+	// large text result, mostly) is skipped at memchr speed, in time
+	// linear in the chunk however many escapes it has.
+	quote, slash := -1, -1
+	for i := 0; i < len(p); i++ {
 		top := s.depth == 1 && s.top == '{'
+		if s.inStr && !s.esc && !(top && (s.st == inKey || s.st == inValue && s.val != nil)) {
+			if quote < i {
+				quote = nextByte(p, i, '"')
+			}
+			if slash < i {
+				slash = nextByte(p, i, '\\')
+			}
+			i = min(quote, slash)
+			if i == len(p) {
+				return
+			}
+		}
+		c := p[i]
 		if s.inStr {
 			closing := false
 			switch {
@@ -144,6 +162,14 @@ func (s *frameScan) feed(p []byte) {
 	}
 }
 
+// nextByte is the index of the first c in p at or after i, or len(p).
+func nextByte(p []byte, i int, c byte) int {
+	if j := bytes.IndexByte(p[i:], c); j >= 0 {
+		return i + j
+	}
+	return len(p)
+}
+
 // startValue begins a top-level member's value with its first byte c. A
 // member given twice is read as decoders read it: the last one counts.
 func (s *frameScan) startValue(c byte) {
@@ -192,6 +218,19 @@ func (f *field) text() string {
 	return unquote(f.raw)
 }
 
+// is reports whether a field is the string s, without allocating when it
+// is written plainly, as it nearly always is.
+func (f *field) is(s string) bool {
+	r := f.raw
+	if !f.seen || f.bad || len(r) < 2 || r[0] != '"' {
+		return false
+	}
+	if bytes.IndexByte(r, '\\') >= 0 {
+		return unquote(r) == s
+	}
+	return string(r[1:len(r)-1]) == s
+}
+
 // message reports whether the line is an object with the "jsonrpc" member
 // a JSON-RPC message has: a line worth answering for when it is refused.
 func (s *frameScan) message() bool { return s.top == '{' && s.version.seen }
@@ -205,7 +244,7 @@ func (s *frameScan) decodable() bool {
 	if s.top == '[' {
 		return true
 	}
-	if s.top != '{' || s.version.text() != "2.0" {
+	if s.top != '{' || !s.version.is("2.0") {
 		return false
 	}
 	if s.method.seen && (s.method.bad || s.method.raw[0] != '"') {
@@ -235,13 +274,6 @@ func (s *frameScan) requestID() (jsonrpc.ID, bool) {
 	}
 	id, err := jsonrpc.MakeID(v)
 	return id, err == nil && id.IsValid()
-}
-
-// isMethod reports whether the line's method is exactly name, without
-// decoding: the cheap test the log path makes on every line.
-func (s *frameScan) isMethod(name string) bool {
-	r := s.method.raw
-	return s.method.seen && !s.method.bad && len(r) == len(name)+2 && r[0] == '"' && string(r[1:len(r)-1]) == name
 }
 
 // refusal says what is wrong with a message too large or too deep to pass

@@ -98,3 +98,49 @@ func FuzzJSONLineFilter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFrameScan holds the scan to go-sdk's count of depth, and to what a
+// decoder reads as the top-level id and method of a valid object, however
+// the line is split into chunks.
+func FuzzFrameScan(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"t":"a\"b\\[c"}}`,
+		`{"id" : "x\\\"y" , "method":"notifications/message","params":[[["]"]]]}`,
+		`{"\u0069d":7,"id":8}`,
+		`[{"id":1}]`,
+		`{"a":"` + strings.Repeat(`\n`, 50) + `[","id":{"x":1},"id":2}`,
+	} {
+		f.Add([]byte(seed), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, step uint8) {
+		var s frameScan
+		s.reset()
+		n := int(step)%17 + 1
+		for i := 0; i < len(in); i += n {
+			s.feed(in[i:min(i+n, len(in))])
+		}
+		if got, want := s.maxDepth, sdkDepth(in); got != want {
+			t.Fatalf("depth %d, go-sdk counts %d", got, want)
+		}
+		var top map[string]json.RawMessage
+		if json.Unmarshal(in, &top) != nil || bytes.IndexByte(in, '{') != len(in)-len(bytes.TrimLeft(in, " \t\r\n")) {
+			return
+		}
+		for name, fld := range map[string]*field{"id": &s.id, "method": &s.method} {
+			raw, ok := top[name]
+			if ok != fld.seen {
+				t.Fatalf("%s seen %v, decoder %v", name, fld.seen, ok)
+			}
+			if !ok || fld.bad {
+				continue
+			}
+			var want bytes.Buffer
+			if err := json.Compact(&want, raw); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(fld.raw, want.Bytes()) {
+				t.Fatalf("%s = %q, decoder %q", name, fld.raw, want.Bytes())
+			}
+		}
+	})
+}
