@@ -2,12 +2,15 @@ package host_test
 
 import (
 	"context"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
 
@@ -94,5 +97,66 @@ func assertUsable(t *testing.T, h *host.Host, server string) {
 	}
 	if st := status(t, h, server); st.State != host.StateConnected || st.Attempts != 1 {
 		t.Errorf("%s: %+v", server, st)
+	}
+}
+
+// A server that logs 100,000 lines before it answers initialize connects
+// within its startup timeout: the flood past the log budget is dropped
+// before go-sdk decodes it, and notes in the server's log, in their place
+// among the lines that passed, say how many. Every line is accounted for:
+// passed, or counted in a note.
+func TestLogFloodDoesNotHoldUpTheHandshake(t *testing.T) {
+	const flood = 100_000
+	h := host.New(nil)
+	t.Cleanup(func() { h.Close() })
+	sub := h.Subscribe()
+	defer sub.Close()
+	note := regexp.MustCompile(`^dropped (\d+) log notifications \(more than 1000 at once, or 500 a second\)$`)
+	type count struct{ passed, dropped int }
+	counted := make(chan count, 1)
+	go func() {
+		// Read while Start runs: a thousand log events would fill the
+		// subscription's buffer before the test could look.
+		var c count
+		for e := range sub.C {
+			if e.Type != host.EventLog || e.Server != "flood" {
+				continue
+			}
+			if m := note.FindStringSubmatch(e.Message); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				c.dropped += n
+			} else if strings.HasPrefix(e.Message, demo.FloodLogger+": flood line ") {
+				c.passed++
+			}
+			if c.passed+c.dropped >= flood {
+				break
+			}
+		}
+		counted <- c
+	}()
+	if err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "flood", "--log-flood", strconv.Itoa(flood))}); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, h, "flood"); st.State != host.StateConnected {
+		t.Fatalf("flood: %+v", st)
+	}
+	var c count
+	select {
+	case c = <-counted:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("not every line of the flood is accounted for (%d events lost to a slow reader)", sub.Dropped())
+	}
+	if c.passed+c.dropped != flood || c.passed < transport.LogBurst || c.dropped == 0 {
+		t.Errorf("%d lines passed and %d were counted as dropped, of %d", c.passed, c.dropped, flood)
+	}
+	// A note keeps its place: after the lines that passed before the ones
+	// it counts (the host's log handler runs behind the reader).
+	lines, _ := h.Logs("flood")
+	i := len(lines) - 1
+	for i >= 0 && !note.MatchString(lines[i].Text) {
+		i--
+	}
+	if i < 1 || !strings.HasPrefix(lines[i-1].Text, demo.FloodLogger+": flood line ") {
+		t.Errorf("no note after the lines that passed: %v", lines[max(0, len(lines)-3):])
 	}
 }

@@ -62,6 +62,10 @@ type frameScan struct {
 	keyLong             bool
 	val                 *field // where the current top-level value goes, if kept
 	version, id, method field
+	// pauseAtMethod makes feed return as soon as the top-level method
+	// has been read, once a line, so the filter can drop a log line over
+	// its budget without scanning the rest of it.
+	pauseAtMethod bool
 }
 
 func (s *frameScan) reset() {
@@ -73,7 +77,10 @@ func (s *frameScan) reset() {
 	}
 }
 
-func (s *frameScan) feed(p []byte) {
+// feed scans the next chunk of the line. It returns how much of p it
+// scanned: all of it, unless pauseAtMethod and the method ended within p,
+// when the caller feeds the rest.
+func (s *frameScan) feed(p []byte) int {
 	// The next quote and backslash at or after i, found by IndexByte and
 	// kept until passed, so the inside of a string that is not kept (a
 	// large text result, mostly) is skipped at memchr speed, in time
@@ -90,7 +97,7 @@ func (s *frameScan) feed(p []byte) {
 			}
 			i = min(quote, slash)
 			if i == len(p) {
-				return
+				return len(p)
 			}
 		}
 		c := p[i]
@@ -156,10 +163,16 @@ func (s *frameScan) feed(p []byte) {
 			}
 		case ',':
 			if top {
+				ended := s.val == &s.method
 				s.st, s.val = wantKey, nil
+				if ended && s.pauseAtMethod {
+					s.pauseAtMethod = false
+					return i + 1
+				}
 			}
 		}
 	}
+	return len(p)
 }
 
 // nextByte is the index of the first c in p at or after i, or len(p).

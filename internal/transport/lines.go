@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -62,18 +63,22 @@ const keepBuffer = 1 << 20
 // its place with an error response for its id, so its call fails at once
 // and says why; any other message is dropped and reported.
 type jsonLineFilter struct {
-	rc      io.ReadCloser
-	br      *bufio.Reader
-	limit   int64
-	hooks   Hooks
-	calls   *calls // what each pending request asked, for the errors; may be nil
-	scan    frameScan
-	line    []byte // the current frame, reused between lines
-	pending []byte // the part of a frame not yet handed to the reader
+	rc    io.ReadCloser
+	br    *bufio.Reader
+	limit int64
+	hooks Hooks
+	calls *calls // what each pending request asked, for the errors; may be nil
+	scan  frameScan
+	logs  logBudget
+	// logVerdict is the budget's answer for the current line: 0 not asked
+	// yet, 1 it passes, -1 it is dropped.
+	logVerdict int8
+	line       []byte // the current frame, reused between lines
+	pending    []byte // the part of a frame not yet handed to the reader
 }
 
 func newJSONLineFilter(rc io.ReadCloser, limit int64, hooks Hooks, calls *calls) *jsonLineFilter {
-	return &jsonLineFilter{rc: rc, br: bufio.NewReaderSize(rc, 64*1024), limit: limit, hooks: hooks, calls: calls}
+	return &jsonLineFilter{rc: rc, br: bufio.NewReaderSize(rc, 64*1024), limit: limit, hooks: hooks, calls: calls, logs: newLogBudget(hooks.NoteLogger)}
 }
 
 func (f *jsonLineFilter) Read(p []byte) (int, error) {
@@ -97,15 +102,19 @@ func (f *jsonLineFilter) nextFrame() error {
 	}
 	f.line = f.line[:0]
 	f.scan.reset()
+	f.scan.pauseAtMethod = true
+	f.logVerdict = 0
 	var size, ending int64
-	over := false
+	over, dropped := false, false
 	for {
 		chunk, err := f.br.ReadSlice('\n')
 		size += int64(len(chunk))
 		ending = int64(len(chunk) - len(bytes.TrimRight(chunk, "\r\n")))
-		f.scan.feed(chunk)
+		if !dropped {
+			dropped = f.scanChunk(chunk)
+		}
 		switch {
-		case over:
+		case over || dropped:
 		case int64(len(f.line)+len(chunk)) <= f.limit+lineSlack:
 			f.line = append(f.line, chunk...)
 		default:
@@ -117,6 +126,11 @@ func (f *jsonLineFilter) nextFrame() error {
 			continue
 		}
 		if err != nil && size == 0 {
+			// Nothing follows to carry a note in order: tell the host
+			// directly.
+			if line := f.logs.report(time.Now(), true); line != "" {
+				f.hooks.dropped(line)
+			}
 			return err
 		}
 		break // a whole line, or the last one before EOF
@@ -127,8 +141,10 @@ func (f *jsonLineFilter) nextFrame() error {
 	} else {
 		size = int64(len(trimmed))
 	}
+	isLog := f.isLog()
 	switch {
-	case len(trimmed) == 0:
+	case len(trimmed) == 0, dropped:
+	case isLog && !f.admitLog():
 	case size > f.limit || f.scan.maxDepth > MaxDepth:
 		f.refuse(size, trimmed)
 	case isFrame(trimmed, &f.scan):
@@ -136,7 +152,45 @@ func (f *jsonLineFilter) nextFrame() error {
 	default:
 		f.report("", trimmed)
 	}
+	if len(f.pending) > 0 {
+		if line := f.logs.report(time.Now(), !isLog); line != "" {
+			f.pending = append(f.logs.note(line, f.hooks.dropped), f.pending...)
+		}
+	}
 	return nil
+}
+
+// scanChunk scans the next chunk of a line and reports whether the line is
+// a log notification over the budget, dropped as soon as its method is
+// read: the path a flood takes, which neither scans the rest of the line
+// nor keeps it.
+func (f *jsonLineFilter) scanChunk(chunk []byte) bool {
+	n := f.scan.feed(chunk)
+	if n == len(chunk) {
+		return false
+	}
+	if f.isLog() && !f.admitLog() {
+		return true
+	}
+	f.scan.feed(chunk[n:])
+	return false
+}
+
+// isLog reports whether the line, as far as it was scanned, is a log
+// notification: a method of notifications/message and, so far, no id.
+func (f *jsonLineFilter) isLog() bool {
+	return f.scan.message() && !f.scan.id.seen && f.scan.method.is(logMethod)
+}
+
+// admitLog asks the budget about the current line, once.
+func (f *jsonLineFilter) admitLog() bool {
+	if f.logVerdict == 0 {
+		f.logVerdict = -1
+		if f.logs.allow(time.Now()) {
+			f.logVerdict = 1
+		}
+	}
+	return f.logVerdict > 0
 }
 
 // refuse deals with a line too large or too deep to pass on: a reply

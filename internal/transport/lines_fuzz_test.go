@@ -115,9 +115,17 @@ func FuzzFrameScan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, step uint8) {
 		var s frameScan
 		s.reset()
+		// Odd steps pause at the method, as the filter does, and go on.
+		s.pauseAtMethod = step%2 == 1
 		n := int(step)%17 + 1
 		for i := 0; i < len(in); i += n {
-			s.feed(in[i:min(i+n, len(in))])
+			chunk := in[i:min(i+n, len(in))]
+			if k := s.feed(chunk); k < len(chunk) {
+				if s.method.seen && s.val != nil {
+					t.Fatalf("paused before the method ended")
+				}
+				s.feed(chunk[k:])
+			}
 		}
 		if got, want := s.maxDepth, sdkDepth(in); got != want {
 			t.Fatalf("depth %d, go-sdk counts %d", got, want)

@@ -1,10 +1,14 @@
 package transport
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -237,5 +241,109 @@ func TestJSONLineFilterLetsGoOfLargeBuffers(t *testing.T) {
 	}
 	if cap(f.line) > keepBuffer {
 		t.Errorf("the filter holds a %d byte buffer after a small line", cap(f.line))
+	}
+}
+
+func logLine(i int) string {
+	return `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"line ` + strconv.Itoa(i) + `"}}`
+}
+
+// A flood of log notifications past the budget is dropped, and a note in
+// the stream, just before the next message, says how many.
+func TestJSONLineFilterLogBudget(t *testing.T) {
+	const flood = 3 * LogBurst
+	lines := make([]string, 0, flood+1)
+	for i := range flood {
+		lines = append(lines, logLine(i))
+	}
+	reply := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	lines = append(lines, reply)
+	for _, notes := range []string{"", NewNoteLogger()} {
+		var dropped []string
+		hooks := Hooks{Dropped: func(l string) { dropped = append(dropped, l) }, NoteLogger: notes}
+		f := newJSONLineFilter(io.NopCloser(strings.NewReader(strings.Join(lines, "\n")+"\n")), 1<<20, hooks, nil)
+		out, err := io.ReadAll(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if frames[len(frames)-1] != reply {
+			t.Fatalf("the reply is not last: %q", frames[len(frames)-1])
+		}
+		passed := len(frames) - 1
+		if notes != "" {
+			var n struct {
+				Method string                   `json:"method"`
+				Params mcp.LoggingMessageParams `json:"params"`
+			}
+			if err := json.Unmarshal([]byte(frames[len(frames)-2]), &n); err != nil || n.Params.Logger != notes || n.Params.Level != "warning" {
+				t.Fatalf("no note before the reply: %q (%v)", frames[len(frames)-2], err)
+			}
+			dropped = append(dropped, n.Params.Data.(string))
+			passed--
+		}
+		if len(dropped) != 1 {
+			t.Fatalf("notes %q, want one", dropped)
+		}
+		var n int
+		if _, err := fmt.Sscanf(dropped[0], "dropped %d log notifications (more than 1000 at once, or 500 a second)", &n); err != nil {
+			t.Fatalf("note %q: %v", dropped[0], err)
+		}
+		if passed < LogBurst || passed+n != flood {
+			t.Errorf("%d passed and %d dropped of %d", passed, n, flood)
+		}
+	}
+}
+
+// A flood that goes on is told of once a second, and one that ends at
+// once.
+func TestLogBudgetReports(t *testing.T) {
+	b := newLogBudget("")
+	t0 := time.Now()
+	for range LogBurst {
+		if !b.allow(t0) {
+			t.Fatal("the burst was refused")
+		}
+	}
+	for range 10 {
+		if b.allow(t0) {
+			t.Fatal("past the burst, a notification passed")
+		}
+	}
+	if r := b.report(t0.Add(logReportEvery/2), false); r != "" {
+		t.Errorf("reported %q within a second of a flood that goes on", r)
+	}
+	if r := b.report(t0.Add(logReportEvery), false); r != "dropped 10 log notifications (more than 1000 at once, or 500 a second)" {
+		t.Errorf("after a second: %q", r)
+	}
+	if r := b.report(t0.Add(2*logReportEvery), true); r != "" {
+		t.Errorf("reported %q with nothing dropped since", r)
+	}
+	if !b.allow(t0.Add(2 * logReportEvery)) {
+		t.Error("refused after the budget refilled")
+	}
+	b.allow(t0.Add(2 * logReportEvery))
+	for b.allow(t0.Add(2 * logReportEvery)) {
+	}
+	if r := b.report(t0.Add(2*logReportEvery), true); r != "dropped 1 log notifications (more than 1000 at once, or 500 a second)" {
+		t.Errorf("at the end of a flood: %q", r)
+	}
+}
+
+// BenchmarkJSONLineFilterLogFlood is the filter's cost per log line of a
+// flood, nearly all of it past the budget: the path must not allocate.
+func BenchmarkJSONLineFilterLogFlood(b *testing.B) {
+	var in strings.Builder
+	for i := range 10_000 {
+		in.WriteString(logLine(i) + "\n")
+	}
+	data := in.String()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		f := newJSONLineFilter(io.NopCloser(strings.NewReader(data)), 1<<20, Hooks{}, nil)
+		if _, err := io.Copy(io.Discard, f); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

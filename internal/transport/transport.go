@@ -5,6 +5,7 @@
 package transport
 
 import (
+	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,17 @@ type Hooks struct {
 	// Dropped gets a line for each message the transport did not pass on
 	// (too large or too deep: DESIGN.md F24) saying what it was and why.
 	Dropped func(what string)
+	// NoteLogger, when set, is the logger name of the log notifications a
+	// stdio transport writes into the server's stream itself, to say in
+	// order how many of the server's own it dropped (LogBurst): the host
+	// records those as its own notes. It must be a name the server cannot
+	// know (NewNoteLogger). Empty sends those notes to Dropped instead.
+	NoteLogger string
+}
+
+// NewNoteLogger returns a Hooks.NoteLogger no server can guess.
+func NewNoteLogger() string {
+	return "switchboard-" + rand.Text()
 }
 
 func (h Hooks) stderr(line string) {
