@@ -118,9 +118,12 @@ func (f *jsonLineFilter) nextFrame() error {
 		case int64(len(f.line)+len(chunk)) <= f.limit+lineSlack:
 			f.line = append(f.line, chunk...)
 		default:
-			// Keep the start to report; stream past the rest.
+			// Keep the start to report, and let go of the buffer that
+			// held up to the limit; stream past the rest.
 			over = true
-			f.line = append(f.line, chunk[:min(len(chunk), max(0, maxSkippedLine-len(f.line)))]...)
+			head := make([]byte, 0, maxSkippedLine)
+			head = append(head, f.line[:min(len(f.line), maxSkippedLine)]...)
+			f.line = append(head, chunk[:min(len(chunk), maxSkippedLine-len(head))]...)
 		}
 		if err == bufio.ErrBufferFull {
 			continue
