@@ -2,11 +2,15 @@ package host_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
@@ -158,5 +162,50 @@ func TestLogFloodDoesNotHoldUpTheHandshake(t *testing.T) {
 	}
 	if i < 1 || !strings.HasPrefix(lines[i-1].Text, demo.FloodLogger+": flood line ") {
 		t.Errorf("no note after the lines that passed: %v", lines[max(0, len(lines)-3):])
+	}
+}
+
+// HTTP and SSE servers' replies are held to the same limits: go-sdk's own
+// 16 MiB event limit no longer ends a legacy SSE session (it did, with a
+// bare EOF), and a reply over maxMessageSize fails its call at once,
+// whether it comes as a JSON body, an event on the call's stream or an
+// event on the legacy stream; the session goes on.
+func TestHTTPRepliesHeldToTheLimit(t *testing.T) {
+	newServer := func(*http.Request) *mcp.Server { return demo.NewServer(demo.Options{ReplyTools: true}) }
+	for _, tt := range []struct {
+		name    string
+		kind    config.Transport
+		handler http.Handler
+		logs    bool // notifications reach the host (a JSON response carries none)
+	}{
+		{"json", config.TransportHTTP, mcp.NewStreamableHTTPHandler(newServer, &mcp.StreamableHTTPOptions{JSONResponse: true}), false},
+		{"streamable", config.TransportHTTP, mcp.NewStreamableHTTPHandler(newServer, nil), true},
+		{"sse", config.TransportSSE, mcp.NewSSEHandler(newServer, nil), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(tt.handler)
+			t.Cleanup(srv.Close) // after the host's Close, which start put after it
+			h := start(t, nil, config.ServerConfig{Name: "web", Type: tt.kind, URL: srv.URL, Timeout: patient, MaxMessageSize: 20 << 20})
+			sub := h.Subscribe()
+			defer sub.Close()
+			res, err := h.CallTool(context.Background(), "mcp__web__big_reply", map[string]any{"bytes": 17_000_000})
+			if err != nil || len(text(t, res)) != 17_000_000 {
+				t.Fatalf("17 MB: %v", err)
+			}
+			_, err = h.CallTool(context.Background(), "mcp__web__big_reply", map[string]any{"bytes": 21 << 20})
+			const want = `server "web": tool "big_reply": calling "tools/call": reply to tools/call is 21.0 MiB, over the 20 MiB limit (maxMessageSize)`
+			if err == nil || err.Error() != want {
+				t.Errorf("err = %v\nwant  %s", err, want)
+			}
+			if tt.logs {
+				if _, err := h.CallTool(context.Background(), "mcp__web__big_log", map[string]any{"bytes": 21 << 20}); err != nil {
+					t.Fatal(err)
+				}
+				await(t, sub, "the dropped notification in the log", func(e host.Event) bool {
+					return e.Type == host.EventLog && e.Message == "notification notifications/message is 21.0 MiB, over the 20 MiB limit (maxMessageSize); dropped"
+				})
+			}
+			assertUsable(t, h, "web")
+		})
 	}
 }

@@ -132,9 +132,10 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 		return sess, t, kind, err
 	}
 	client := h.newClient(s, "")
+	hooks := transport.Hooks{Dropped: func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) }}
 	switch kind {
 	case config.TransportAuto:
-		auto := transport.NewAuto(cfg)
+		auto := transport.NewAuto(cfg, hooks)
 		sess, err := client.Connect(ctx, auto.Streamable, opts)
 		if err == nil {
 			return sess, nil, config.TransportHTTP, nil
@@ -143,10 +144,10 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 			return nil, nil, config.TransportHTTP, err
 		}
 		h.log.Info("streamable HTTP refused, trying SSE", "server", cfg.Name, "error", err)
-		sess, err = client.Connect(ctx, transport.NewHTTP(cfg, config.TransportSSE), opts)
+		sess, err = client.Connect(ctx, transport.NewHTTP(cfg, config.TransportSSE, hooks), opts)
 		return sess, nil, config.TransportSSE, err
 	default:
-		sess, err := client.Connect(ctx, transport.NewHTTP(cfg, kind), opts)
+		sess, err := client.Connect(ctx, transport.NewHTTP(cfg, kind, hooks), opts)
 		return sess, nil, kind, err
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
 // MaxDepth is the deepest nesting of arrays and objects a message may have
@@ -297,6 +299,39 @@ func refusal(size, limit int64, depth int) string {
 		return fmt.Sprintf("is %s, over the %s limit (maxMessageSize)", config.FormatSize(size), config.FormatSize(limit))
 	}
 	return fmt.Sprintf("nests %d levels deep, over the limit of %d", depth, MaxDepth)
+}
+
+// verdict is what stands in for a message the limits refuse: an error reply
+// for its id when it is a reply (nil otherwise), and the line for the
+// server's log. A line that is no JSON-RPC message at all has message false.
+func verdict(scan *frameScan, size, limit int64, calls *calls) (reply []byte, note string, message bool) {
+	why := refusal(size, limit, scan.maxDepth)
+	if !scan.message() {
+		return nil, why, false
+	}
+	method := scan.method.text()
+	id, hasID := scan.requestID()
+	switch {
+	case hasID && !scan.method.seen:
+		what := "reply to request " + idText(id)
+		if m := calls.method(id); m != "" {
+			what = "reply to " + m
+		}
+		calls.done(id)
+		return errorReply(id, what+" "+why), what + " " + why + "; the call fails with this error", true
+	case hasID:
+		return nil, fmt.Sprintf("request %s (id %s) %s; dropped, and the server gets no answer", clip.Text(method), idText(id), why), true
+	case method != "":
+		return nil, fmt.Sprintf("notification %s %s; dropped", clip.Text(method), why), true
+	}
+	return nil, "message " + why + ", with no id to answer; dropped", true
+}
+
+func idText(id jsonrpc.ID) string {
+	if s, ok := id.Raw().(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(id.Raw())
 }
 
 // errorReply is the response that stands in for a reply the filter

@@ -4,14 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-	"strconv"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
-	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
 // readLines calls fn for every line of r, without its newline. A line longer
@@ -201,35 +195,13 @@ func (f *jsonLineFilter) admitLog() bool {
 // line in the server's log, and a line that is no message is skipped like
 // any other.
 func (f *jsonLineFilter) refuse(size int64, head []byte) {
-	why := refusal(size, f.limit, f.scan.maxDepth)
-	if !f.scan.message() {
-		f.report("line "+why, head)
+	reply, note, message := verdict(&f.scan, size, f.limit, f.calls)
+	if !message {
+		f.report("line "+note, head)
 		return
 	}
-	method := f.scan.method.text()
-	id, hasID := f.scan.requestID()
-	switch {
-	case hasID && !f.scan.method.seen:
-		what := "reply to request " + idText(id)
-		if m := f.calls.method(id); m != "" {
-			what = "reply to " + m
-		}
-		f.pending = errorReply(id, what+" "+why)
-		f.hooks.dropped(what + " " + why + "; the call fails with this error")
-	case hasID:
-		f.hooks.dropped(fmt.Sprintf("request %s (id %s) %s; dropped, and the server gets no answer", clip.Text(method), idText(id), why))
-	case method != "":
-		f.hooks.dropped(fmt.Sprintf("notification %s %s; dropped", clip.Text(method), why))
-	default:
-		f.hooks.dropped("message " + why + ", with no id to answer; dropped")
-	}
-}
-
-func idText(id jsonrpc.ID) string {
-	if s, ok := id.Raw().(string); ok {
-		return strconv.Quote(s)
-	}
-	return fmt.Sprint(id.Raw())
+	f.pending = reply
+	f.hooks.dropped(note)
 }
 
 func (f *jsonLineFilter) report(why string, line []byte) {

@@ -6,6 +6,7 @@ package transport
 
 import (
 	"crypto/rand"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,11 +114,18 @@ func NewStdio(cfg *config.ServerConfig, dir string, hooks Hooks) *Stdio {
 	return &Stdio{cmd: cmd, hooks: hooks, limit: cfg.EffectiveMaxMessageSize(), exited: make(chan struct{})}
 }
 
-// NewHTTP returns the transport for an http or sse config.
-func NewHTTP(cfg *config.ServerConfig, kind config.Transport) mcp.Transport {
-	client := HTTPClient(cfg.Headers)
+// NewHTTP returns the transport for an http or sse config. Its responses
+// are held to the config's maxMessageSize and to MaxDepth (limitRoundTripper);
+// go-sdk's own event limit is set above them, so it never ends the
+// session first.
+func NewHTTP(cfg *config.ServerConfig, kind config.Transport, hooks Hooks) mcp.Transport {
+	limit := cfg.EffectiveMaxMessageSize()
+	client := &http.Client{Transport: &limitRoundTripper{
+		next:  &headerRoundTripper{headers: cfg.Headers, next: baseTransport},
+		limit: limit, hooks: hooks, calls: &calls{},
+	}}
 	if kind == config.TransportSSE {
-		return &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}
+		return &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack}}
 	}
-	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack}
 }
