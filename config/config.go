@@ -78,6 +78,23 @@ const (
 	MaxTimeout = 24 * time.Hour
 )
 
+// Bounds of MaxMessageSize (DESIGN.md F24).
+const (
+	// DefaultMaxMessageSize is the largest message a server may send when
+	// its config does not say: four times go-sdk's own 16 MiB line limit,
+	// so a tool that returns a large file or image is delivered whole.
+	DefaultMaxMessageSize int64 = 64 << 20
+	// MinMessageSize is the smallest limit a config may set: below it the
+	// handshake and a tool list no longer fit, and a smaller number is
+	// almost always a unit mistake (64 meant as MiB).
+	MinMessageSize int64 = 64 << 10
+	// MaxMessageSizeLimit is the largest limit a config may set. The host
+	// holds a message a few times over while it decodes it (the frame, the
+	// decoder's copy, the decoded result), so a larger one risks the
+	// host's memory rather than one call.
+	MaxMessageSizeLimit int64 = 1 << 30
+)
+
 // ServerConfig is one named MCP server, in canonical form, after
 // substitution. Every source adapter produces these.
 type ServerConfig struct {
@@ -103,6 +120,12 @@ type ServerConfig struct {
 	// PingInterval, when set, pings the server that often; a server that
 	// stops answering is treated as dropped and reconnected (DESIGN.md F32).
 	PingInterval time.Duration `json:"pingInterval,omitempty"`
+	// MaxMessageSize is the largest message, in bytes, the host takes from
+	// the server (DESIGN.md F24). A larger reply fails its request at once
+	// with an error that says how large it was; a larger notification is
+	// dropped and noted in the server's log. Zero means
+	// DefaultMaxMessageSize.
+	MaxMessageSize int64 `json:"maxMessageSize,omitempty"`
 
 	Source Source `json:"source"`
 
@@ -163,6 +186,14 @@ func (c *ServerConfig) EffectiveTimeout() time.Duration {
 		return c.Timeout
 	}
 	return DefaultTimeout
+}
+
+// EffectiveMaxMessageSize is MaxMessageSize or its default.
+func (c *ServerConfig) EffectiveMaxMessageSize() int64 {
+	if c.MaxMessageSize > 0 {
+		return c.MaxMessageSize
+	}
+	return DefaultMaxMessageSize
 }
 
 // Admission says whether a server may be started, and if not, the first

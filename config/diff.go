@@ -66,6 +66,7 @@ func (c *ServerConfig) SameConnection(o *ServerConfig) bool {
 		maps.Equal(c.Env, o.Env) && c.Cwd == o.Cwd && c.URL == o.URL && maps.Equal(c.Headers, o.Headers) &&
 		c.Disabled == o.Disabled && c.Lazy == o.Lazy &&
 		c.StartupTimeout == o.StartupTimeout && c.PingInterval == o.PingInterval && c.WorkDir == o.WorkDir &&
+		c.MaxMessageSize == o.MaxMessageSize &&
 		c.Untrusted == o.Untrusted && c.Blocked == o.Blocked && c.DuplicateOf == o.DuplicateOf &&
 		errString(c.Err) == errString(o.Err) && c.Source.Level == o.Source.Level
 }

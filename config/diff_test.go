@@ -37,6 +37,9 @@ func TestDiffConfigs(t *testing.T) {
 			Diff{Changed: []string{"a"}}},
 		{"trust restart", []ServerConfig{with("a", func(c *ServerConfig) { c.Untrusted = true })}, []ServerConfig{base("a")},
 			Diff{Changed: []string{"a"}}},
+		// The limit is the connection's: it is set when the transport is made.
+		{"message size restart", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.MaxMessageSize = 1 << 20 })},
+			Diff{Changed: []string{"a"}}},
 		{"auto-approve in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.AutoApprove = []string{"echo"} })},
 			Diff{Updated: []string{"a"}}},
 		{"timeout in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Timeout = time.Minute })},

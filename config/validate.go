@@ -15,6 +15,7 @@ import (
 // Validate checks one server config after substitution (DESIGN.md F4): a
 // non-empty name; exactly one of command or url; a known type that agrees
 // with them; an http or https url with a host; timeouts in (0, MaxTimeout];
+// a message size limit in [MinMessageSize, MaxMessageSizeLimit] (or zero);
 // env and header names that can be sent.
 //
 // The error is a *Diagnostic naming the field, positioned at c.Source (the
@@ -61,6 +62,9 @@ func Validate(c *ServerConfig) error {
 		if t.d < 0 || t.d > MaxTimeout {
 			return fail(t.field, "%s is out of range (want more than 0s and at most %s)", t.d, MaxTimeout)
 		}
+	}
+	if n := c.MaxMessageSize; n != 0 && (n < MinMessageSize || n > MaxMessageSizeLimit) {
+		return fail("maxMessageSize", "%d bytes is out of range (want at least %s and at most %s)", n, FormatSize(MinMessageSize), FormatSize(MaxMessageSizeLimit))
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		if k == "" || strings.ContainsAny(k, "=\x00") {

@@ -30,6 +30,9 @@ func TestValidate(t *testing.T) {
 		{"control char", ServerConfig{Name: "s", URL: "https://h/\x7f"}, `f.json:4: server "s": field "url": url does not parse: net/url: invalid control character in URL`},
 		{"negative timeout", ServerConfig{Name: "s", Command: "x", Timeout: -time.Second}, `f.json:4: server "s": field "timeout": -1s is out of range (want more than 0s and at most 24h0m0s)`},
 		{"huge startup", ServerConfig{Name: "s", Command: "x", StartupTimeout: MaxTimeout + 1}, `f.json:4: server "s": field "startupTimeout": 24h0m0.000000001s is out of range (want more than 0s and at most 24h0m0s)`},
+		{"message size", ServerConfig{Name: "s", Command: "x", MaxMessageSize: MaxMessageSizeLimit}, ""},
+		{"tiny message size", ServerConfig{Name: "s", Command: "x", MaxMessageSize: 64}, `f.json:4: server "s": field "maxMessageSize": 64 bytes is out of range (want at least 64 KiB and at most 1 GiB)`},
+		{"negative message size", ServerConfig{Name: "s", Command: "x", MaxMessageSize: -1}, `f.json:4: server "s": field "maxMessageSize": -1 bytes is out of range (want at least 64 KiB and at most 1 GiB)`},
 		// internal/glob has no bad pattern: a backslash is a backslash.
 		{"any glob", ServerConfig{Name: "s", Command: "x", Tools: ToolFilter{Allow: []string{"ok_*", "a\\"}}}, ""},
 		{"env name", ServerConfig{Name: "s", Command: "x", Env: map[string]string{"A=B": "x"}}, `f.json:4: server "s": field "env.A=B": invalid environment variable name "A=B"`},
@@ -69,6 +72,56 @@ func TestDiagnosticError(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.d.Error(); got != tt.want {
 			t.Errorf("Error() = %s, want %s", got, tt.want)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		err  string
+	}{
+		{"1048576", 1 << 20, ""},
+		{"64MiB", 64 << 20, ""},
+		{"64 mib", 64 << 20, ""},
+		{" 1.5GiB ", 3 << 29, ""},
+		{"100MB", 100_000_000, ""},
+		{"512kB", 512_000, ""},
+		{"12B", 12, ""},
+		{"64M", 0, `unknown unit "M" (want B, KiB, MiB, GiB, kB, MB or GB)`},
+		{"MiB", 0, `want a number of bytes or a size like "64MiB"`},
+		{"1.2.3MiB", 0, `want a number of bytes or a size like "64MiB"`},
+		{"", 0, `want a number of bytes or a size like "64MiB"`},
+		{"99999999999GiB", 0, "too large"},
+	}
+	for _, tt := range tests {
+		got, err := ParseSize(tt.in)
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if got != tt.want || msg != tt.err {
+			t.Errorf("ParseSize(%q) = %d, %q; want %d, %q", tt.in, got, msg, tt.want, tt.err)
+		}
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[int64]string{
+		0:               "0 B",
+		1023:            "1023 B",
+		64 << 10:        "64 KiB",
+		64 << 20:        "64 MiB",
+		100<<20 + 1:     "100.0 MiB",
+		17_000_000:      "16.2 MiB",
+		1 << 30:         "1 GiB",
+		3 << 29:         "1.5 GiB",
+		-1:              "-1 B",
+		100_000_000_000: "93.1 GiB",
+	} {
+		if got := FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -23,7 +23,9 @@ const listChangedDebounce = 50 * time.Millisecond
 
 // newClient returns the go-sdk client for one server. A client per server
 // keeps every callback tied to its server without a session lookup.
-func (h *Host) newClient(s *server) *mcp.Client {
+// notes is the logger name of the transport's own notes in the stream
+// (transport.Hooks.NoteLogger), or "" when it writes none.
+func (h *Host) newClient(s *server, notes string) *mcp.Client {
 	opts := &mcp.ClientOptions{
 		Logger: h.log.With("server", s.cfg.Name),
 		ToolListChangedHandler: func(_ context.Context, req *mcp.ToolListChangedRequest) {
@@ -47,6 +49,11 @@ func (h *Host) newClient(s *server) *mcp.Client {
 		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			p := req.Params
+			if notes != "" && p.Logger == notes {
+				// The transport's note of what it dropped, in order.
+				h.addLog(s, LogLine{Level: LevelWarn, Text: renderData(p.Data)})
+				return
+			}
 			level := LevelInfo
 			switch p.Level {
 			case "warning":

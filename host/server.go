@@ -126,32 +126,18 @@ func describeFailure(err error, log *ringLog) error {
 // dial builds the transport and runs the handshake.
 func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transport.Stdio, config.Transport, error) {
 	cfg := &s.cfg
-	client := h.newClient(s)
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion}
 	kind := cfg.TransportKind()
+	if kind == config.TransportStdio {
+		sess, t, err := h.dialStdio(ctx, s, opts)
+		return sess, t, kind, err
+	}
+	client := h.newClient(s, "")
+	hooks := transport.Hooks{Dropped: func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) }}
 	switch kind {
-	case config.TransportStdio:
-		dir := h.workDir
-		if cfg.WorkDir != "" {
-			dir = cfg.WorkDir // discovery's decision, which follows trust across reloads
-		}
-		t := transport.NewStdio(cfg, dir, transport.Hooks{
-			Stderr:  func(line string) { h.serverLog(s, line, "") },
-			Skipped: func(line string) { h.serverLog(s, line, "skipped non-JSON line on stdout: ") },
-		})
-		sess, err := client.Connect(ctx, t, opts)
-		if pid := t.PID(); pid != 0 {
-			h.log.Info("process started", "server", cfg.Name, "command", cfg.Command, "args", cfg.Args, "dir", t.Dir(), "pid", pid)
-		}
-		if err != nil {
-			t.Close()
-			return nil, nil, kind, err
-		}
-		t.MarkReady()
-		return sess, t, kind, nil
 	case config.TransportAuto:
 		h.log.Info("connecting", "server", cfg.Name, "url", cfg.URL, "transport", "streamable HTTP, else SSE")
-		auto := transport.NewAuto(cfg)
+		auto := transport.NewAuto(cfg, hooks)
 		sess, err := client.Connect(ctx, auto.Streamable, opts)
 		if err == nil {
 			return sess, nil, config.TransportHTTP, nil
@@ -160,13 +146,42 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 			return nil, nil, config.TransportHTTP, err
 		}
 		h.log.Info("streamable HTTP refused, trying SSE", "server", cfg.Name, "error", err)
-		sess, err = client.Connect(ctx, transport.NewHTTP(cfg, config.TransportSSE), opts)
+		sess, err = client.Connect(ctx, transport.NewHTTP(cfg, config.TransportSSE, hooks), opts)
 		return sess, nil, config.TransportSSE, err
 	default:
 		h.log.Info("connecting", "server", cfg.Name, "url", cfg.URL, "transport", kind)
-		sess, err := client.Connect(ctx, transport.NewHTTP(cfg, kind), opts)
+		sess, err := client.Connect(ctx, transport.NewHTTP(cfg, kind, hooks), opts)
 		return sess, nil, kind, err
 	}
+}
+
+// dialStdio starts a stdio server and runs the handshake. What the
+// transport sees besides messages goes to the server's log: stderr,
+// skipped lines, refused messages, and its notes of dropped log
+// notifications, which come in the stream under a logger name of their
+// own so they keep their place among the server's lines.
+func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, *transport.Stdio, error) {
+	dir := h.workDir
+	if s.cfg.WorkDir != "" {
+		dir = s.cfg.WorkDir // discovery's decision, which follows trust across reloads
+	}
+	notes := transport.NewNoteLogger()
+	t := transport.NewStdio(&s.cfg, dir, transport.Hooks{
+		Stderr:     func(line string) { h.serverLog(s, line, "") },
+		Skipped:    func(line string) { h.serverLog(s, line, "skipped non-JSON line on stdout: ") },
+		Dropped:    func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) },
+		NoteLogger: notes,
+	})
+	sess, err := h.newClient(s, notes).Connect(ctx, t, opts)
+	if pid := t.PID(); pid != 0 {
+		h.log.Info("process started", "server", s.cfg.Name, "command", s.cfg.Command, "args", s.cfg.Args, "dir", t.Dir(), "pid", pid)
+	}
+	if err != nil {
+		t.Close()
+		return nil, nil, err
+	}
+	t.MarkReady()
+	return sess, t, nil
 }
 
 func (h *Host) serverLog(s *server, line, prefix string) {

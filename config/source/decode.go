@@ -391,6 +391,38 @@ func (e *entry) durationText(v *doc.Value, field string) time.Duration {
 	return t
 }
 
+// size reads a size limit: a number of bytes, or a string with a unit
+// ("64MiB", "100MB"), in [config.MinMessageSize, config.MaxMessageSizeLimit].
+// A wrong one is a warning and the default stands, as for a timeout.
+func (e *entry) size(v *doc.Value, field string) int64 {
+	var n int64
+	switch v.Kind {
+	case doc.Number:
+		f, err := strconv.ParseFloat(v.Str, 64)
+		if err != nil || !(f >= 0 && f <= float64(config.MaxMessageSizeLimit)) {
+			e.warn(v, field, fmt.Sprintf("%s bytes is out of range (want at least %s and at most %s); ignored",
+				clip.Text(v.Str), config.FormatSize(config.MinMessageSize), config.FormatSize(config.MaxMessageSizeLimit)))
+			return 0
+		}
+		n = int64(f)
+	case doc.String:
+		var err error
+		if n, err = config.ParseSize(v.Str); err != nil {
+			e.warn(v, field, fmt.Sprintf("invalid size %q: %v; ignored", clip.Text(v.Str), err))
+			return 0
+		}
+	default:
+		e.wrong(v, field, `a size like "64MiB" or a number of bytes`, false)
+		return 0
+	}
+	if n < config.MinMessageSize || n > config.MaxMessageSizeLimit {
+		e.warn(v, field, fmt.Sprintf("%s is out of range (want at least %s and at most %s); ignored",
+			config.FormatSize(n), config.FormatSize(config.MinMessageSize), config.FormatSize(config.MaxMessageSizeLimit)))
+		return 0
+	}
+	return n
+}
+
 // canonical reads a key that means in the tool's file what it means in
 // ours — command, args, env, cwd, url, headers — and reports whether key
 // was one of those. Adapters call it for the keys they share with us and

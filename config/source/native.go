@@ -109,6 +109,8 @@ func decodeNative(e *entry, v *doc.Value) bool {
 			c.Timeout = e.durationText(val, m.Key)
 		case "pingInterval":
 			c.PingInterval = e.durationText(val, m.Key)
+		case "maxMessageSize":
+			c.MaxMessageSize = e.size(val, m.Key)
 		case "autoApprove":
 			c.AutoApprove = e.strList(val, m.Key, false)
 		case "tools":

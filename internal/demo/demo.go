@@ -100,6 +100,16 @@ type Options struct {
 	// calls fail with a protocol error, a resource and a prompt that carry
 	// it in their descriptions and results (--escapes).
 	Escapes bool
+	// ReplyTools adds tools whose replies are as large or as deep as the
+	// caller asks: big_reply (a text result of n bytes), big_log (a log
+	// notification of n bytes before a small result) and deep_reply
+	// (structured content n arrays deep, written by the demo itself since
+	// go-sdk cannot encode it) (--reply-tools).
+	ReplyTools bool
+	// LogFlood writes that many notifications/message lines to stdout
+	// before serving, so a client reads them all before the initialize
+	// response (--log-flood). Zero writes none.
+	LogFlood int
 	// FreezeAfter makes the server stop reading its input this long after
 	// Run starts, while staying alive: it no longer answers anything, pings
 	// included (--freeze-after). Zero means never.
@@ -161,6 +171,8 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.FreezeAfter, "freeze-after", 0, "stop answering anything, pings included, after this `duration`")
 	fs.BoolVar(&o.TestTools, "test-tools", false, "add tools that send notifications: add_tool, log, progress")
 	fs.BoolVar(&o.Roots, "roots", false, "add a tool, roots, that lists the roots the client offers")
+	fs.BoolVar(&o.ReplyTools, "reply-tools", false, "add tools with replies as large or deep as asked: big_reply, big_log, deep_reply")
+	fs.IntVar(&o.LogFlood, "log-flood", 0, "write `n` log notifications to stdout before serving")
 	fs.BoolVar(&o.Escapes, "escapes", false, "put terminal escape sequences in stderr, tool and resource descriptions, results and errors")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: switchboard demo-server [flags]
@@ -196,6 +208,10 @@ Flags:
 	if o.ToolsCount < 0 {
 		fmt.Fprintf(stderr, "error: --tools-count must not be negative (got %d)\n", o.ToolsCount)
 		return Options{}, errors.New("negative --tools-count")
+	}
+	if o.LogFlood < 0 {
+		fmt.Fprintf(stderr, "error: --log-flood must not be negative (got %d)\n", o.LogFlood)
+		return Options{}, errors.New("negative --log-flood")
 	}
 	return o, nil
 }
@@ -258,9 +274,19 @@ func Run(opts Options) int {
 		}
 		stdout = &garbageWriter{w: os.Stdout}
 	}
+	if opts.LogFlood > 0 {
+		if err := floodLogs(stdout, opts.LogFlood); err != nil {
+			fmt.Fprintf(os.Stderr, "error: writing the log flood: %v\n", err)
+			return ExitFailStart
+		}
+	}
 	var stdin io.ReadCloser = os.Stdin
 	if opts.FreezeAfter > 0 {
 		stdin = &freezingReader{r: os.Stdin, at: time.Now().Add(opts.FreezeAfter)}
+	}
+	if opts.ReplyTools {
+		lw := &lockedWriter{w: stdout}
+		stdin, stdout = newRawReplies(stdin, lw), lw
 	}
 	t := &mcp.IOTransport{Reader: stdin, Writer: stdout}
 	err := NewServer(opts).Run(context.Background(), t)

@@ -91,6 +91,7 @@ func TestToolList(t *testing.T) {
 		{"tools-count", demo.Options{ToolsCount: 3}, append([]string{"extra_0", "extra_1", "extra_2"}, baseTools...)},
 		{"weird-names", demo.Options{WeirdNames: true}, append(slices.Clone(baseTools), demo.WeirdToolNames...)},
 		{"escapes", demo.Options{Escapes: true}, append(slices.Clone(baseTools), "escapes", "escapes_error")},
+		{"reply-tools", demo.Options{ReplyTools: true}, append(slices.Clone(baseTools), "big_log", "big_reply", demo.DeepReplyTool)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

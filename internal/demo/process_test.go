@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -196,6 +197,64 @@ func TestGarbage(t *testing.T) {
 	}
 	if tools, _ := resp["result"].(map[string]any)["tools"].([]any); len(tools) != 8 {
 		t.Errorf("tools/list returned %d tools, want 8: %v", len(tools), resp)
+	}
+	if err := p.wait(t); err != nil {
+		t.Errorf("exit: %v", err)
+	}
+}
+
+func TestLogFlood(t *testing.T) {
+	p := startDemo(t, "--log-flood", "3")
+	p.send(t, initializeRequest)
+	_, before := p.response(t, 1)
+	if len(before) != 3 {
+		t.Fatalf("%d lines before the initialize response, want 3: %q", len(before), before)
+	}
+	for i, line := range before {
+		var n struct {
+			Method string                   `json:"method"`
+			Params mcp.LoggingMessageParams `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(line), &n); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("flood line %d of 3", i+1)
+		if n.Method != "notifications/message" || n.Params.Logger != demo.FloodLogger || n.Params.Data != want {
+			t.Errorf("line %d = %s, want a log notification %q", i, line, want)
+		}
+	}
+	if err := p.wait(t); err != nil {
+		t.Errorf("exit: %v", err)
+	}
+}
+
+// deep_reply is answered below go-sdk, which cannot encode its reply; the
+// other tools still go through go-sdk.
+func TestDeepReply(t *testing.T) {
+	p := startDemo(t, "--reply-tools")
+	p.send(t, initializeRequest)
+	p.response(t, 1)
+	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+	const depth = 20000
+	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"deep_reply","arguments":{"depth":20000}}}`)
+	p.send(t, `{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"big_reply","arguments":{"bytes":5}}}`)
+	for range 2 {
+		line, err := p.stdout.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case strings.HasPrefix(line, `{"jsonrpc":"2.0","id":2,`):
+			if n := strings.Count(line, "["); n != depth+1 { // and the content list
+				t.Errorf("deep reply has %d arrays, want %d", n, depth+1)
+			}
+		case strings.Contains(line, `"id":"three"`):
+			if !strings.Contains(line, `"text":"xxxxx"`) {
+				t.Errorf("big_reply: %s", line)
+			}
+		default:
+			t.Errorf("unexpected line %.200s", line)
+		}
 	}
 	if err := p.wait(t); err != nil {
 		t.Errorf("exit: %v", err)

@@ -74,7 +74,7 @@ func mustTinyPNG() []byte {
 }
 
 // NewServer returns the demo MCP server configured by opts. Only Name,
-// WeirdNames, ToolsCount, TestTools, Escapes and Logger affect it; the
+// WeirdNames, ToolsCount, TestTools, Escapes, ReplyTools and Logger affect it; the
 // other options are process-level behaviour applied by Run.
 func NewServer(opts Options) *mcp.Server {
 	name := opts.Name
@@ -99,6 +99,9 @@ func NewServer(opts Options) *mcp.Server {
 	}
 	if opts.Escapes {
 		addEscapeTools(s)
+	}
+	if opts.ReplyTools {
+		addReplyTools(s)
 	}
 	if opts.WeirdNames {
 		for _, n := range WeirdToolNames {

@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	// The host knows config's types, never how configs are found.
 	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap"},
 	"internal/toolcache": {"config", "internal/safefile"},
-	"internal/transport": {"config", "internal/execpath", "internal/procgroup", "internal/reap"},
+	"internal/transport": {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"watch":              {"config", "host"},
 
 	// Leaves.

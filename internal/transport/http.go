@@ -35,11 +35,6 @@ var baseTransport = &http.Transport{
 // no keep-alive connection outlives them.
 func CloseIdleConnections() { baseTransport.CloseIdleConnections() }
 
-// HTTPClient returns a client that adds headers to every request.
-func HTTPClient(headers map[string]string) *http.Client {
-	return &http.Client{Transport: &headerRoundTripper{headers: headers, next: baseTransport}}
-}
-
 type headerRoundTripper struct {
 	headers map[string]string
 	next    http.RoundTripper
@@ -69,11 +64,14 @@ type Auto struct {
 	rt         *headerRoundTripper
 }
 
-// NewAuto prepares the streamable half of the url-without-type fallback.
-func NewAuto(cfg *config.ServerConfig) *Auto {
+// NewAuto prepares the streamable half of the url-without-type fallback,
+// held to the limits as NewHTTP's transports are.
+func NewAuto(cfg *config.ServerConfig, hooks Hooks) *Auto {
 	rt := &headerRoundTripper{headers: cfg.Headers, next: baseTransport}
+	limit := cfg.EffectiveMaxMessageSize()
+	client := &http.Client{Transport: &limitRoundTripper{next: rt, limit: limit, hooks: hooks, calls: &calls{}}}
 	return &Auto{
-		Streamable: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: &http.Client{Transport: rt}},
+		Streamable: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack},
 		rt:         rt,
 	}
 }

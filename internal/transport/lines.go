@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"time"
 )
 
 // readLines calls fn for every line of r, without its newline. A line longer
@@ -38,24 +36,43 @@ func readLines(r io.Reader, max int, fn func(string)) {
 // maxSkippedLine bounds how much of a skipped stdout line is reported.
 const maxSkippedLine = 512
 
-// maxFrame bounds one JSON-RPC frame, as go-sdk's own line reader does; a
-// longer line is dropped and reported rather than buffered without end.
-const maxFrame = mcp.DefaultMaxLineLength
+// lineSlack is what a line may hold beyond the message limit: the
+// whitespace and line ending around a message that is within it.
+const lineSlack = 64
+
+// keepBuffer is the largest line buffer kept for the next line; a larger
+// one, left by a large reply, is let go once handed on.
+const keepBuffer = 1 << 20
 
 // jsonLineFilter passes through the lines of a server's stdout that are JSON
 // and drops the others, reporting each dropped line. go-sdk treats any
 // non-JSON line as a fatal protocol error, yet servers print banners and
 // debug output to stdout (DESIGN.md F17).
+//
+// It also keeps go-sdk from seeing a message it would choke on (DESIGN.md
+// F24): one over the size limit, which go-sdk's own line limit would turn
+// into the end of the session, or one nested deeper than MaxDepth, which
+// go-sdk cannot decode and which ends the session too. Such a line is
+// streamed past, never held whole, and a reply among them is answered in
+// its place with an error response for its id, so its call fails at once
+// and says why; any other message is dropped and reported.
 type jsonLineFilter struct {
-	rc      io.ReadCloser
-	br      *bufio.Reader
-	skipped func(string)
-	line    []byte // the current frame, reused between lines
-	pending []byte // the part of a frame not yet handed to the reader
+	rc    io.ReadCloser
+	br    *bufio.Reader
+	limit int64
+	hooks Hooks
+	calls *calls // what each pending request asked, for the errors; may be nil
+	scan  frameScan
+	logs  logBudget
+	// logVerdict is the budget's answer for the current line: 0 not asked
+	// yet, 1 it passes, -1 it is dropped.
+	logVerdict int8
+	line       []byte // the current frame, reused between lines
+	pending    []byte // the part of a frame not yet handed to the reader
 }
 
-func newJSONLineFilter(rc io.ReadCloser, skipped func(string)) *jsonLineFilter {
-	return &jsonLineFilter{rc: rc, br: bufio.NewReaderSize(rc, 64*1024), skipped: skipped}
+func newJSONLineFilter(rc io.ReadCloser, limit int64, hooks Hooks, calls *calls) *jsonLineFilter {
+	return &jsonLineFilter{rc: rc, br: bufio.NewReaderSize(rc, 64*1024), limit: limit, hooks: hooks, calls: calls, logs: newLogBudget(hooks.NoteLogger)}
 }
 
 func (f *jsonLineFilter) Read(p []byte) (int, error) {
@@ -69,59 +86,141 @@ func (f *jsonLineFilter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// nextFrame reads lines until one is valid JSON and makes it pending, with
-// its newline. Blank lines are dropped silently, other lines reported.
+// nextFrame reads one line and makes it pending, with its newline, if it
+// is a message go-sdk can take; or makes pending the error reply that
+// stands in for it; or drops it. Blank lines are dropped silently, other
+// lines reported.
 func (f *jsonLineFilter) nextFrame() error {
+	if cap(f.line) > keepBuffer {
+		f.line = nil
+	}
 	f.line = f.line[:0]
-	tooLong := false
+	f.scan.reset()
+	f.scan.pauseAtMethod = true
+	f.logVerdict = 0
+	var size, ending int64
+	over, dropped := false, false
 	for {
 		chunk, err := f.br.ReadSlice('\n')
-		if len(f.line)+len(chunk) <= maxFrame {
+		size += int64(len(chunk))
+		ending = int64(len(chunk) - len(bytes.TrimRight(chunk, "\r\n")))
+		if !dropped {
+			dropped = f.scanChunk(chunk)
+		}
+		switch {
+		case over || dropped:
+		case int64(len(f.line)+len(chunk)) <= f.limit+lineSlack:
 			f.line = append(f.line, chunk...)
-		} else {
-			tooLong = true
+		default:
+			// Keep the start to report, and let go of the buffer that
+			// held up to the limit; stream past the rest.
+			over = true
+			head := make([]byte, 0, maxSkippedLine)
+			head = append(head, f.line[:min(len(f.line), maxSkippedLine)]...)
+			f.line = append(head, chunk[:min(len(chunk), maxSkippedLine-len(head))]...)
 		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		if err != nil && len(f.line) == 0 {
+		if err != nil && size == 0 {
+			// Nothing follows to carry a note in order: tell the host
+			// directly.
+			if line := f.logs.report(time.Now(), true); line != "" {
+				f.hooks.dropped(line)
+			}
 			return err
 		}
 		break // a whole line, or the last one before EOF
 	}
 	trimmed := bytes.TrimSpace(f.line)
+	if over {
+		size -= ending
+	} else {
+		size = int64(len(trimmed))
+	}
+	isLog := f.isLog()
 	switch {
-	case len(trimmed) == 0:
-	case tooLong:
-		f.report(fmt.Sprintf("line over %d bytes", maxFrame), trimmed)
-	case isFrame(trimmed):
+	case len(trimmed) == 0, dropped:
+	case isLog && !f.admitLog():
+	case size > f.limit || f.scan.maxDepth > MaxDepth:
+		f.refuse(size, trimmed)
+	case isFrame(trimmed, &f.scan):
 		f.pending = append(trimmed, '\n')
 	default:
 		f.report("", trimmed)
 	}
+	if len(f.pending) > 0 {
+		if line := f.logs.report(time.Now(), !isLog); line != "" {
+			f.pending = append(f.logs.note(line, f.hooks.dropped), f.pending...)
+		}
+	}
 	return nil
 }
 
-func (f *jsonLineFilter) report(why string, line []byte) {
-	if f.skipped == nil {
+// scanChunk scans the next chunk of a line and reports whether the line is
+// a log notification over the budget, dropped as soon as its method is
+// read: the path a flood takes, which neither scans the rest of the line
+// nor keeps it.
+func (f *jsonLineFilter) scanChunk(chunk []byte) bool {
+	n := f.scan.feed(chunk)
+	if n == len(chunk) {
+		return false
+	}
+	if f.isLog() && !f.admitLog() {
+		return true
+	}
+	f.scan.feed(chunk[n:])
+	return false
+}
+
+// isLog reports whether the line, as far as it was scanned, is a log
+// notification: a method of notifications/message and, so far, no id.
+func (f *jsonLineFilter) isLog() bool {
+	return f.scan.message() && !f.scan.id.seen && f.scan.method.is(logMethod)
+}
+
+// admitLog asks the budget about the current line, once.
+func (f *jsonLineFilter) admitLog() bool {
+	if f.logVerdict == 0 {
+		f.logVerdict = -1
+		if f.logs.allow(time.Now()) {
+			f.logVerdict = 1
+		}
+	}
+	return f.logVerdict > 0
+}
+
+// refuse deals with a line too large or too deep to pass on: a reply
+// becomes an error reply for its id, another message is dropped with a
+// line in the server's log, and a line that is no message is skipped like
+// any other.
+func (f *jsonLineFilter) refuse(size int64, head []byte) {
+	reply, note, message := verdict(&f.scan, size, f.limit, f.calls)
+	if !message {
+		f.report("line "+note, head)
 		return
 	}
+	f.pending = reply
+	f.hooks.dropped(note)
+}
+
+func (f *jsonLineFilter) report(why string, line []byte) {
 	text := string(line[:min(len(line), maxSkippedLine)])
 	if why != "" {
 		text = why + ": " + text
 	}
-	f.skipped(text)
+	f.hooks.skipped(text)
 }
 
 func (f *jsonLineFilter) Close() error { return f.rc.Close() }
 
-// isFrame reports whether a line can be a JSON-RPC message or batch: valid
-// JSON, an object or an array, naming the protocol. A server's JSON log
-// line ({"level":30,"msg":…}) or a stray number is valid JSON too, and
-// would end the session if passed on.
-func isFrame(line []byte) bool {
+// isFrame reports whether a line can be passed to go-sdk: valid JSON, and
+// a message or batch it can decode (frameScan.decodable), naming the
+// protocol. A server's JSON log line ({"level":30,"msg":…}) or a stray
+// number is valid JSON too, and would end the session if passed on.
+func isFrame(line []byte, scan *frameScan) bool {
 	if len(line) == 0 || (line[0] != '{' && line[0] != '[') {
 		return false
 	}
-	return bytes.Contains(line, []byte(`"jsonrpc"`)) && json.Valid(line)
+	return scan.decodable() && bytes.Contains(line, []byte(`"jsonrpc"`)) && json.Valid(line)
 }

@@ -47,6 +47,7 @@ type Stdio struct {
 	cmd    *exec.Cmd
 	mark   reap.Mark
 	hooks  Hooks
+	limit  int64 // the largest message taken from the server
 	ready  atomic.Bool
 	pid    atomic.Int64
 	exited chan struct{} // closed once the child has been reaped
@@ -124,10 +125,17 @@ func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 		readLines(stderrR, maxStderrLine, t.hooks.stderr)
 	}()
 
-	out := newJSONLineFilter(stdoutR, t.hooks.skipped)
+	calls := &calls{}
+	out := newJSONLineFilter(stdoutR, t.limit, t.hooks, calls)
 	t.stdin = stdinW
 	in := &stdinCloser{File: stdinW, t: t}
-	return (&mcp.IOTransport{Reader: out, Writer: in}).Connect(ctx)
+	// The filter passes no line over the limit, so go-sdk's own line
+	// limit, which would end the session, is set above it.
+	conn, err := (&mcp.IOTransport{Reader: out, Writer: in, MaxLineLength: int(t.limit) + lineSlack}).Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &trackedConn{Connection: conn, calls: calls}, nil
 }
 
 // stdinCloser is the connection's writer. Closing it runs the shutdown

@@ -5,6 +5,8 @@
 package transport
 
 import (
+	"crypto/rand"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,6 +26,20 @@ type Hooks struct {
 	Stderr func(line string)
 	// Skipped gets each non-JSON line dropped from a stdio server's stdout.
 	Skipped func(line string)
+	// Dropped gets a line for each message the transport did not pass on
+	// (too large or too deep: DESIGN.md F24) saying what it was and why.
+	Dropped func(what string)
+	// NoteLogger, when set, is the logger name of the log notifications a
+	// stdio transport writes into the server's stream itself, to say in
+	// order how many of the server's own it dropped (LogBurst): the host
+	// records those as its own notes. It must be a name the server cannot
+	// know (NewNoteLogger). Empty sends those notes to Dropped instead.
+	NoteLogger string
+}
+
+// NewNoteLogger returns a Hooks.NoteLogger no server can guess.
+func NewNoteLogger() string {
+	return "switchboard-" + rand.Text()
 }
 
 func (h Hooks) stderr(line string) {
@@ -35,6 +51,12 @@ func (h Hooks) stderr(line string) {
 func (h Hooks) skipped(line string) {
 	if h.Skipped != nil {
 		h.Skipped(line)
+	}
+}
+
+func (h Hooks) dropped(what string) {
+	if h.Dropped != nil {
+		h.Dropped(what)
 	}
 }
 
@@ -89,14 +111,21 @@ func NewStdio(cfg *config.ServerConfig, dir string, hooks Hooks) *Stdio {
 	} else if !strings.ContainsRune(cfg.Command, '/') && !strings.ContainsRune(cfg.Command, filepath.Separator) {
 		cmd.Err = &exec.Error{Name: cfg.Command, Err: exec.ErrNotFound}
 	}
-	return &Stdio{cmd: cmd, hooks: hooks, exited: make(chan struct{})}
+	return &Stdio{cmd: cmd, hooks: hooks, limit: cfg.EffectiveMaxMessageSize(), exited: make(chan struct{})}
 }
 
-// NewHTTP returns the transport for an http or sse config.
-func NewHTTP(cfg *config.ServerConfig, kind config.Transport) mcp.Transport {
-	client := HTTPClient(cfg.Headers)
+// NewHTTP returns the transport for an http or sse config. Its responses
+// are held to the config's maxMessageSize and to MaxDepth (limitRoundTripper);
+// go-sdk's own event limit is set above them, so it never ends the
+// session first.
+func NewHTTP(cfg *config.ServerConfig, kind config.Transport, hooks Hooks) mcp.Transport {
+	limit := cfg.EffectiveMaxMessageSize()
+	client := &http.Client{Transport: &limitRoundTripper{
+		next:  &headerRoundTripper{headers: cfg.Headers, next: baseTransport},
+		limit: limit, hooks: hooks, calls: &calls{},
+	}}
 	if kind == config.TransportSSE {
-		return &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}
+		return &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack}}
 	}
-	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack}
 }

@@ -1,0 +1,286 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// sseSlack is what an SSE event may hold beyond the message limit: its
+// event, id and retry fields and the "data:" prefixes.
+const sseSlack = 4096
+
+// limitRoundTripper holds an HTTP or SSE server's responses to the same
+// limits as a stdio server's lines (DESIGN.md F24): a message over
+// maxMessageSize or nested deeper than MaxDepth never reaches go-sdk. A
+// JSON body or an SSE event that is a refused reply is replaced by an
+// error reply for its id, so its call fails at once and says why; any
+// other refused message is dropped and reported. go-sdk reads a JSON body
+// whole, however large, and ends the session on a message it cannot
+// decode; over legacy SSE an event over its 16 MiB limit ended the
+// session with a bare EOF.
+type limitRoundTripper struct {
+	next  http.RoundTripper
+	limit int64
+	hooks Hooks
+	calls *calls
+}
+
+func (rt *limitRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	// A POST that is a call: remember what it asked, for the error if its
+	// reply is refused (over legacy SSE the reply comes on another
+	// stream). go-sdk's bodies are in memory, so GetBody is cheap.
+	var call *asked
+	if req.Method == http.MethodPost && req.GetBody != nil {
+		if body, err := req.GetBody(); err == nil {
+			var s frameScan
+			s.reset()
+			if _, err := io.Copy(scanWriter{&s}, body); err == nil {
+				if id, ok := s.requestID(); ok && s.method.seen {
+					call = &asked{id: id, method: s.method.text()}
+					rt.calls.add(id, call.method)
+				}
+			}
+			body.Close()
+		}
+	}
+	resp, err := rt.next.RoundTrip(req)
+	if err != nil || resp.Body == nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp, err
+	}
+	ctype, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch ctype {
+	case "application/json":
+		resp.Body = &jsonBody{rc: resp.Body, resp: resp, rt: rt, call: call}
+	case "text/event-stream":
+		resp.Body = &sseFilter{rc: resp.Body, br: bufioReader(resp.Body), rt: rt}
+	}
+	return resp, nil
+}
+
+// bufioReader is how the filters read: in pieces of at most 64 KiB.
+func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 64*1024) }
+
+// asked is the call a POST made.
+type asked struct {
+	id     jsonrpc.ID
+	method string
+}
+
+// scanWriter feeds what is written to a frameScan.
+type scanWriter struct{ s *frameScan }
+
+func (w scanWriter) Write(p []byte) (int, error) {
+	w.s.feed(p)
+	return len(p), nil
+}
+
+// jsonBody is a JSON response body held to the limits. It is read whole on
+// the first Read, up to the limit (go-sdk reads it whole anyway), and
+// streamed past beyond it.
+type jsonBody struct {
+	rc   io.ReadCloser
+	resp *http.Response
+	rt   *limitRoundTripper
+	call *asked    // the call the body answers, if the POST was one
+	out  io.Reader // what go-sdk reads, once decided
+}
+
+func (b *jsonBody) Read(p []byte) (int, error) {
+	if b.out == nil {
+		b.out = b.decide()
+	}
+	return b.out.Read(p)
+}
+
+func (b *jsonBody) decide() io.Reader {
+	var (
+		s    frameScan
+		buf  bytes.Buffer
+		size int64
+		err  error
+	)
+	s.reset()
+	chunk := make([]byte, 64*1024)
+	for {
+		var n int
+		n, err = b.rc.Read(chunk)
+		s.feed(chunk[:n])
+		size += int64(n)
+		if size <= b.rt.limit {
+			buf.Write(chunk[:n])
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err != io.EOF {
+		return io.MultiReader(&buf, errReader{err})
+	}
+	if size <= b.rt.limit && s.maxDepth <= MaxDepth {
+		if id, ok := s.requestID(); ok && !s.method.seen {
+			b.rt.calls.done(id)
+		}
+		return &buf
+	}
+	reply, note, _ := verdict(&s, size, b.rt.limit, b.rt.calls)
+	if reply == nil && b.call != nil {
+		// No id of its own to answer for (a batch, or no message at
+		// all): it answers the POST's call.
+		what := "reply to " + b.call.method + " " + refusal(size, b.rt.limit, s.maxDepth)
+		reply, note = errorReply(b.call.id, what), what+"; the call fails with this error"
+		b.rt.calls.done(b.call.id)
+	}
+	b.rt.hooks.dropped(note)
+	b.resp.ContentLength = int64(len(reply))
+	b.resp.Header.Set("Content-Length", strconv.Itoa(len(reply)))
+	return bytes.NewReader(reply)
+}
+
+func (b *jsonBody) Close() error { return b.rc.Close() }
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// sseFilter is an SSE stream held to the limits, an event at a time: an
+// event is held until its blank line (up to the limit) and then passed on
+// as it came, or, when its data is over the limit or too deep, replaced:
+// a reply by its event, id and retry fields with an error reply as its
+// data (the id stays, so a resumed stream starts after it), anything else
+// by nothing. A line is
+// read in pieces, so one over the limit is scanned and let go, never held.
+type sseFilter struct {
+	rc     io.ReadCloser
+	br     *bufio.Reader
+	rt     *limitRoundTripper
+	scan   frameScan
+	event  []byte // the event so far, while within the limit
+	fields []byte // its event, id and retry lines, kept in case it goes over
+	data   bool   // a data line was seen in this event
+	size   int64  // its data's size, in bytes
+	total  int64  // all its bytes, lines and fields included
+	over   bool   // the event went over the limit: it is no longer held
+	// The line being read: whether the next piece starts one, and what
+	// kind it is (its field name, from its first piece).
+	midLine bool
+	kind    string
+	pending []byte
+	err     error
+}
+
+func (f *sseFilter) Read(p []byte) (int, error) {
+	for len(f.pending) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		f.next()
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
+
+// next reads the next piece of a line and decides what to pass on.
+func (f *sseFilter) next() {
+	piece, err := f.br.ReadSlice('\n')
+	if len(piece) > 0 {
+		f.take(piece, err == nil || err == io.EOF)
+	}
+	switch {
+	case err == bufio.ErrBufferFull:
+	case err != nil:
+		if len(f.event) > 0 || f.over {
+			f.endEvent() // what came before the end, as go-sdk would see it
+		}
+		f.err = err
+	}
+}
+
+// take handles one piece of a line; last says it ends the line.
+func (f *sseFilter) take(piece []byte, last bool) {
+	start := !f.midLine
+	f.midLine = !last
+	text := piece
+	if last {
+		text = bytes.TrimRight(piece, "\r\n")
+	}
+	if start {
+		if len(text) == 0 && last { // a blank line ends the event
+			if !f.over {
+				f.event = append(f.event, piece...)
+			}
+			f.endEvent()
+			return
+		}
+		name, value, _ := bytes.Cut(text, []byte(":"))
+		f.kind = string(name)
+		switch f.kind {
+		case "data":
+			if f.data {
+				f.scan.feed([]byte("\n"))
+				f.size++
+			}
+			f.data = true
+			text = bytes.TrimPrefix(value, []byte(" "))
+		case "event", "id", "retry":
+			f.fields = append(f.fields, piece...)
+		}
+	} else if f.kind == "event" || f.kind == "id" || f.kind == "retry" {
+		f.fields = append(f.fields, piece...)
+	}
+	if f.kind == "data" {
+		f.scan.feed(text)
+		f.size += int64(len(text))
+	}
+	if len(f.fields) > sseSlack {
+		f.fields = f.fields[:0] // no event needs fields this long; do not keep them
+	}
+	f.total += int64(len(piece))
+	if !f.over && f.total > f.rt.limit+sseSlack {
+		f.over, f.event = true, nil // let go of what held the event
+	}
+	if !f.over {
+		f.event = append(f.event, piece...)
+	}
+}
+
+// endEvent passes the event on, or what stands in for it.
+func (f *sseFilter) endEvent() {
+	defer func() {
+		f.scan.reset()
+		f.event, f.fields, f.data, f.size, f.total, f.over = f.event[:0], f.fields[:0], false, 0, 0, false
+	}()
+	if !f.over && f.size <= f.rt.limit && f.scan.maxDepth <= MaxDepth {
+		if id, ok := f.scan.requestID(); ok && !f.scan.method.seen {
+			f.rt.calls.done(id)
+		}
+		f.pending = append(f.pending[:0], f.event...)
+		return
+	}
+	size := f.size
+	if f.over {
+		size = max(size, f.total) // go-sdk counts every line of an event
+	}
+	reply, note, message := verdict(&f.scan, size, f.rt.limit, f.rt.calls)
+	if !message {
+		note = "event " + note + "; dropped"
+	}
+	f.rt.hooks.dropped(note)
+	if reply == nil {
+		// Dropped whole: go-sdk's legacy SSE client takes an event
+		// without data for a message it cannot decode, and ends the
+		// session.
+		return
+	}
+	out := append([]byte(nil), f.fields...)
+	out = append(append(append(out, "data: "...), bytes.TrimSuffix(reply, []byte("\n"))...), '\n')
+	f.pending = append(out, '\n')
+}
+
+func (f *sseFilter) Close() error { return f.rc.Close() }
