@@ -3,7 +3,6 @@ package host_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"regexp"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/proctest"
 )
 
 // What a server started outside its process group — by setsid in a shell,
@@ -24,8 +24,8 @@ import (
 func TestLeftoversEndWithTheirServer(t *testing.T) {
 	for _, subreaper := range []bool{false, true} {
 		t.Run(fmt.Sprintf("subreaper=%v", subreaper), func(t *testing.T) {
-			arg := strconv.Itoa(1_000_000 + rand.IntN(9_000_000)) // this test's sleep alone
-			t.Cleanup(func() { killSleeping(arg) })
+			arg := proctest.UniqueSleep() // this test's sleep alone
+			t.Cleanup(func() { proctest.KillSleeping(arg) })
 			shell := demoServer(t, "shell")
 			shell.Args = []string{"-c", `setsid sleep ` + arg + ` & exec "$0" --name shell`, shell.Command}
 			shell.Command = "/bin/sh"
@@ -65,7 +65,7 @@ func TestLeftoversEndWithTheirServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkEnded(t, "after Close", left, subreaper)
-			if pids := sleeping(arg); len(pids) > 0 {
+			if pids := proctest.Sleeping(arg); len(pids) > 0 {
 				t.Errorf("sleep %s still running as %v", arg, pids)
 			}
 		})
@@ -132,12 +132,12 @@ func (w *watcher) take(arg string) map[string]int {
 	killAfter(w.t, left)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if pids := sleeping(arg); len(pids) == 1 {
+		if pids := proctest.Sleeping(arg); len(pids) == 1 {
 			left["shell"] = pids[0]
 			return left
 		}
 		if time.Now().After(deadline) {
-			w.t.Fatalf("sleep %s: %v, want one", arg, sleeping(arg))
+			w.t.Fatalf("sleep %s: %v, want one", arg, proctest.Sleeping(arg))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -175,28 +175,4 @@ func zombieOfOurs(pid int) bool {
 	}
 	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
 	return len(f) > 1 && f[0] == "Z" && f[1] == strconv.Itoa(os.Getpid())
-}
-
-// sleeping lists the running processes that are "sleep arg".
-func sleeping(arg string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); string(cmdline) == "sleep\x00"+arg+"\x00" {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// killSleeping kills, by pid, what a failed test left: the argument is
-// this test's alone.
-func killSleeping(arg string) {
-	for _, pid := range sleeping(arg) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
 }

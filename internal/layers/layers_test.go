@@ -45,11 +45,12 @@ var allowed = map[string][]string{
 	"internal/layers":    {},
 
 	// Test harnesses and programs on top.
-	"internal/peers":  {"internal/procgroup"},
-	"internal/cli":    {"*"},
-	"cmd/switchboard": {"internal/cli"},
-	"cmd/conformance": {"config", "host"},
-	"cmd/benchcmp":    {"*"},
+	"internal/peers":    {"internal/procgroup"},
+	"internal/proctest": {},
+	"internal/cli":      {"*"},
+	"cmd/switchboard":   {"internal/cli"},
+	"cmd/conformance":   {"config", "host"},
+	"cmd/benchcmp":      {"*"},
 }
 
 // thirdParty lists, for the packages that must stay light, the only

@@ -5,14 +5,12 @@ package secretcmd
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/proctest"
 )
 
 // A helper that leaves a process running — in its group, or by setsid out
@@ -26,8 +24,8 @@ func TestRunEndsWhatAHelperLeft(t *testing.T) {
 		{"setsid, ignoring SIGTERM", `setsid sh -c "trap '' TERM; touch %[2]s; exec sleep %[1]s" & while [ ! -e %[2]s ]; do :; done; echo tok-bg`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			arg := strconv.Itoa(1_000_000 + rand.IntN(9_000_000))
-			t.Cleanup(func() { killSleeping(arg) })
+			arg := proctest.UniqueSleep()
+			t.Cleanup(func() { proctest.KillSleeping(arg) })
 			var r Runner
 			begin := time.Now()
 			out, err := r.Run(context.Background(), fmt.Sprintf(tc.form, arg, filepath.Join(t.TempDir(), "ready")), "")
@@ -42,34 +40,9 @@ func TestRunEndsWhatAHelperLeft(t *testing.T) {
 			if runtime.GOOS != "linux" && tc.name != "in the group" {
 				return // only the group is ended there
 			}
-			if pids := sleeping(arg); len(pids) > 0 {
+			if pids := proctest.Sleeping(arg); len(pids) > 0 {
 				t.Errorf("sleep %s still running as %v", arg, pids)
 			}
 		})
-	}
-}
-
-// sleeping lists the running processes that are "sleep arg" (Linux; none
-// found elsewhere).
-func sleeping(arg string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); string(cmdline) == "sleep\x00"+arg+"\x00" {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// killSleeping kills, by pid, what a failed test left: the argument is
-// this test's alone.
-func killSleeping(arg string) {
-	for _, pid := range sleeping(arg) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }
