@@ -125,7 +125,8 @@ func (e *env) header(w io.Writer, began time.Time, load0, loadCalls string) {
 	}
 	fmt.Fprintf(w, "switchboard bench, %s: %s, go-sdk %s, TypeScript SDK %s, node %s; %d CPUs\n",
 		began.Format("2006-01-02 15:04"), runtime.Version(), sdk, ts, node, runtime.NumCPU())
-	fmt.Fprintf(w, "before: %s\nafter the calls: %s\ntook %s\n\n", load0, loadCalls, time.Since(began).Round(time.Second))
+	fmt.Fprintf(w, "before: %s\nafter the calls: %s\nafter the start-ups: %s\ntook %s\n\n",
+		load0, loadCalls, loadavg(), time.Since(began).Round(time.Second))
 }
 
 // loadavg is how busy the machine was: the 1, 5 and 15 minute load
