@@ -85,7 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&o.Rounds, "rounds", 15, "rounds of calls per case; contenders take turns in each")
-	fs.IntVar(&o.Calls, "calls", 400, "calls per contender per round")
+	fs.IntVar(&o.Calls, "calls", 300, "calls per contender per round")
 	fs.IntVar(&o.Warmup, "warmup", 300, "unmeasured calls each contender makes once connected")
 	callers := fs.String("callers", "1,16", "concurrent callers, comma-separated: a case each")
 	servers := fs.String("servers", strings.Join(allServers, ","), "servers to call: floor, demo, everything")
