@@ -67,8 +67,11 @@ func (e *env) runCalls(ctx context.Context, server, transport string) ([]*callCa
 				}
 				req := roundRequest{Calls: e.opts.Calls, Callers: callers}
 				if err := children[i].call(ctx, req, &cc.rounds[i][r], e.opts.Timeout); err != nil {
-					failed[i] = true
-					errs = append(errs, fmt.Errorf("%s over %s, %d callers: %w", server, transport, callers, err))
+					errs = append(errs, fmt.Errorf("%s over %s, %d callers, round %d: %w", server, transport, callers, r+1, err))
+					fmt.Fprintf(&line, " %s failed", names[i])
+					cc.rounds[i][r] = roundResult{}
+					var said *saidError
+					failed[i] = !errors.As(err, &said) // it is gone: ask it nothing more
 					continue
 				}
 				fmt.Fprintf(&line, " %s %s", names[i], num(p50us(cc.rounds[i][r])))

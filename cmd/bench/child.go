@@ -100,13 +100,19 @@ func (c *child) call(ctx context.Context, req, reply any, timeout time.Duration)
 		Error string `json:"error"`
 	}
 	if json.Unmarshal(line, &e) == nil && e.Error != "" {
-		return fmt.Errorf("%s: %s", c.name, e.Error)
+		return &saidError{child: c.name, msg: e.Error}
 	}
 	if err := json.Unmarshal(line, reply); err != nil {
 		return fmt.Errorf("%s: answer %q: %w", c.name, line, err)
 	}
 	return nil
 }
+
+// saidError is an error a child answered with, rather than a child that
+// stopped answering: one that is still running can be asked again.
+type saidError struct{ child, msg string }
+
+func (e *saidError) Error() string { return e.child + ": " + e.msg }
 
 // failed wraps err with the child's name and its last stderr lines.
 func (c *child) failed(err error) error {

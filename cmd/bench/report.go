@@ -188,6 +188,14 @@ func printCalls(w io.Writer, o *Options, cases []*callCase) {
 		}
 	}
 	tw.Flush()
+	for _, cc := range cases {
+		for _, name := range cc.contenders {
+			if n := summarize(cc.series(name, p50us)).N; n < o.Rounds {
+				fmt.Fprintf(w, "note: %s over %s, %d callers: %s ran %d of %d rounds (errors below)\n",
+					cc.server, cc.transport, cc.callers, name, n, o.Rounds)
+			}
+		}
+	}
 	fmt.Fprintln(w)
 }
 

@@ -122,7 +122,12 @@ func clientRole(args []string) int {
 		}
 		res, err := round(ctx, c, req)
 		if err != nil {
-			return fail(err)
+			// A failed call fails its round, not the contender: the
+			// harness reports it and asks for the next round.
+			if err := enc.Encode(map[string]string{"error": err.Error()}); err != nil {
+				return 1
+			}
+			continue
 		}
 		if err := enc.Encode(res); err != nil {
 			return 1
