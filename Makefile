@@ -44,8 +44,16 @@ crossbuild:
 tidy:
 	$(GO) mod tidy -diff
 
+# The speed harness (cmd/bench): host, bare go-sdk, TypeScript SDK and a raw
+# client taking turns round by round, and start-up with 1 to 100 servers.
+# Three to four minutes here; pass flags with BENCHFLAGS, e.g.
+# make bench BENCHFLAGS='-rounds 40 -servers floor'. The testing.B
+# benchmarks are `go test -run '^$$' -bench . ./host ./internal/benchpeer`.
+BENCHFLAGS ?=
+
 bench: peers
-	$(GO) test -run '^$$' -bench . -benchtime 2000x ./...
+	$(GO) build -o bin/bench ./cmd/bench
+	bin/bench $(BENCHFLAGS)
 
 build:
 	$(GO) build -o bin/switchboard ./cmd/switchboard

@@ -18,8 +18,11 @@ import (
 
 // BenchmarkCallTool measures what the host adds to one tool call over a
 // bare go-sdk client, against the same server over stdio: the demo server
-// (this test binary) and the real server-everything. cmd/benchcmp runs it
-// and prints the host/bare ratios side by side.
+// (this test binary) and the real server-everything. It is for profiling
+// one side (go test -bench CallTool/host -cpuprofile …); the comparison a
+// reader can trust is cmd/bench (make bench), which interleaves the
+// contenders round by round: sub-benchmarks run one after the other, so a
+// machine that gets busier halfway favours whichever ran first.
 func BenchmarkCallTool(b *testing.B) {
 	demoArgs := map[string]any{"text": "hello"}
 	everythingArgs := map[string]any{"message": "hello"}

@@ -50,38 +50,79 @@ func StartEverything(t testing.TB, mode string) (url string) {
 
 func startEverything(t testing.TB, mode string) *process {
 	t.Helper()
-	m, ok := httpModes[mode]
-	if !ok {
+	if _, ok := httpModes[mode]; !ok {
 		t.Fatalf("peers: server-everything mode %q: want sse or streamableHttp", mode)
 	}
-	node, script := Node(t), entry(t, "server-everything")
+	p, err := launchEverything(Node(t), entry(t, "server-everything"), mode)
+	if err != nil {
+		t.Fatalf("peers: %v", err)
+	}
+	t.Cleanup(func() {
+		p.stop()
+		if t.Failed() {
+			t.Logf("server-everything %s output (last %d lines):\n%s", mode, outputTail, p.tail())
+		}
+	})
+	return p
+}
+
+// Everything is a server-everything started by LaunchEverything.
+type Everything struct {
+	// URL is its endpoint, http://127.0.0.1:PORT/sse or /mcp.
+	URL string
+	p   *process
+}
+
+// LaunchEverything is StartEverything for programs that are not tests, with
+// the peers folder from Installed. Stop ends it.
+func LaunchEverything(dir, mode string) (*Everything, error) {
+	if _, ok := httpModes[mode]; !ok {
+		return nil, fmt.Errorf("peers: server-everything mode %q: want sse or streamableHttp", mode)
+	}
+	node, err := NodeIn(dir)
+	if err != nil {
+		return nil, err
+	}
+	script, err := Script(dir, "server-everything")
+	if err != nil {
+		return nil, err
+	}
+	p, err := launchEverything(node, script, mode)
+	if err != nil {
+		return nil, fmt.Errorf("peers: %w", err)
+	}
+	return &Everything{URL: p.url, p: p}, nil
+}
+
+// Stop terminates the server's process group and waits until it is gone. It
+// may be called many times.
+func (e *Everything) Stop() { e.p.stop() }
+
+// launchEverything starts server-everything in an HTTP mode on a free port and
+// waits until it listens.
+func launchEverything(node, script, mode string) (*process, error) {
+	m := httpModes[mode]
 	// The port is free when picked but may be taken before node binds it
 	// (parallel test binaries pick ports too): one retry makes that rare case
 	// harmless without hiding a server that cannot start at all.
 	for attempt := 1; ; attempt++ {
 		port, err := freePort()
 		if err != nil {
-			t.Fatalf("peers: pick a port: %v", err)
+			return nil, fmt.Errorf("pick a port: %w", err)
 		}
 		p, err := start(node, []string{script, mode}, []string{fmt.Sprintf("PORT=%d", port)},
 			fmt.Sprintf("%s %d", m.ready, port))
 		if err != nil {
-			t.Fatalf("peers: start server-everything %s: %v", mode, err)
+			return nil, fmt.Errorf("start server-everything %s: %w", mode, err)
 		}
 		err = p.awaitListening(port)
 		if err == nil {
 			p.url = fmt.Sprintf("http://127.0.0.1:%d%s", port, m.path)
-			t.Cleanup(func() {
-				p.stop()
-				if t.Failed() {
-					t.Logf("server-everything %s output (last %d lines):\n%s", mode, outputTail, p.tail())
-				}
-			})
-			return p
+			return p, nil
 		}
 		p.stop()
 		if !errors.Is(err, errPortTaken) || attempt == 2 {
-			t.Fatalf("peers: server-everything %s (attempt %d): %v\noutput:\n%s", mode, attempt, err, p.tail())
+			return nil, fmt.Errorf("server-everything %s (attempt %d): %w\noutput:\n%s", mode, attempt, err, p.tail())
 		}
 	}
 }

