@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(demo.EnvServerMode) == "1" {
 		os.Exit(demo.Main(os.Args[1:]))
 	}
+	if code, ok := rssProbe(); ok {
+		os.Exit(code)
+	}
 	// A race-built server child would otherwise pause a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	goleak.VerifyTestMain(m)
@@ -39,6 +42,11 @@ func demoServer(t testing.TB, name string, flags ...string) config.ServerConfig 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return demoConfig(exe, name, flags...)
+}
+
+// demoConfig is demoServer's config, for exe, the test binary.
+func demoConfig(exe, name string, flags ...string) config.ServerConfig {
 	return config.ServerConfig{
 		Name:    name,
 		Command: exe,

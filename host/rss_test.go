@@ -1,0 +1,131 @@
+package host_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// envRSSProbe, set to "host N" or "bare N", makes the test binary start N
+// demo servers that way, print its memory as rssLine, and exit: a process
+// of its own, so the figure is that of the servers and nothing else.
+const envRSSProbe = "SWITCHBOARD_BENCH_RSS"
+
+// BenchmarkStartRSS reports the memory of a process that started 100 demo
+// servers through the host, beside one that connected them with bare
+// go-sdk sessions: resident set size once all are connected (after a
+// GC) and its high-water mark, in MiB, read from /proc/self/status.
+func BenchmarkStartRSS(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("reads /proc/self/status")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 100
+	for _, who := range []string{"host", "bare"} {
+		b.Run(who, func(b *testing.B) {
+			var rss, hwm []float64
+			for b.Loop() {
+				cmd := exec.Command(exe, "-test.run=^$")
+				cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d", envRSSProbe, who, n))
+				cmd.Stderr = os.Stderr
+				out, err := cmd.Output()
+				if err != nil {
+					b.Fatalf("%s probe: %v", who, err)
+				}
+				var r, h float64
+				if _, err := fmt.Sscanf(string(bytes.TrimSpace(out)), "rss %g hwm %g", &r, &h); err != nil {
+					b.Fatalf("%s probe said %q", who, out)
+				}
+				rss, hwm = append(rss, r), append(hwm, h)
+			}
+			b.ReportMetric(median(rss), "rss-MiB")
+			b.ReportMetric(median(hwm), "hwm-MiB")
+		})
+	}
+}
+
+// rssProbe runs the probe envRSSProbe asks for, if it does, and returns
+// the exit code.
+func rssProbe() (int, bool) {
+	spec, ok := os.LookupEnv(envRSSProbe)
+	if !ok || os.Getenv("SWITCHBOARD_DEMO_SERVER") == "1" {
+		return 0, false
+	}
+	os.Unsetenv(envRSSProbe)
+	who, count, _ := strings.Cut(spec, " ")
+	n, err := strconv.Atoi(count)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bad", envRSSProbe, spec)
+		return 2, true
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1, true
+	}
+	configs := demoConfigs(exe, n)
+	switch who {
+	case "host":
+		h := host.New(nil)
+		defer h.Close()
+		if err := h.Start(context.Background(), configs); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		if err := h.WaitSettled(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		for _, st := range h.Status() {
+			if st.State != host.StateConnected {
+				fmt.Fprintln(os.Stderr, st.Name, st.State, st.Error)
+				return 1, true
+			}
+		}
+		printMemory()
+	case "bare":
+		closeAll, err := connectBare(configs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		printMemory()
+		closeAll()
+	default:
+		fmt.Fprintln(os.Stderr, "bad", envRSSProbe, spec)
+		return 2, true
+	}
+	return 0, true
+}
+
+func printMemory() {
+	runtime.GC()
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		fmt.Println("rss 0 hwm 0")
+		return
+	}
+	defer f.Close()
+	kb := map[string]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && (k == "VmRSS" || k == "VmHWM") {
+			n, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			kb[k] = n
+		}
+	}
+	fmt.Printf("rss %.1f hwm %.1f\n", kb["VmRSS"]/1024, kb["VmHWM"]/1024)
+}
