@@ -10,9 +10,10 @@ type Hooks struct {
 	BeforeAttempt func(ctx context.Context, server string)
 	CallWaits     func(server string)
 	Backoff       func(n int) time.Duration
+	Coalesce      time.Duration
 }
 
 // SetHooks installs test hooks on a host that has not started yet.
 func (h *Host) SetHooks(k Hooks) {
-	h.hooks = hooks{beforeAttempt: k.BeforeAttempt, callWaits: k.CallWaits, backoff: k.Backoff}
+	h.hooks = hooks{beforeAttempt: k.BeforeAttempt, callWaits: k.CallWaits, backoff: k.Backoff, coalesce: k.Coalesce}
 }

@@ -18,4 +18,7 @@ type hooks struct {
 	// backoff replaces the delay before a reconnect after n failures, so
 	// a test of many reconnects need not wait out the real ones.
 	backoff func(n int) time.Duration
+	// coalesce replaces toolsCoalesce, so a test can count the versions
+	// of a burst without a timer publishing some of them.
+	coalesce time.Duration
 }

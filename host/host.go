@@ -147,7 +147,13 @@ type Host struct {
 	servers map[string]*server
 	order   []string // names in config order, for Status
 	tools   ToolSet
+	toolSrc []*mcp.Tool        // what each of tools.Tools was made from (sameSourced)
 	index   map[string]toolKey // exposed name -> server and tool
+	// toolsDirty says a server's part of the tool set changed since it
+	// was last published; toolsTimer, when set, publishes it within
+	// toolsCoalesce (toolset.go).
+	toolsDirty bool
+	toolsTimer *time.Timer
 	// departed holds the names that left the tool set while their server
 	// stayed configured (noteDepartedLocked).
 	departed map[string]toolKey
@@ -448,7 +454,11 @@ func (h *Host) Close() error {
 	h.servers = map[string]*server{}
 	h.order = nil
 	h.index = map[string]toolKey{}
-	h.tools = ToolSet{Version: h.tools.Version + 1}
+	h.tools, h.toolSrc, h.toolsDirty = ToolSet{Version: h.tools.Version + 1}, nil, false
+	if h.toolsTimer != nil {
+		h.toolsTimer.Stop()
+		h.toolsTimer = nil
+	}
 	h.mu.Unlock()
 
 	// Each supervisor closes its own connection: all at once.

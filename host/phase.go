@@ -153,6 +153,24 @@ func (s *server) stateLocked() State {
 // then are the calls waiting on settled woken, so whoever waited (Start, a
 // deferred call) finds both already published.
 //
+// The server's part of the tool set is published in one of two ways
+// (toolset.go). When the change leaves no server on its first connect,
+// the set is rebuilt here, before settled closes, with every change still
+// pending. While other servers are still connecting (a burst: Start of
+// fifty), the change is only marked pending (toolsDirty), so the burst
+// costs one rebuild and one version instead of fifty; the timer publishes
+// it within toolsCoalesce at the latest. Either way the invariants hold:
+//
+//   - A caller woken on settled finds the server's tools: the tool set is
+//     read only through Tools, Status and a call's name lookup, and each
+//     of them publishes what is pending first (flushToolsLocked), in the
+//     same hold of the lock. Pending is set here, before settled closes,
+//     so nothing woken by it can read an older set.
+//   - The state event precedes the tools event that carries its change:
+//     the state event is published here, under the lock, before the
+//     change is marked; the tools event comes from the rebuild that
+//     publishes the change, here or in a later hold of the lock.
+//
 // A change of phase is announced with the public state it shows, except
 // entering stopping: Disconnect announces a removed server once its
 // process is gone, and Close not at all. Going to the same phase (another
@@ -198,8 +216,13 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 		}
 		h.events.publish(ev)
 	}
-	if !to.removed() && s.offerLocked() != before {
-		h.rebuildToolsLocked()
+	if !to.removed() {
+		if s.offerLocked() != before {
+			h.toolsDirty = true
+		}
+		// Published now if this change leaves the host quiet (and with it
+		// whatever the burst before it left pending), else soon.
+		h.publishSoonLocked()
 	}
 	if !to.waits() && !isClosed(s.settled) {
 		close(s.settled)
