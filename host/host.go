@@ -154,6 +154,9 @@ type Host struct {
 	// toolsCoalesce (toolset.go).
 	toolsDirty bool
 	toolsTimer *time.Timer
+	// quiet, while open, is closed once no server is on its first connect
+	// (extras.go).
+	quiet chan struct{}
 	// departed holds the names that left the tool set while their server
 	// stayed configured (noteDepartedLocked).
 	departed map[string]toolKey
@@ -244,9 +247,12 @@ func outsideProject() string {
 // returns when every server has settled or the startup gate has passed,
 // whichever is first; after the gate, servers with cached tools go on in
 // the background (their tools deferred), while servers without a cache
-// entry are still waited for, each bounded by its startup timeout. A server
-// that fails never fails Start: its error is in Status. Start returns an
-// error only for a closed host, a cancelled ctx, or a duplicate name.
+// entry are still waited for, each bounded by its startup timeout. A
+// server is settled once its tools are in the tool set: its resources
+// and prompts follow (EventResources, EventPrompts), and WaitSettled
+// waits for them too. A server that fails never fails Start: its error is
+// in Status. Start returns an error only for a closed host, a cancelled
+// ctx, or a duplicate name.
 func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	h.mu.Lock()
 	if h.closed {
@@ -332,8 +338,9 @@ wait:
 	return nil
 }
 
-// WaitSettled waits until no server is connecting: every server is
-// connected, failed, or not meant to connect.
+// WaitSettled waits until no server is connecting — every server is
+// connected, failed, or not meant to connect — and every connected
+// server's resources and prompts are listed.
 func (h *Host) WaitSettled(ctx context.Context) error {
 	for {
 		h.mu.Lock()
@@ -341,6 +348,10 @@ func (h *Host) WaitSettled(ctx context.Context) error {
 		for _, s := range h.servers {
 			if s.phase.waits() {
 				waitFor = s.settled
+				break
+			}
+			if s.phase == phaseConnected && !isClosed(s.listed) {
+				waitFor = s.listed
 				break
 			}
 		}

@@ -117,6 +117,9 @@ func await(t testing.TB, sub *host.Subscription, what string, match func(host.Ev
 
 func TestConnectListCall(t *testing.T) {
 	h := start(t, nil, demoServer(t, "alpha"), demoServer(t, "beta"))
+	if err := h.WaitSettled(context.Background()); err != nil { // resources and prompts too
+		t.Fatal(err)
+	}
 	for _, name := range []string{"alpha", "beta"} {
 		st := status(t, h, name)
 		if st.State != host.StateConnected || st.PID == 0 || st.Tools < 8 || st.Resources != 1 || st.Prompts != 1 {

@@ -227,19 +227,23 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 	if !to.waits() && !isClosed(s.settled) {
 		close(s.settled)
 	}
+	h.noteQuietLocked()
 }
 
-// useLocked takes in a new connection: its session and everything it
-// listed. The lists outlive the session (Status counts them, and the
-// cached tools stand in for the live ones until the next connection).
+// useLocked takes in a new connection: its session and its tools. The
+// lists outlive the session (Status counts them, and the cached tools
+// stand in for the live ones until the next connection).
 func (s *server) useLocked(c *conn) {
 	s.session, s.transport, s.connectDur = c.sess, c.kind, c.took
 	s.pid = 0
 	if c.stdio != nil {
 		s.pid = c.stdio.PID()
 	}
-	s.live, s.cached = c.cat.tools, c.cat.tools
-	s.resources, s.templates, s.prompts = c.cat.resources, c.cat.templates, c.cat.prompts
+	s.live, s.cached = c.tools, c.tools
+	// The rest of the catalog is the new connection's, listed after it is
+	// published (listExtras), not what the last one listed.
+	s.resources, s.templates, s.prompts = nil, nil, nil
+	s.listed = c.listed
 	s.initRes = c.sess.InitializeResult()
 }
 

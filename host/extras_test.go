@@ -1,0 +1,77 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// A server whose resource and prompt lists hang is connected with its
+// tools at once, and its tools can be called; another server's lists are
+// not held up by it. Once the lists answer, they arrive with their events
+// after the state event, and WaitSettled, which waited for them, returns.
+func TestListsAfterTools(t *testing.T) {
+	release := filepath.Join(t.TempDir(), "release")
+	h := host.New(nil)
+	defer h.Close()
+	sub := h.Subscribe()
+	defer sub.Close()
+	held, quick := demoServer(t, "held", "--hold-lists", release), demoServer(t, "quick")
+	if err := h.Start(context.Background(), []config.ServerConfig{held, quick}); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, h, "held"); st.State != host.StateConnected || st.Tools < 8 || st.Resources != 0 || st.Prompts != 0 {
+		t.Errorf("held once Start returned: %+v", st)
+	}
+	if tool, ok := toolNamed(h, "mcp__held__echo"); !ok || tool.Deferred {
+		t.Errorf("held's tool: %+v, %v", tool, ok)
+	}
+	res, err := h.CallTool(context.Background(), "mcp__held__echo", map[string]any{"text": "lists pending"})
+	if err != nil || text(t, res) != "lists pending" {
+		t.Fatalf("call while held's lists hang: %v %+v", err, res)
+	}
+	awaitState(t, sub, "held", host.StateConnected)
+	awaitLists(t, sub, "quick")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := h.WaitSettled(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("WaitSettled while held's lists hang: %v, want it to wait", err)
+	}
+	if rs, _ := h.Resources(); len(rs) != 1 || rs[0].Server != "quick" {
+		t.Errorf("resources while held's hang: %+v", rs)
+	}
+
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	awaitLists(t, sub, "held")
+	if err := h.WaitSettled(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, h, "held"); st.Resources != 1 || st.Prompts != 1 {
+		t.Errorf("held once its lists answered: %+v", st)
+	}
+	if rs, _ := h.Resources(); len(rs) != 2 {
+		t.Errorf("resources = %d, want 2", len(rs))
+	}
+}
+
+// awaitLists waits for a server's resources and prompts events, which
+// come in either order.
+func awaitLists(t *testing.T, sub *host.Subscription, server string) {
+	t.Helper()
+	got := map[host.EventType]bool{}
+	for len(got) < 2 {
+		e := await(t, sub, server+"'s resources and prompts", func(e host.Event) bool {
+			return e.Server == server && (e.Type == host.EventResources || e.Type == host.EventPrompts)
+		})
+		got[e.Type] = true
+	}
+}
