@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/config"
@@ -22,6 +23,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	// One reload at a time: the second compares with what the first made.
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
+	deadline := time.Now().Add(h.opts.StartupGate)
 	h.learn(configs)
 	h.mu.Lock()
 	if h.closed {
@@ -110,5 +112,5 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	}
 	h.rebuildToolsLocked()
 	h.mu.Unlock()
-	return diff, h.gate(ctx, pending)
+	return diff, h.gate(ctx, pending, deadline)
 }
