@@ -20,12 +20,12 @@ const extrasWait = time.Second
 
 // listExtras does, for a connection just published, what can follow its
 // tools (DESIGN.md F12, F25): list resources and templates, and prompts,
-// each published when it arrives (EventResources, EventPrompts); set the
-// log level (go-sdk servers send no log notifications until a client sets
-// one); and renew the previous connection's resource subscriptions. The
-// three go on at once, each bounded by the startup timeout. First it waits
-// for the host to be quiet, at most extrasWait. It closes c.listed when
-// done, or at once when ctx, the connection's, ends.
+// each published when it arrives (EventResources, EventPrompts, to
+// subscribers: the backlog keeps what servers say), and
+// renew the previous connection's resource subscriptions. The three go on
+// at once, each bounded by the startup timeout. First it waits for the
+// host to be quiet, at most extrasWait. It closes c.listed when done, or
+// at once when ctx, the connection's, ends.
 func (h *Host) listExtras(ctx context.Context, s *server, c *conn) {
 	defer close(c.listed)
 	h.mu.Lock()
@@ -54,7 +54,7 @@ func (h *Host) listExtras(ctx context.Context, s *server, c *conn) {
 	if caps.Prompts != nil {
 		wg.Go(func() { h.listPrompts(ctx, s, c.sess, timeout) })
 	}
-	h.setUpSession(ctx, s, c.sess, caps, timeout)
+	h.resubscribe(ctx, s, c.sess, timeout)
 	wg.Wait()
 	if caps.Resources != nil || caps.Prompts != nil {
 		h.mu.Lock()
@@ -79,7 +79,7 @@ func (h *Host) listResources(ctx context.Context, s *server, sess *mcp.ClientSes
 	}
 	masked := h.maskCatalog(catalog{resources: resources, templates: templates})
 	if h.publishExtra(s, sess, func() { s.resources, s.templates = masked.resources, masked.templates }) {
-		h.events.publish(Event{Type: EventResources, Server: s.cfg.Name})
+		h.events.publishUnbuffered(Event{Type: EventResources, Server: s.cfg.Name})
 	}
 }
 
@@ -92,7 +92,7 @@ func (h *Host) listPrompts(ctx context.Context, s *server, sess *mcp.ClientSessi
 	}
 	masked := h.maskCatalog(catalog{prompts: prompts})
 	if h.publishExtra(s, sess, func() { s.prompts = masked.prompts }) {
-		h.events.publish(Event{Type: EventPrompts, Server: s.cfg.Name})
+		h.events.publishUnbuffered(Event{Type: EventPrompts, Server: s.cfg.Name})
 	}
 }
 
@@ -108,14 +108,26 @@ func (h *Host) publishExtra(s *server, sess *mcp.ClientSession, set func()) bool
 	return true
 }
 
-// setUpSession sets the log level and renews the resource subscriptions
-// of the previous session.
-func (h *Host) setUpSession(ctx context.Context, s *server, sess *mcp.ClientSession, caps *mcp.ServerCapabilities, timeout time.Duration) {
-	if caps.Logging != nil {
+// setLogLevel asks a server that offers logging for the host's log level,
+// on a goroutine of its own, and returns a channel closed once it has its
+// answer.
+func (h *Host) setLogLevel(ctx context.Context, s *server, sess *mcp.ClientSession, timeout time.Duration) <-chan struct{} {
+	caps := sess.InitializeResult().Capabilities
+	if caps == nil || caps.Logging == nil {
+		return closedChan()
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
 		//lint:ignore SA1019 the level is how 2025-11-25 servers learn to send logs
 		err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: h.opts.LogLevel})
 		h.noteExtra(ctx, s, "logging/setLevel", err, timeout)
-	}
+	}()
+	return done
+}
+
+// resubscribe renews the resource subscriptions of the previous session.
+func (h *Host) resubscribe(ctx context.Context, s *server, sess *mcp.ClientSession, timeout time.Duration) {
 	h.mu.Lock()
 	var uris []string
 	for uri := range s.subscriptions {

@@ -75,3 +75,22 @@ func awaitLists(t *testing.T, sub *host.Subscription, server string) {
 		got[e.Type] = true
 	}
 }
+
+// The log level is set before a server is published, so a call made the
+// moment Start returns has its log notifications (a go-sdk server sends
+// none until a client sets a level).
+func TestLogLevelSetBeforePublished(t *testing.T) {
+	h := host.New(nil)
+	defer h.Close()
+	sub := h.Subscribe()
+	defer sub.Close()
+	if err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "chatty", "--test-tools")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.CallTool(context.Background(), "mcp__chatty__log", map[string]any{"message": "first"}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, sub, "the first call's log", func(e host.Event) bool {
+		return e.Type == host.EventLog && e.Server == "chatty" && e.Message == "demo: first"
+	})
+}

@@ -22,8 +22,9 @@ const envRSSProbe = "SWITCHBOARD_BENCH_RSS"
 
 // BenchmarkStartRSS reports the memory of a process that started 100 demo
 // servers through the host, beside one that connected them with bare
-// go-sdk sessions: resident set size once all are connected (after a
-// GC) and its high-water mark, in MiB, read from /proc/self/status.
+// go-sdk sessions and listed their tools: resident set size once all are
+// connected (after a GC) and its high-water mark, in MiB, read from
+// /proc/self/status.
 func BenchmarkStartRSS(b *testing.B) {
 	if runtime.GOOS != "linux" {
 		b.Skip("reads /proc/self/status")
@@ -96,7 +97,7 @@ func rssProbe() (int, bool) {
 		}
 		printMemory()
 	case "bare":
-		closeAll, err := connectBare(configs)
+		closeAll, err := connectBare(configs, true)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1, true

@@ -22,44 +22,48 @@ import (
 var startSizes = []int{1, 10, 50, 100}
 
 // BenchmarkStart measures Start without a cache — it returns once every
-// server is connected with its tools — against a bare go-sdk client that
-// connects the same demo servers in parallel (a session each, nothing
-// listed). Each iteration runs both, taking turns at going first, so the
-// machine's drift falls on both alike; it reports each side's median wall
-// time and the process's own CPU (children excluded), and the median of
-// each iteration's host/bare.
+// server is connected with its tools — against bare go-sdk clients that
+// connect the same demo servers in parallel: "bare" only connects (a
+// session each), "bare+tools" also lists each server's tools, the least a
+// client that offers them does. Each iteration runs the three, in turns,
+// so the machine's drift falls on all alike; it reports each one's median
+// wall time, the process's own CPU (children excluded), and the medians
+// of each iteration's ratios.
 func BenchmarkStart(b *testing.B) {
 	for _, n := range startSizes {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			configs := demoServers(b, n)
-			var hostMs, bareMs, hostCPU, bareCPU, ratios []float64
+			type side struct {
+				name string
+				run  func(*testing.B, []config.ServerConfig) (wall, cpu float64)
+				ms   []float64
+				cpu  []float64
+			}
+			sides := []*side{
+				{name: "host", run: startHostOnce},
+				{name: "bare", run: func(b *testing.B, c []config.ServerConfig) (float64, float64) { return startBareOnce(b, c, false) }},
+				{name: "bare+tools", run: func(b *testing.B, c []config.ServerConfig) (float64, float64) { return startBareOnce(b, c, true) }},
+			}
+			var toBare, toBareTools []float64
 			i := 0
 			for b.Loop() {
-				runHost := func() {
-					wall, cpu := startHostOnce(b, configs)
-					hostMs, hostCPU = append(hostMs, wall), append(hostCPU, cpu)
+				for j := range sides {
+					s := sides[(i+j)%len(sides)]
+					wall, cpu := s.run(b, configs)
+					s.ms, s.cpu = append(s.ms, wall), append(s.cpu, cpu)
 				}
-				runBare := func() {
-					wall, cpu := startBareOnce(b, configs)
-					bareMs, bareCPU = append(bareMs, wall), append(bareCPU, cpu)
-				}
-				if i%2 == 0 {
-					runHost()
-					runBare()
-				} else {
-					runBare()
-					runHost()
-				}
-				ratios = append(ratios, hostMs[i]/bareMs[i])
+				toBare = append(toBare, sides[0].ms[i]/sides[1].ms[i])
+				toBareTools = append(toBareTools, sides[0].ms[i]/sides[2].ms[i])
 				i++
 			}
-			b.ReportMetric(median(hostMs), "host-ms")
-			b.ReportMetric(median(bareMs), "bare-ms")
-			b.ReportMetric(median(ratios), "host/bare")
-			if cpuMeasured {
-				b.ReportMetric(median(hostCPU), "host-cpu-ms")
-				b.ReportMetric(median(bareCPU), "bare-cpu-ms")
+			for _, s := range sides {
+				b.ReportMetric(median(s.ms), s.name+"-ms")
+				if cpuMeasured {
+					b.ReportMetric(median(s.cpu), s.name+"-cpu-ms")
+				}
 			}
+			b.ReportMetric(median(toBare), "host/bare")
+			b.ReportMetric(median(toBareTools), "host/bare+tools")
 		})
 	}
 }
@@ -134,11 +138,11 @@ func startHostOnce(b *testing.B, configs []config.ServerConfig) (wall, cpu float
 }
 
 // startBareOnce connects a go-sdk client session to every server at once,
-// as a program that needs no host would, and returns what startHostOnce
-// does.
-func startBareOnce(b *testing.B, configs []config.ServerConfig) (wall, cpu float64) {
+// as a program that needs no host would, listing each one's tools if
+// tools is set, and returns what startHostOnce does.
+func startBareOnce(b *testing.B, configs []config.ServerConfig, tools bool) (wall, cpu float64) {
 	began, cpuBegan := time.Now(), cpuTime()
-	closeAll, err := connectBare(configs)
+	closeAll, err := connectBare(configs, tools)
 	wall, cpu = msSince(began), msOf(cpuTime()-cpuBegan)
 	closeAll()
 	if err != nil {
@@ -147,20 +151,24 @@ func startBareOnce(b *testing.B, configs []config.ServerConfig) (wall, cpu float
 	return wall, cpu
 }
 
-// connectBare connects a session to each server, all at once, and
-// returns a function that closes them all.
-func connectBare(configs []config.ServerConfig) (closeAll func(), err error) {
+// connectBare connects a session to each server, all at once, lists its
+// tools if tools is set, and returns a function that closes them all.
+func connectBare(configs []config.ServerConfig, tools bool) (closeAll func(), err error) {
 	sessions := make([]*mcp.ClientSession, len(configs))
 	errs := make([]error, len(configs))
 	var wg sync.WaitGroup
 	for i, cfg := range configs {
 		wg.Go(func() {
+			ctx := context.Background()
 			client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 			cmd := exec.Command(cfg.Command, cfg.Args...)
 			cmd.Env = append(os.Environ(), demo.EnvServerMode+"=1")
-			sessions[i], errs[i] = client.Connect(context.Background(),
+			sessions[i], errs[i] = client.Connect(ctx,
 				&mcp.CommandTransport{Command: cmd, TerminateDuration: bareTerminate},
 				&mcp.ClientSessionOptions{ProtocolVersion: host.ProtocolVersion})
+			if errs[i] == nil && tools {
+				_, errs[i] = sessions[i].ListTools(ctx, nil)
+			}
 		})
 	}
 	wg.Wait()

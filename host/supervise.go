@@ -246,7 +246,18 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	h.log.Info("initialized", "server", s.cfg.Name, "transport", kind, "protocol", init.ProtocolVersion,
 		"serverName", serverInfo(init).Name, "serverVersion", serverInfo(init).Version, "took", since(start))
 	listed := time.Now()
+	// The log level goes alongside the tool list: a go-sdk server sends no
+	// log notification until a client sets one, and a call made the moment
+	// the server is published must have its logs; in the same round trip,
+	// it costs no time.
+	levelCtx, stopLevel := context.WithCancel(ctx)
+	defer stopLevel()
+	levelSet := h.setLogLevel(levelCtx, s, sess, timeout)
 	tools, err := listToolsOf(ctx, sess)
+	if err != nil {
+		stopLevel() // go-sdk's Close waits for every call in flight
+	}
+	<-levelSet
 	if err != nil {
 		sess.Close()
 		err = h.explain(ctx, err, timeout)
