@@ -18,14 +18,27 @@ import (
 // holds the others' extras back no longer than this.
 const extrasWait = time.Second
 
+// extrasAtOnce is how many servers list the rest of their catalog at a
+// time. Once a burst of connects is over, all of them would otherwise list
+// in the same instant: a hundred servers' answers decoded at once is a
+// peak of garbage the process keeps as headroom long after. A few at a
+// time keep the cores busy while each waits for its server.
+const extrasAtOnce = 4
+
+// extrasSlotHold is how long a server keeps its slot: one whose lists are
+// slow (waiting for its answers costs nothing) lets the next one go
+// instead of holding it up for its whole startup timeout.
+const extrasSlotHold = 250 * time.Millisecond
+
 // listExtras does, for a connection just published, what can follow its
 // tools (DESIGN.md F12, F25): list resources and templates, and prompts,
 // each published when it arrives (EventResources, EventPrompts, to
 // subscribers: the backlog keeps what servers say), and
 // renew the previous connection's resource subscriptions. The three go on
 // at once, each bounded by the startup timeout. First it waits for the
-// host to be quiet, at most extrasWait. It closes c.listed when done, or
-// at once when ctx, the connection's, ends.
+// host to be quiet, at most extrasWait, and for one of extrasAtOnce
+// slots, which it keeps at most extrasSlotHold. It closes c.listed when
+// done, or at once when ctx, the connection's, ends.
 func (h *Host) listExtras(ctx context.Context, s *server, c *conn) {
 	defer close(c.listed)
 	h.mu.Lock()
@@ -39,6 +52,21 @@ func (h *Host) listExtras(ctx context.Context, s *server, c *conn) {
 	case <-wait.C:
 	case <-ctx.Done():
 		return
+	}
+	select {
+	case h.extrasSlots <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	var free sync.Once
+	release := func() { free.Do(func() { <-h.extrasSlots }) }
+	hold := time.AfterFunc(extrasSlotHold, release)
+	defer func() {
+		hold.Stop()
+		release()
+	}()
+	if h.hooks.listing != nil {
+		h.hooks.listing(s.cfg.Name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -93,4 +94,42 @@ func TestLogLevelSetBeforePublished(t *testing.T) {
 	await(t, sub, "the first call's log", func(e host.Event) bool {
 		return e.Type == host.EventLog && e.Server == "chatty" && e.Message == "demo: first"
 	})
+}
+
+// Servers whose lists hang do not hold the others' lists back, however
+// many of them there are: each gives its turn up after a moment. The test
+// lets every turn be taken by a hung server before the quick one starts.
+func TestHungListsDoNotBlockOthers(t *testing.T) {
+	release := filepath.Join(t.TempDir(), "release")
+	h := host.New(nil)
+	defer h.Close()
+	listing := make(chan string, 16)
+	h.SetHooks(host.Hooks{Listing: func(server string) { listing <- server }})
+	sub := h.Subscribe()
+	defer sub.Close()
+	var hung []config.ServerConfig
+	for i := range host.ExtrasAtOnce + 2 {
+		cfg := demoServer(t, fmt.Sprintf("hung%d", i), "--hold-lists", release)
+		cfg.StartupTimeout = time.Hour // the hang is not cut short
+		hung = append(hung, cfg)
+	}
+	if err := h.Start(context.Background(), hung); err != nil {
+		t.Fatal(err)
+	}
+	for range host.ExtrasAtOnce { // every turn there is, taken by a hung server
+		<-listing
+	}
+	if err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "quick")}); err != nil {
+		t.Fatal(err)
+	}
+	awaitLists(t, sub, "quick")
+	if err := os.WriteFile(release, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WaitSettled(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rs, _ := h.Resources(); len(rs) != len(hung)+1 {
+		t.Errorf("%d resources once released, want %d", len(rs), len(hung)+1)
+	}
 }

@@ -21,4 +21,7 @@ type hooks struct {
 	// coalesce replaces toolsCoalesce, so a test can count the versions
 	// of a burst without a timer publishing some of them.
 	coalesce time.Duration
+	// listing runs when a server has taken a slot to list the rest of its
+	// catalog (listExtras).
+	listing func(server string)
 }

@@ -157,6 +157,9 @@ type Host struct {
 	// quiet, while open, is closed once no server is on its first connect
 	// (extras.go).
 	quiet chan struct{}
+	// extrasSlots holds a token per server listing the rest of its
+	// catalog, at most extrasAtOnce (extras.go).
+	extrasSlots chan struct{}
 	// departed holds the names that left the tool set while their server
 	// stayed configured (noteDepartedLocked).
 	departed map[string]toolKey
@@ -232,6 +235,7 @@ func New(opts *Options) *Host {
 		life:          life,
 		stopLife:      stop,
 		servers:       map[string]*server{},
+		extrasSlots:   make(chan struct{}, extrasAtOnce),
 		index:         map[string]toolKey{},
 		events:        hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
 	}
