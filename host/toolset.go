@@ -131,13 +131,16 @@ func (h *Host) rebuildToolsLocked() bool {
 	for _, c := range collisions {
 		h.log.Warn("tool name collision resolved", "detail", c)
 	}
-	set := make([]sourced, 0, len(entries))
+	// Built unsorted, then sorted by a permutation: a Tool is a large
+	// struct, and the set is often the same as before, when nothing but
+	// the comparison is needed.
+	tools, src := make([]Tool, len(entries)), make([]*mcp.Tool, len(entries))
 	index := make(map[string]toolKey, len(entries))
 	for i, e := range entries {
 		k := keys[i]
 		name := names[k]
 		index[name] = k
-		set = append(set, sourced{Tool{
+		tools[i] = Tool{
 			Name:         name,
 			Server:       k.server,
 			Tool:         k.tool,
@@ -148,42 +151,42 @@ func (h *Host) rebuildToolsLocked() bool {
 			Annotations:  e.t.Annotations,
 			AutoApprove:  glob.First(e.s.cfg.AutoApprove, k.tool) != "",
 			Deferred:     e.deferred,
-		}, e.t})
+		}
+		src[i] = e.t
 	}
-	slices.SortFunc(set, func(a, b sourced) int { return strings.Compare(a.t.Name, b.t.Name) })
-	if sameSourced(h.tools.Tools, h.toolSrc, set) {
+	order := make([]int, len(tools))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(tools[a].Name, tools[b].Name) })
+	if sameSorted(h.tools.Tools, h.toolSrc, tools, src, order) {
 		return false
 	}
-	tools, src := make([]Tool, len(set)), make([]*mcp.Tool, len(set))
-	for i, e := range set {
-		tools[i], src[i] = e.t, e.src
+	set, setSrc := make([]Tool, len(order)), make([]*mcp.Tool, len(order))
+	for i, j := range order {
+		set[i], setSrc[i] = tools[j], src[j]
 	}
-	h.tools = ToolSet{Version: h.tools.Version + 1, Tools: tools}
-	h.toolSrc = src
+	h.tools = ToolSet{Version: h.tools.Version + 1, Tools: set}
+	h.toolSrc = setSrc
 	h.noteDepartedLocked(index)
 	h.index = index
 	h.events.publish(Event{Type: EventTools, Version: h.tools.Version})
 	return true
 }
 
-// sourced is an exposed tool and the server's tool it was made from.
-type sourced struct {
-	t   Tool
-	src *mcp.Tool
-}
-
-// sameSourced reports whether next would look the same to a consumer as
-// the published set, whose tools were made from src. A tool made from the
-// same *mcp.Tool as before (its server listed nothing new) has the same
-// text and schemas, so only what the host adds is compared; any other is
-// compared whole (sameTool).
-func sameSourced(published []Tool, src []*mcp.Tool, next []sourced) bool {
-	if len(published) != len(next) || len(src) != len(published) {
+// sameSorted reports whether tools, taken in order, would look the same
+// to a consumer as the published set, whose tools were made from
+// publishedSrc; src says what each of tools was made from. A tool made
+// from the same *mcp.Tool as before (its server listed nothing new) has
+// the same text and schemas, so only what the host adds is compared; any
+// other is compared whole (sameTool).
+func sameSorted(published []Tool, publishedSrc []*mcp.Tool, tools []Tool, src []*mcp.Tool, order []int) bool {
+	if len(published) != len(order) || len(publishedSrc) != len(published) {
 		return false
 	}
-	for i, n := range next {
-		p, t := &published[i], &n.t
-		if n.src == src[i] {
+	for i, j := range order {
+		p, t := &published[i], &tools[j]
+		if src[j] == publishedSrc[i] {
 			if p.Name != t.Name || p.Server != t.Server || p.Tool != t.Tool ||
 				p.Deferred != t.Deferred || p.AutoApprove != t.AutoApprove {
 				return false
