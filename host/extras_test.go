@@ -40,10 +40,12 @@ func TestListsAfterTools(t *testing.T) {
 	awaitState(t, sub, "held", host.StateConnected)
 	awaitLists(t, sub, "quick")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if err := h.WaitSettled(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("WaitSettled while held's lists hang: %v, want it to wait", err)
+	for name, wait := range map[string]func(context.Context) error{"WaitSettled": h.WaitSettled, "WaitListed": h.WaitListed} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		if err := wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s while held's lists hang: %v, want it to wait", name, err)
+		}
+		cancel()
 	}
 	if rs, _ := h.Resources(); len(rs) != 1 || rs[0].Server != "quick" {
 		t.Errorf("resources while held's hang: %+v", rs)
@@ -53,7 +55,7 @@ func TestListsAfterTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitLists(t, sub, "held")
-	if err := h.WaitSettled(context.Background()); err != nil {
+	if err := h.WaitListed(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if st := status(t, h, "held"); st.Resources != 1 || st.Prompts != 1 {
@@ -131,5 +133,28 @@ func TestHungListsDoNotBlockOthers(t *testing.T) {
 	}
 	if rs, _ := h.Resources(); len(rs) != len(hung)+1 {
 		t.Errorf("%d resources once released, want %d", len(rs), len(hung)+1)
+	}
+}
+
+// WaitListed waits for the lists of the servers connected, not for a
+// server still connecting.
+func TestWaitListedSkipsConnecting(t *testing.T) {
+	h := host.New(nil)
+	defer h.Close()
+	held := heldServers{"slow": make(chan struct{})}
+	defer close(held["slow"])
+	h.SetHooks(host.Hooks{BeforeAttempt: held.hook})
+	sub := h.Subscribe()
+	defer sub.Close()
+	go h.Start(context.Background(), []config.ServerConfig{demoServer(t, "quick"), demoServer(t, "slow")})
+	awaitState(t, sub, "quick", host.StateConnected)
+	if err := h.WaitListed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, h, "quick"); st.Resources != 1 || st.Prompts != 1 {
+		t.Errorf("quick once listed: %+v", st)
+	}
+	if st := status(t, h, "slow"); st.State != host.StateConnecting {
+		t.Errorf("slow: %+v", st)
 	}
 }

@@ -353,12 +353,22 @@ wait:
 // WaitSettled waits until no server is connecting — every server is
 // connected, failed, or not meant to connect — and every connected
 // server's resources and prompts are listed.
-func (h *Host) WaitSettled(ctx context.Context) error {
+func (h *Host) WaitSettled(ctx context.Context) error { return h.await(ctx, true) }
+
+// WaitListed waits until every server connected now or while it waits
+// has its resources and prompts listed, which follow its tools; a server
+// still connecting is not waited for. Start answers once the tools are
+// in: this is for whoever shows what else the servers offer.
+func (h *Host) WaitListed(ctx context.Context) error { return h.await(ctx, false) }
+
+// await waits for the servers' lists, and with connecting for every
+// server that is connecting too.
+func (h *Host) await(ctx context.Context, connecting bool) error {
 	for {
 		h.mu.Lock()
 		var waitFor <-chan struct{}
 		for _, s := range h.servers {
-			if s.phase.waits() {
+			if connecting && s.phase.waits() {
 				waitFor = s.settled
 				break
 			}
