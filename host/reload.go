@@ -23,7 +23,6 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	// One reload at a time: the second compares with what the first made.
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
-	deadline := time.Now().Add(h.opts.StartupGate)
 	h.learn(configs)
 	h.mu.Lock()
 	if h.closed {
@@ -96,7 +95,10 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		<-done
 	}
 
-	// Step two: start the new entries and publish the new tool set.
+	// Step two: start the new entries and publish the new tool set. The
+	// gate counts from here: the old processes' grace is not the new
+	// servers' time to connect.
+	deadline := time.Now().Add(h.opts.StartupGate)
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
