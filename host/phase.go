@@ -149,9 +149,10 @@ func (s *server) stateLocked() State {
 // shows (the cause of a drop or a failure; nil otherwise), and c the new
 // connection when to is connected. It is the only place a phase changes,
 // and it does what follows from the change, in the order waiters rely on:
-// the state event first, then the server's part of the tool set, and only
+// the state event first, then the server's part of the tool set
+// (published, or pending where every reader publishes it first), and only
 // then are the calls waiting on settled woken, so whoever waited (Start, a
-// deferred call) finds both already published.
+// deferred call) finds both.
 //
 // The server's part of the tool set is published in one of two ways
 // (toolset.go). When the change leaves no server on its first connect,
