@@ -28,7 +28,8 @@ type Prompt struct {
 }
 
 // Resources lists the resources and templates of every connected server,
-// sorted by server then URI.
+// sorted by server then URI. A server's are listed right after it
+// connects, announced by EventResources; WaitSettled waits for them.
 func (h *Host) Resources() ([]Resource, []ResourceTemplate) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -49,7 +50,8 @@ func (h *Host) Resources() ([]Resource, []ResourceTemplate) {
 	return rs, ts
 }
 
-// Prompts lists the prompts of every connected server, sorted by server.
+// Prompts lists the prompts of every connected server, sorted by server,
+// once listed (EventPrompts), as Resources does.
 func (h *Host) Prompts() []Prompt {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -100,6 +100,15 @@ func (h *Host) listChanged(s *server, sess *mcp.ClientSession, kind listKind) {
 		case <-settled:
 		case <-h.life.Done():
 		}
+		if kind != listTools { // nor the first listing of the rest of the catalog
+			h.mu.Lock()
+			listed := s.listed
+			h.mu.Unlock()
+			select {
+			case <-listed:
+			case <-h.life.Done():
+			}
+		}
 		for {
 			select {
 			case <-time.After(listChangedDebounce):

@@ -125,7 +125,17 @@ func (h *hub) remove(s *Subscription) {
 	}
 }
 
-func (h *hub) publish(e Event) {
+func (h *hub) publish(e Event) { h.send(e, e.notification()) }
+
+// publishUnbuffered delivers e to subscribers only, never to the backlog:
+// for a notification nobody who drains later needs. A server's first
+// resource and prompt lists are what Resources and Prompts show; with a
+// hundred servers their events would push every log line out.
+func (h *hub) publishUnbuffered(e Event) { h.send(e, false) }
+
+// send delivers e to every subscriber, and keeps it in the backlog if
+// keep and nobody subscribes.
+func (h *hub) send(e Event, keep bool) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -137,7 +147,7 @@ func (h *hub) publish(e Event) {
 	if h.published != nil {
 		defer h.published(e)
 	}
-	if len(h.subs) == 0 && e.notification() && h.backlogCap > 0 {
+	if len(h.subs) == 0 && keep && h.backlogCap > 0 {
 		if len(h.backlog) == h.backlogCap {
 			h.backlog = append(h.backlog[:0], h.backlog[1:]...)
 		}

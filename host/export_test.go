@@ -10,9 +10,14 @@ type Hooks struct {
 	BeforeAttempt func(ctx context.Context, server string)
 	CallWaits     func(server string)
 	Backoff       func(n int) time.Duration
+	Coalesce      time.Duration
+	Listing       func(server string)
 }
 
 // SetHooks installs test hooks on a host that has not started yet.
 func (h *Host) SetHooks(k Hooks) {
-	h.hooks = hooks{beforeAttempt: k.BeforeAttempt, callWaits: k.CallWaits, backoff: k.Backoff}
+	h.hooks = hooks{beforeAttempt: k.BeforeAttempt, callWaits: k.CallWaits, backoff: k.Backoff, coalesce: k.Coalesce, listing: k.Listing}
 }
+
+// ExtrasAtOnce is extrasAtOnce, for the test that takes every turn.
+const ExtrasAtOnce = extrasAtOnce

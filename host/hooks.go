@@ -18,4 +18,10 @@ type hooks struct {
 	// backoff replaces the delay before a reconnect after n failures, so
 	// a test of many reconnects need not wait out the real ones.
 	backoff func(n int) time.Duration
+	// coalesce replaces toolsCoalesce, so a test can count the versions
+	// of a burst without a timer publishing some of them.
+	coalesce time.Duration
+	// listing runs when a server has taken a slot to list the rest of its
+	// catalog (listExtras).
+	listing func(server string)
 }

@@ -147,7 +147,19 @@ type Host struct {
 	servers map[string]*server
 	order   []string // names in config order, for Status
 	tools   ToolSet
+	toolSrc []*mcp.Tool        // what each of tools.Tools was made from (sameSourced)
 	index   map[string]toolKey // exposed name -> server and tool
+	// toolsDirty says a server's part of the tool set changed since it
+	// was last published; toolsTimer, when set, publishes it within
+	// toolsCoalesce (toolset.go).
+	toolsDirty bool
+	toolsTimer *time.Timer
+	// quiet, while open, is closed once no server is on its first connect
+	// (extras.go).
+	quiet chan struct{}
+	// extrasSlots holds a token per server listing the rest of its
+	// catalog, at most extrasAtOnce (extras.go).
+	extrasSlots chan struct{}
 	// departed holds the names that left the tool set while their server
 	// stayed configured (noteDepartedLocked).
 	departed map[string]toolKey
@@ -223,6 +235,7 @@ func New(opts *Options) *Host {
 		life:          life,
 		stopLife:      stop,
 		servers:       map[string]*server{},
+		extrasSlots:   make(chan struct{}, extrasAtOnce),
 		index:         map[string]toolKey{},
 		events:        hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
 	}
@@ -238,10 +251,20 @@ func outsideProject() string {
 // returns when every server has settled or the startup gate has passed,
 // whichever is first; after the gate, servers with cached tools go on in
 // the background (their tools deferred), while servers without a cache
-// entry are still waited for, each bounded by its startup timeout. A server
-// that fails never fails Start: its error is in Status. Start returns an
-// error only for a closed host, a cancelled ctx, or a duplicate name.
+// entry are still waited for, each bounded by its startup timeout. A
+// server is settled once its tools are in the tool set: its resources
+// and prompts follow (EventResources, EventPrompts), and WaitSettled
+// waits for them too. A server that fails never fails Start: its error is
+// in Status. Start returns an error only for a closed host, a cancelled
+// ctx, or a duplicate name.
 func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
+	// The gate counts from here: reading a hundred cache entries is part
+	// of the time a caller waits.
+	deadline := time.Now().Add(h.opts.StartupGate)
+	// The entries are built before the lock, since building one reads its
+	// cache entry and touches nothing shared; a Start refused below
+	// throws them away.
+	fresh := h.newServers(configs)
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -258,8 +281,8 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	}
 	h.learn(configs)
 	var pending []waiting
-	for _, cfg := range configs {
-		s := h.newServer(cfg)
+	for i, cfg := range configs {
+		s := fresh[i]
 		h.servers[cfg.Name] = s
 		h.order = append(h.order, cfg.Name)
 		if s.phase == phaseStarting {
@@ -273,7 +296,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	h.rebuildToolsLocked()
 	h.mu.Unlock()
 
-	return h.gate(ctx, pending)
+	return h.gate(ctx, pending, deadline)
 }
 
 // announceAdminLocked announces a server placed in an admin state:
@@ -298,9 +321,10 @@ type waiting struct {
 	cached  bool
 }
 
-// gate waits for pending servers as DESIGN.md F13 says.
-func (h *Host) gate(ctx context.Context, pending []waiting) error {
-	timer := time.NewTimer(h.opts.StartupGate)
+// gate waits for pending servers as DESIGN.md F13 says, the gate ending
+// at deadline.
+func (h *Host) gate(ctx context.Context, pending []waiting, deadline time.Time) error {
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	i := 0
 wait:
@@ -326,15 +350,30 @@ wait:
 	return nil
 }
 
-// WaitSettled waits until no server is connecting: every server is
-// connected, failed, or not meant to connect.
-func (h *Host) WaitSettled(ctx context.Context) error {
+// WaitSettled waits until no server is connecting — every server is
+// connected, failed, or not meant to connect — and every connected
+// server's resources and prompts are listed.
+func (h *Host) WaitSettled(ctx context.Context) error { return h.await(ctx, true) }
+
+// WaitListed waits until every server connected now or while it waits
+// has its resources and prompts listed, which follow its tools; a server
+// still connecting is not waited for. Start answers once the tools are
+// in: this is for whoever shows what else the servers offer.
+func (h *Host) WaitListed(ctx context.Context) error { return h.await(ctx, false) }
+
+// await waits for the servers' lists, and with connecting for every
+// server that is connecting too.
+func (h *Host) await(ctx context.Context, connecting bool) error {
 	for {
 		h.mu.Lock()
 		var waitFor <-chan struct{}
 		for _, s := range h.servers {
-			if s.phase.waits() {
+			if connecting && s.phase.waits() {
 				waitFor = s.settled
+				break
+			}
+			if s.phase == phaseConnected && !isClosed(s.listed) {
+				waitFor = s.listed
 				break
 			}
 		}
@@ -448,7 +487,11 @@ func (h *Host) Close() error {
 	h.servers = map[string]*server{}
 	h.order = nil
 	h.index = map[string]toolKey{}
-	h.tools = ToolSet{Version: h.tools.Version + 1}
+	h.tools, h.toolSrc, h.toolsDirty = ToolSet{Version: h.tools.Version + 1}, nil, false
+	if h.toolsTimer != nil {
+		h.toolsTimer.Stop()
+		h.toolsTimer = nil
+	}
 	h.mu.Unlock()
 
 	// Each supervisor closes its own connection: all at once.

@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(demo.EnvServerMode) == "1" {
 		os.Exit(demo.Main(os.Args[1:]))
 	}
+	if code, ok := rssProbe(); ok {
+		os.Exit(code)
+	}
 	// A race-built server child would otherwise pause a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	goleak.VerifyTestMain(m)
@@ -39,6 +42,11 @@ func demoServer(t testing.TB, name string, flags ...string) config.ServerConfig 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return demoConfig(exe, name, flags...)
+}
+
+// demoConfig is demoServer's config, for exe, the test binary.
+func demoConfig(exe, name string, flags ...string) config.ServerConfig {
 	return config.ServerConfig{
 		Name:    name,
 		Command: exe,
@@ -109,6 +117,9 @@ func await(t testing.TB, sub *host.Subscription, what string, match func(host.Ev
 
 func TestConnectListCall(t *testing.T) {
 	h := start(t, nil, demoServer(t, "alpha"), demoServer(t, "beta"))
+	if err := h.WaitSettled(context.Background()); err != nil { // resources and prompts too
+		t.Fatal(err)
+	}
 	for _, name := range []string{"alpha", "beta"} {
 		st := status(t, h, name)
 		if st.State != host.StateConnected || st.PID == 0 || st.Tools < 8 || st.Resources != 1 || st.Prompts != 1 {

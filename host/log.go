@@ -43,34 +43,31 @@ func classify(line string) LogLevel {
 	return LevelInfo
 }
 
-// ringLog is a bounded, concurrency-safe log.
+// ringLog is a bounded, concurrency-safe log. It grows as lines come, up
+// to logCapacity, and only then wraps: most servers write a line or two,
+// and a hundred of them holding 500 empty slots each (28 KiB) would be
+// megabytes of nothing.
 type ringLog struct {
 	mu    sync.Mutex
 	lines []LogLine
-	next  int
-	full  bool
+	next  int // where the next line goes once full
 }
 
 func (r *ringLog) add(l LogLine) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.lines == nil {
-		r.lines = make([]LogLine, logCapacity)
+	if len(r.lines) < logCapacity {
+		r.lines = append(r.lines, l)
+		return
 	}
 	r.lines[r.next] = l
 	r.next = (r.next + 1) % logCapacity
-	if r.next == 0 {
-		r.full = true
-	}
 }
 
 // snapshot returns the lines, oldest first.
 func (r *ringLog) snapshot() []LogLine {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.full {
-		return append([]LogLine(nil), r.lines[:r.next]...)
-	}
 	return append(append([]LogLine(nil), r.lines[r.next:]...), r.lines[:r.next]...)
 }
 

@@ -3,8 +3,9 @@ package host
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
-	"sort"
+	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // MaxToolNameLength is the longest exposed tool name. Model APIs accept
@@ -18,15 +19,37 @@ const DefaultToolPrefix = "mcp__"
 // hashLen is how many hex digits of a hash make a cut name unique again.
 const hashLen = 8
 
-var unsafeNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
-
-// sanitizeNamePart replaces every character a model API would reject.
-// Digits stay: tools s3 and s4 must not collide.
+// sanitizeNamePart replaces every character a model API would reject
+// with "_": one "_" per character, as a multi-byte one is one character,
+// and one per byte that is not UTF-8. Digits stay: tools s3 and s4 must
+// not collide. A byte loop, not a regexp: every tool of every server is
+// named on a connect, and the common name has nothing to replace.
 func sanitizeNamePart(s string) string {
 	if s == "" {
 		return "_"
 	}
-	return unsafeNameChars.ReplaceAllString(s, "_")
+	i := 0
+	for i < len(s) && nameByte(s[i]) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for _, r := range s[i:] {
+		if r < utf8.RuneSelf && nameByte(byte(r)) {
+			b = append(b, byte(r))
+		} else {
+			b = append(b, '_')
+		}
+	}
+	return string(b)
+}
+
+// nameByte reports whether c may stand in an exposed name as it is.
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
 type toolKey struct{ server, tool string }
@@ -70,11 +93,11 @@ func assignNames(prefix string, keys []toolKey, prev map[toolKey]string) (map[to
 			fresh = append(fresh, k)
 		}
 	}
-	sort.Slice(fresh, func(i, j int) bool {
-		if fresh[i].server != fresh[j].server {
-			return fresh[i].server < fresh[j].server
+	slices.SortFunc(fresh, func(a, b toolKey) int {
+		if c := strings.Compare(a.server, b.server); c != 0 {
+			return c
 		}
-		return fresh[i].tool < fresh[j].tool
+		return strings.Compare(a.tool, b.tool)
 	})
 	var collisions []string
 	for _, k := range fresh {

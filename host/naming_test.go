@@ -96,3 +96,36 @@ func TestAssignNamesSticky(t *testing.T) {
 		t.Error("a removed tool kept its name")
 	}
 }
+
+// sanitizeNamePart gives the names the regexp it replaced gave: one "_"
+// per character outside [A-Za-z0-9_-], a multi-byte one included, and one
+// per byte that is not UTF-8.
+func TestSanitizeNamePart(t *testing.T) {
+	unsafe := regexp.MustCompile(`[^A-Za-z0-9_-]`)
+	for _, s := range []string{
+		"echo", "read_file", "s3", "a-b", "a.b", "with space", "tool/with/slash",
+		"héllo", "日本語", "emoji😀x", "\xff\xfeok", "bad\xc3", "tab\there", "über-tool", "A_Z-09",
+	} {
+		if got, want := sanitizeNamePart(s), unsafe.ReplaceAllString(s, "_"); got != want {
+			t.Errorf("sanitizeNamePart(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if got := sanitizeNamePart(""); got != "_" {
+		t.Errorf("empty -> %q", got)
+	}
+}
+
+func FuzzSanitizeNamePart(f *testing.F) {
+	unsafe := regexp.MustCompile(`[^A-Za-z0-9_-]`)
+	for _, s := range []string{"echo", "a.b", "héllo", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == "" {
+			return
+		}
+		if got, want := sanitizeNamePart(s), unsafe.ReplaceAllString(s, "_"); got != want {
+			t.Errorf("sanitizeNamePart(%q) = %q, want %q", s, got, want)
+		}
+	})
+}

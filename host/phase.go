@@ -149,9 +149,28 @@ func (s *server) stateLocked() State {
 // shows (the cause of a drop or a failure; nil otherwise), and c the new
 // connection when to is connected. It is the only place a phase changes,
 // and it does what follows from the change, in the order waiters rely on:
-// the state event first, then the server's part of the tool set, and only
+// the state event first, then the server's part of the tool set
+// (published, or pending where every reader publishes it first), and only
 // then are the calls waiting on settled woken, so whoever waited (Start, a
-// deferred call) finds both already published.
+// deferred call) finds both.
+//
+// The server's part of the tool set is published in one of two ways
+// (toolset.go). When the change leaves no server on its first connect,
+// the set is rebuilt here, before settled closes, with every change still
+// pending. While other servers are still connecting (a burst: Start of
+// fifty), the change is only marked pending (toolsDirty), so the burst
+// costs one rebuild and one version instead of fifty; the timer publishes
+// it within toolsCoalesce at the latest. Either way the invariants hold:
+//
+//   - A caller woken on settled finds the server's tools: the tool set is
+//     read only through Tools, Status and a call's name lookup, and each
+//     of them publishes what is pending first (flushToolsLocked), in the
+//     same hold of the lock. Pending is set here, before settled closes,
+//     so nothing woken by it can read an older set.
+//   - The state event precedes the tools event that carries its change:
+//     the state event is published here, under the lock, before the
+//     change is marked; the tools event comes from the rebuild that
+//     publishes the change, here or in a later hold of the lock.
 //
 // A change of phase is announced with the public state it shows, except
 // entering stopping: Disconnect announces a removed server once its
@@ -198,25 +217,34 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 		}
 		h.events.publish(ev)
 	}
-	if !to.removed() && s.offerLocked() != before {
-		h.rebuildToolsLocked()
+	if !to.removed() {
+		if s.offerLocked() != before {
+			h.toolsDirty = true
+		}
+		// Published now if this change leaves the host quiet (and with it
+		// whatever the burst before it left pending), else soon.
+		h.publishSoonLocked()
 	}
 	if !to.waits() && !isClosed(s.settled) {
 		close(s.settled)
 	}
+	h.noteQuietLocked()
 }
 
-// useLocked takes in a new connection: its session and everything it
-// listed. The lists outlive the session (Status counts them, and the
-// cached tools stand in for the live ones until the next connection).
+// useLocked takes in a new connection: its session and its tools. The
+// lists outlive the session (Status counts them, and the cached tools
+// stand in for the live ones until the next connection).
 func (s *server) useLocked(c *conn) {
 	s.session, s.transport, s.connectDur = c.sess, c.kind, c.took
 	s.pid = 0
 	if c.stdio != nil {
 		s.pid = c.stdio.PID()
 	}
-	s.live, s.cached = c.cat.tools, c.cat.tools
-	s.resources, s.templates, s.prompts = c.cat.resources, c.cat.templates, c.cat.prompts
+	s.live, s.cached = c.tools, c.tools
+	// The rest of the catalog is the new connection's, listed after it is
+	// published (listExtras), not what the last one listed.
+	s.resources, s.templates, s.prompts = nil, nil, nil
+	s.listed = c.listed
 	s.initRes = c.sess.InitializeResult()
 }
 

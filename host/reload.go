@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/config"
@@ -94,7 +95,10 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		<-done
 	}
 
-	// Step two: start the new entries and publish the new tool set.
+	// Step two: start the new entries and publish the new tool set. The
+	// gate counts from here: the old processes' grace is not the new
+	// servers' time to connect.
+	deadline := time.Now().Add(h.opts.StartupGate)
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -110,5 +114,5 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	}
 	h.rebuildToolsLocked()
 	h.mu.Unlock()
-	return diff, h.gate(ctx, pending)
+	return diff, h.gate(ctx, pending, deadline)
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,7 +51,7 @@ type server struct {
 	// untrusted, blocked, duplicate, or failed for an unusable config.
 	admin State
 	// phase is where the server is in its life; transitionLocked changes
-	// it, and with it err, since, session, pid, live and settled.
+	// it, and with it err, since, session, pid, live, listed and settled.
 	phase   phase
 	err     error
 	since   time.Time
@@ -63,11 +66,15 @@ type server struct {
 	connectDur time.Duration
 	transport  config.Transport // the one actually used
 
-	live      []*mcp.Tool // from the connected session, unfiltered
-	cached    []*mcp.Tool // from the cache or the last session; deferred until live
+	live   []*mcp.Tool // from the connected session, unfiltered
+	cached []*mcp.Tool // from the cache or the last session; deferred until live
+	// resources, templates and prompts are listed after the connection
+	// is published (listExtras); listed is closed once they are, or once
+	// the connection is gone, and is closed while not connected.
 	resources []*mcp.Resource
 	templates []*mcp.ResourceTemplate
 	prompts   []*mcp.Prompt
+	listed    chan struct{}
 	initRes   *mcp.InitializeResult
 
 	subscriptions map[string]bool // resource URIs to keep subscribed across reconnects
@@ -76,10 +83,13 @@ type server struct {
 	again      map[listKind]bool // another notification came during the refresh
 }
 
+// newServer builds the entry of cfg, placed in its first phase, with its
+// cached tools. It reads only what New set (the options, the cache), so it
+// needs no lock, and the entry is nobody's until its caller places it.
 func (h *Host) newServer(cfg config.ServerConfig) *server {
 	s := &server{
 		h: h, cfg: cfg, since: time.Now(), transport: cfg.TransportKind(),
-		settled: closedChan(), supDone: closedChan(),
+		settled: closedChan(), supDone: closedChan(), listed: closedChan(),
 		refreshing: map[listKind]bool{}, again: map[listKind]bool{},
 		subscriptions: map[string]bool{},
 	}
@@ -111,6 +121,31 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 		}
 	}
 	return s
+}
+
+// newServers builds the entries of configs, as newServer does, reading
+// their cache entries in parallel: a hundred of them take milliseconds of
+// JSON decoding, all before the startup gate.
+func (h *Host) newServers(configs []config.ServerConfig) []*server {
+	out := make([]*server, len(configs))
+	workers := min(runtime.GOMAXPROCS(0), len(configs))
+	if h.cache == nil || workers <= 1 {
+		for i, cfg := range configs {
+			out[i] = h.newServer(cfg)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(configs); i = int(next.Add(1) - 1) {
+				out[i] = h.newServer(configs[i])
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // describeFailure adds the server's last error lines on stderr to an
@@ -192,50 +227,31 @@ func (h *Host) serverLog(s *server, line, prefix string) {
 	h.addLog(s, l)
 }
 
-// catalog is everything a server offers, listed right after connecting.
+// catalog is what a server lists: its tools when it connects, the rest
+// (resources, templates, prompts) right after (extras.go).
 type catalog struct {
 	tools     []*mcp.Tool
 	resources []*mcp.Resource
 	templates []*mcp.ResourceTemplate
 	prompts   []*mcp.Prompt
-	warning   error // a non-tool list failed
 }
 
-// list reads every page of every list the server advertises, and only those
-// (asking for an unadvertised list is an error on strict servers).
-func list(ctx context.Context, sess *mcp.ClientSession) (catalog, error) {
-	var c catalog
-	caps := sess.InitializeResult().Capabilities
-	if caps == nil {
-		caps = &mcp.ServerCapabilities{}
-	}
-	var err error
-	if caps.Tools != nil {
-		if c.tools, err = collect(sess.Tools(ctx, nil)); err != nil {
-			return c, fmt.Errorf("tools/list: %w", err)
+// listToolsOf reads every page of the server's tools, if it advertises
+// them (asking for an unadvertised list is an error on strict servers).
+// Never nil: a server that lists none has none, which the tool cache
+// tells apart from a server never listed.
+func listToolsOf(ctx context.Context, sess *mcp.ClientSession) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	if caps := sess.InitializeResult().Capabilities; caps != nil && caps.Tools != nil {
+		var err error
+		if tools, err = collect(sess.Tools(ctx, nil)); err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
 		}
 	}
-	if c.tools == nil {
-		c.tools = []*mcp.Tool{}
+	if tools == nil {
+		tools = []*mcp.Tool{}
 	}
-	// Resources and prompts are extras: a server whose resource listing is
-	// broken still has usable tools, so those failures are only noted.
-	var extra []error
-	if caps.Resources != nil {
-		if c.resources, err = collect(sess.Resources(ctx, nil)); err != nil {
-			extra = append(extra, fmt.Errorf("resources/list: %w", err))
-		}
-		if c.templates, err = collect(sess.ResourceTemplates(ctx, nil)); err != nil {
-			extra = append(extra, fmt.Errorf("resources/templates/list: %w", err))
-		}
-	}
-	if caps.Prompts != nil {
-		if c.prompts, err = collect(sess.Prompts(ctx, nil)); err != nil {
-			extra = append(extra, fmt.Errorf("prompts/list: %w", err))
-		}
-	}
-	c.warning = errors.Join(extra...)
-	return c, nil
+	return tools, nil
 }
 
 func collect[T any](seq func(yield func(T, error) bool)) ([]T, error) {

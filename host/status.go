@@ -45,6 +45,7 @@ func (s Status) MarshalJSON() ([]byte, error) {
 func (h *Host) Status() []Status {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.flushToolsLocked()
 	counts := map[string]int{}
 	for _, t := range h.tools.Tools {
 		counts[t.Server]++

@@ -85,8 +85,22 @@ type conn struct {
 	sess  *mcp.ClientSession
 	stdio *transport.Stdio
 	kind  config.Transport
-	cat   catalog
-	took  time.Duration
+	tools []*mcp.Tool
+	took  time.Duration // to connect and list the tools
+	// listed is closed by listExtras once the rest of the catalog is
+	// listed, or the connection is gone.
+	listed chan struct{}
+	// end ends the context of the host's own requests on the connection
+	// (listExtras), set once it is published.
+	end context.CancelFunc
+}
+
+// close closes a published connection. The host's own requests end
+// first: go-sdk's Close waits for every outgoing call to be answered, and
+// a server that died while a grandchild holds its stdout answers none.
+func (c *conn) close() {
+	c.end()
+	c.sess.Close()
 }
 
 // supervise owns a server's connection for as long as ctx lives: connect,
@@ -113,8 +127,15 @@ func (h *Host) supervise(ctx context.Context, s *server) {
 				return
 			}
 			everConnected, misses = true, 0
+			// The rest of the catalog is listed beside the connection's
+			// life, and is done with its session before the next one.
+			var connCtx context.Context
+			connCtx, c.end = context.WithCancel(ctx)
+			h.goTracked(func() { h.listExtras(connCtx, s, c) })
 			h.afterSettled(s, c)
 			err = h.awaitDrop(ctx, s, c)
+			c.end()
+			<-c.listed
 		}
 		if ctx.Err() != nil {
 			return
@@ -193,18 +214,17 @@ func (h *Host) settle(ctx context.Context, s *server, to phase, why error, c *co
 }
 
 // afterSettled does what a new connection needs once it is published and
-// that can wait for no lock: note a list that failed, and cache the tools.
+// that can wait for no lock: cache the tools.
 func (h *Host) afterSettled(s *server, c *conn) {
-	if c.cat.warning != nil {
-		h.addLog(s, LogLine{Level: LevelWarn, Text: c.cat.warning.Error()})
-	}
-	if err := h.cache.Store(s.cfg.Name, s.fingerprint, c.cat.tools); err != nil {
+	if err := h.cache.Store(s.cfg.Name, s.fingerprint, c.tools); err != nil {
 		h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
 	}
 }
 
 // connectOnce runs the pipeline for one attempt: dial, handshake, list
-// everything (DESIGN.md F12), all bounded by the startup timeout.
+// the tools (DESIGN.md F12), all bounded by the startup timeout. The rest
+// of the catalog waits until the connection is published (listExtras):
+// a server's tools are what an agent waits for.
 func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	if h.hooks.beforeAttempt != nil {
 		h.hooks.beforeAttempt(ctx, s.cfg.Name)
@@ -226,18 +246,27 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	h.log.Info("initialized", "server", s.cfg.Name, "transport", kind, "protocol", init.ProtocolVersion,
 		"serverName", serverInfo(init).Name, "serverVersion", serverInfo(init).Version, "took", since(start))
 	listed := time.Now()
-	cat, err := list(ctx, sess)
-	cat = h.maskCatalog(cat)
+	// The log level goes alongside the tool list: a go-sdk server sends no
+	// log notification until a client sets one, and a call made the moment
+	// the server is published must have its logs; in the same round trip,
+	// it costs no time.
+	levelCtx, stopLevel := context.WithCancel(ctx)
+	defer stopLevel()
+	levelSet := h.setLogLevel(levelCtx, s, sess, timeout)
+	tools, err := listToolsOf(ctx, sess)
+	if err != nil {
+		stopLevel() // go-sdk's Close waits for every call in flight
+	}
+	<-levelSet
 	if err != nil {
 		sess.Close()
 		err = h.explain(ctx, err, timeout)
 		h.log.Info("listing failed", "server", s.cfg.Name, "error", err)
 		return nil, err
 	}
-	h.log.Info("listed", "server", s.cfg.Name, "tools", len(cat.tools), "resources", len(cat.resources),
-		"templates", len(cat.templates), "prompts", len(cat.prompts), "took", since(listed))
-	h.afterConnect(ctx, s, sess)
-	return &conn{sess: sess, stdio: stdio, kind: kind, cat: cat, took: time.Since(start)}, nil
+	tools = h.maskCatalog(catalog{tools: tools}).tools
+	h.log.Info("listed", "server", s.cfg.Name, "tools", len(tools), "took", since(listed))
+	return &conn{sess: sess, stdio: stdio, kind: kind, tools: tools, took: time.Since(start), listed: make(chan struct{})}, nil
 }
 
 // since is the time since t, rounded for a log line.
@@ -292,7 +321,7 @@ wait:
 			if err == nil {
 				err = errors.New("server process exited")
 			}
-			c.sess.Close()
+			c.close()
 			<-done
 			break wait
 		case <-tick:
@@ -307,14 +336,14 @@ wait:
 			}
 			if perr != nil {
 				err = fmt.Errorf("no answer to ping: %w", perr)
-				c.sess.Close()
+				c.close()
 				<-done
 				break wait
 			}
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			c.sess.Close()
+			c.close()
 			<-done
 			return nil
 		}
@@ -345,28 +374,4 @@ func ping(ctx context.Context, sess *mcp.ClientSession, interval time.Duration) 
 		return fmt.Errorf("none within %s", max(interval/2, 10*time.Millisecond))
 	}
 	return err
-}
-
-// afterConnect sets up what a new session needs before it is published:
-// the log level (go-sdk servers send no log notifications until a client
-// sets one) and the resource subscriptions of the previous session.
-func (h *Host) afterConnect(ctx context.Context, s *server, sess *mcp.ClientSession) {
-	caps := sess.InitializeResult().Capabilities
-	if caps != nil && caps.Logging != nil {
-		//lint:ignore SA1019 the level is how 2025-11-25 servers learn to send logs
-		if err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: h.opts.LogLevel}); err != nil {
-			h.addLog(s, LogLine{Level: LevelWarn, Text: "logging/setLevel: " + err.Error()})
-		}
-	}
-	h.mu.Lock()
-	var uris []string
-	for uri := range s.subscriptions {
-		uris = append(uris, uri)
-	}
-	h.mu.Unlock()
-	for _, uri := range uris {
-		if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			h.addLog(s, LogLine{Level: LevelWarn, Text: "resubscribing to " + uri + ": " + err.Error()})
-		}
-	}
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -37,119 +34,6 @@ type Tool struct {
 type ToolSet struct {
 	Version uint64
 	Tools   []Tool
-}
-
-// Tools returns the current tool set. The snapshot is immutable.
-func (h *Host) Tools() ToolSet {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.tools
-}
-
-// rebuildToolsLocked recomputes the tool set from every server and reports
-// whether it changed; only then does the version grow and a tools event go
-// out.
-func (h *Host) rebuildToolsLocked() bool {
-	type entry struct {
-		s        *server
-		t        *mcp.Tool
-		deferred bool
-	}
-	var entries []entry
-	var keys []toolKey
-	for _, s := range h.servers {
-		var tools []*mcp.Tool
-		deferred := false
-		switch s.offerLocked() {
-		case offerNone:
-			continue
-		case offerLive:
-			tools = s.live
-		case offerCached:
-			tools, deferred = s.cached, true
-		}
-		for _, t := range tools {
-			if !allowed(s.cfg.Tools, t.Name) {
-				continue
-			}
-			entries = append(entries, entry{s, t, deferred})
-			keys = append(keys, toolKey{s.cfg.Name, t.Name})
-		}
-	}
-	prev := make(map[toolKey]string, len(h.index)+len(h.departed))
-	for name, k := range h.departed {
-		prev[k] = name // a server that comes back gets its names back
-	}
-	for name, k := range h.index {
-		prev[k] = name
-	}
-	names, collisions := assignNames(h.opts.ToolPrefix, keys, prev)
-	for _, c := range collisions {
-		h.log.Warn("tool name collision resolved", "detail", c)
-	}
-	set := make([]Tool, 0, len(entries))
-	index := make(map[string]toolKey, len(entries))
-	for i, e := range entries {
-		k := keys[i]
-		name := names[k]
-		index[name] = k
-		set = append(set, Tool{
-			Name:         name,
-			Server:       k.server,
-			Tool:         k.tool,
-			Title:        e.t.Title,
-			Description:  e.t.Description,
-			InputSchema:  e.t.InputSchema,
-			OutputSchema: e.t.OutputSchema,
-			Annotations:  e.t.Annotations,
-			AutoApprove:  glob.First(e.s.cfg.AutoApprove, k.tool) != "",
-			Deferred:     e.deferred,
-		})
-	}
-	sort.Slice(set, func(i, j int) bool { return set[i].Name < set[j].Name })
-	if sameTools(h.tools.Tools, set) {
-		return false
-	}
-	h.tools = ToolSet{Version: h.tools.Version + 1, Tools: set}
-	h.noteDepartedLocked(index)
-	h.index = index
-	h.events.publish(Event{Type: EventTools, Version: h.tools.Version})
-	return true
-}
-
-// noteDepartedLocked remembers the names leaving the tool set whose
-// server is still configured (it failed, or is waiting for its first
-// call), so a call to one can say why the tool is gone instead of
-// "unknown tool", and the server gets the same names when it is back.
-func (h *Host) noteDepartedLocked(next map[string]toolKey) {
-	if h.departed == nil {
-		h.departed = map[string]toolKey{}
-	}
-	for name, k := range h.index {
-		if _, still := next[name]; !still {
-			h.departed[name] = k
-		}
-	}
-	for name, k := range h.departed {
-		s := h.servers[k.server]
-		if _, back := next[name]; back || s == nil || s.phase.removed() {
-			delete(h.departed, name)
-		}
-	}
-}
-
-// sameTools reports whether two tool sets would look the same to a
-// consumer, schemas included: a server that re-lists a tool with a new
-// input schema must reach the agent. Sets are small and rebuilt only when
-// a server connects or changes, so a deep comparison costs nothing that
-// matters.
-func sameTools(a, b []Tool) bool {
-	return slices.EqualFunc(a, b, func(x, y Tool) bool {
-		return x.Name == y.Name && x.Server == y.Server && x.Tool == y.Tool &&
-			x.Deferred == y.Deferred && x.Description == y.Description && x.Title == y.Title &&
-			x.AutoApprove == y.AutoApprove && reflect.DeepEqual(x.InputSchema, y.InputSchema) &&
-			reflect.DeepEqual(x.OutputSchema, y.OutputSchema) && reflect.DeepEqual(x.Annotations, y.Annotations)
-	})
 }
 
 // allowed applies a server's tool filter (DESIGN.md F29): deny wins, and an
@@ -246,6 +130,7 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 		h.mu.Unlock()
 		return nil, toolKey{}, 0, ErrClosed
 	}
+	h.flushToolsLocked() // the name may be a tool of a server just connected
 	key, ok := h.index[name]
 	if !ok {
 		err := h.goneLocked(name)

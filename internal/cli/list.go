@@ -46,6 +46,10 @@ func runList(ctx context.Context, o *listOptions) error {
 		return err
 	}
 	defer s.Close()
+	// The counts of resources and prompts, which follow a server's tools.
+	if err := s.WaitListed(ctx); err != nil {
+		return err
+	}
 	statuses := s.Status()
 	if o.JSON {
 		err = writeJSON(o.IO.Out, toStatusJSON(statuses))

@@ -117,6 +117,15 @@ type Options struct {
 	// ExitAfter makes the process exit with code 3 this long after Run
 	// starts (--exit-after). Zero means never.
 	ExitAfter time.Duration
+	// SlowLists holds every answer to resources/list,
+	// resources/templates/list and prompts/list back this long
+	// (--slow-lists), while tools/list and calls are answered at once: a
+	// server whose catalog is slow to list. Zero means no wait.
+	SlowLists time.Duration
+	// HoldLists holds the same lists back until this file exists
+	// (--hold-lists), so a test can let them go when it wants. Empty means
+	// no file to wait for.
+	HoldLists string
 
 	// ReexecArgs are the arguments that must precede demo flags for
 	// os.Executable() to enter demo mode again, such as ["demo-server"]; the
@@ -173,6 +182,8 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Roots, "roots", false, "add a tool, roots, that lists the roots the client offers")
 	fs.BoolVar(&o.ReplyTools, "reply-tools", false, "add tools with replies as large or deep as asked: big_reply, big_log, deep_reply")
 	fs.IntVar(&o.LogFlood, "log-flood", 0, "write `n` log notifications to stdout before serving")
+	fs.DurationVar(&o.SlowLists, "slow-lists", 0, "answer resources/list, resources/templates/list and prompts/list only after this `duration`")
+	fs.StringVar(&o.HoldLists, "hold-lists", "", "answer those lists only once this `file` exists")
 	fs.BoolVar(&o.Escapes, "escapes", false, "put terminal escape sequences in stderr, tool and resource descriptions, results and errors")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: switchboard demo-server [flags]

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"image/png"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -365,5 +366,48 @@ func TestRootsTool(t *testing.T) {
 		}
 		cs.Close()
 		ss.Wait()
+	}
+}
+
+// --hold-lists holds resources/list, resources/templates/list and
+// prompts/list until its file exists, and answers tools/list and calls
+// meanwhile.
+func TestHoldLists(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "release")
+	_, cs := connect(t, demo.Options{HoldLists: file}, nil)
+	ctx := t.Context()
+	type listed struct {
+		n   int
+		err error
+	}
+	resources := make(chan listed, 1)
+	go func() {
+		res, err := cs.ListResources(ctx, nil)
+		if err != nil {
+			resources <- listed{err: err}
+			return
+		}
+		resources <- listed{n: len(res.Resources)}
+	}()
+	if got := toolNames(t, cs); len(got) != len(baseTools) {
+		t.Errorf("tools while lists are held: %q", got)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "still here"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call while lists are held: %v %+v", err, res)
+	}
+	select {
+	case r := <-resources:
+		t.Fatalf("resources/list answered before its file exists: %+v", r)
+	default:
+	}
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := recv(t, resources, "resources/list"); r.err != nil || r.n != 1 {
+		t.Errorf("resources/list once released: %+v", r)
+	}
+	if ps, err := cs.ListPrompts(ctx, nil); err != nil || len(ps.Prompts) != 1 {
+		t.Errorf("prompts/list once released: %v %+v", err, ps)
 	}
 }

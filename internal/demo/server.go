@@ -74,8 +74,9 @@ func mustTinyPNG() []byte {
 }
 
 // NewServer returns the demo MCP server configured by opts. Only Name,
-// WeirdNames, ToolsCount, TestTools, Escapes, ReplyTools and Logger affect it; the
-// other options are process-level behaviour applied by Run.
+// WeirdNames, ToolsCount, TestTools, Roots, Escapes, ReplyTools, SlowLists,
+// HoldLists and Logger affect it; the other options are process-level
+// behaviour applied by Run.
 func NewServer(opts Options) *mcp.Server {
 	name := opts.Name
 	if name == "" {
@@ -90,6 +91,9 @@ func NewServer(opts Options) *mcp.Server {
 			"read " + ReadmeURI + " for more.",
 		Logger: logger,
 	})
+	if opts.SlowLists > 0 || opts.HoldLists != "" {
+		s.AddReceivingMiddleware(holdLists(opts.SlowLists, opts.HoldLists))
+	}
 	addTools(s)
 	if opts.TestTools {
 		addTestTools(s)

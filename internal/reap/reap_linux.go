@@ -292,3 +292,34 @@ func watch(stop <-chan struct{}, done chan<- struct{}) {
 		}
 	}
 }
+
+// awaitExit returns once the process pid, a child not yet waited for, has
+// exited: its pidfd turns readable then, and the runtime's poller waits
+// for that on no thread of its own, where waitid would block one for the
+// whole life of the child. Without pidfds (Linux before 5.3) it returns
+// at once, and the caller's Wait blocks as before. The pid cannot be
+// another process's meanwhile: a child that has not been waited for keeps
+// its pid, and the reaper never takes one of Start's.
+func awaitExit(pid int) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return
+	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	_ = rc.Read(func(fd uintptr) bool {
+		// Read calls this, and again each time the poller says the fd
+		// is readable; a pidfd is readable once its process exited.
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		return err != nil || n > 0
+	})
+}

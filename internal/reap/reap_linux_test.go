@@ -308,3 +308,55 @@ func awaitCond(t *testing.T, what string, cond func() bool) {
 		time.Sleep(pollEvery)
 	}
 }
+
+// TestWaitOnThePoller: Wait gives the exit status of a child still
+// running, of one that exited before Wait was called, and of one killed,
+// as cmd.Wait does.
+func TestWaitOnThePoller(t *testing.T) {
+	run := func(script string, stdin io.Reader) *exec.Cmd {
+		cmd := exec.Command("sh", "-c", script)
+		cmd.Stdin = stdin
+		if err := Start(cmd); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	exitCode := func(err error) int {
+		ee, ok := err.(*exec.ExitError)
+		if !ok {
+			t.Fatalf("Wait: %v, want an exit error", err)
+		}
+		return ee.ExitCode()
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := run("read line; exit 3", r)
+	r.Close()
+	done := make(chan error, 1)
+	go func() { done <- Wait(running) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Wait returned before the child exited: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	w.WriteString("go\n")
+	w.Close()
+	if code := exitCode(<-done); code != 3 {
+		t.Errorf("running child: exit %d, want 3", code)
+	}
+
+	exited := run("exit 4", nil)
+	awaitCond(t, "the child to exit", func() bool { return isZombie(exited.Process.Pid) })
+	if code := exitCode(Wait(exited)); code != 4 {
+		t.Errorf("exited child: exit %d, want 4", code)
+	}
+
+	killed := run("sleep 60", nil)
+	go killed.Process.Kill()
+	if err := Wait(killed); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("killed child: %v", err)
+	}
+}
