@@ -39,6 +39,9 @@ func startEverythingStdio(t *testing.T, opts *host.Options) (*host.Host, *host.S
 	if st := status(t, h, "everything"); st.State != host.StateConnected {
 		t.Fatalf("everything: %+v", st)
 	}
+	if err := h.WaitListed(context.Background()); err != nil { // resources follow the tools
+		t.Fatal(err)
+	}
 	return h, sub
 }
 
