@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(demo.EnvServerMode) == "1" {
 		os.Exit(demo.Main(os.Args[1:]))
 	}
+	if kind := os.Getenv(envBenchServer); kind != "" {
+		os.Exit(benchServer(kind))
+	}
 	// A race-built server child would otherwise pause a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	goleak.VerifyTestMain(m)

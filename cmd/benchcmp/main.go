@@ -3,6 +3,7 @@
 //
 //	$ go run ./cmd/benchcmp
 //	$ go run ./cmd/benchcmp -count 10 -benchtime 5000x
+//	$ go run ./cmd/benchcmp -only 'floor|floor-http'
 package main
 
 import (
@@ -20,41 +21,57 @@ import (
 	"text/tabwriter"
 )
 
-// pairs names, per server kind, the sub-benchmarks compared: bare go-sdk
-// first, the host second.
-var pairs = []struct{ kind, bare, host string }{
-	{"demo", "bare-sdk", "host"},
-	{"everything", "bare-sdk-everything", "host-everything"},
-}
+// pairs names, per server and number of callers, the sub-benchmarks
+// compared: bare go-sdk first, the host second.
+var pairs = func() []struct{ kind, bare, host string } {
+	var ps []struct{ kind, bare, host string }
+	for _, server := range []string{"floor", "demo", "everything", "floor-http", "demo-http"} {
+		for _, callers := range []string{"", "-x16"} {
+			ps = append(ps, struct{ kind, bare, host string }{server + callers, server + "/bare" + callers, server + "/host" + callers})
+		}
+	}
+	return ps
+}()
 
 // The metrics compared, as the benchmark reports them.
 const (
-	unitNsOp = "ns/op"
-	unitP50  = "p50-µs"
+	unitNsOp   = "ns/op"
+	unitP50    = "p50-µs"
+	unitCPU    = "cpu-µs/op"
+	unitAllocs = "allocs/op"
+	unitBytes  = "B/op"
 )
 
-// benchLine matches "BenchmarkCallTool/host-2  3000  250302 ns/op  183.0 p50-µs";
-// the -N suffix is GOMAXPROCS.
-var benchLine = regexp.MustCompile(`^BenchmarkCallTool/(\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
+// benchLine matches "BenchmarkCallTool/floor/host#02-2  3000  250302 ns/op  183.0 p50-µs";
+// #NN numbers the rounds, the -N suffix is GOMAXPROCS.
+var benchLine = regexp.MustCompile(`^BenchmarkCallTool/(\S+?)(?:#\d+)?(?:-\d+)?\s+\d+\s+(.*)$`)
 
 func main() {
-	count := flag.Int("count", 5, "runs of each benchmark; medians are taken across them")
+	count := flag.Int("count", 5, "rounds, each of which runs every benchmark once; medians are taken across them")
 	benchtime := flag.String("benchtime", "3000x", "go test -benchtime")
+	only := flag.String("only", "", "servers to run, a -bench pattern for BenchmarkCallTool's sub-benchmarks: floor|demo-http")
 	timeout := flag.String("timeout", "10m", "go test -timeout: a hung server fails the run instead of stalling it")
 	flag.Parse()
-	if err := run(os.Stdout, os.Stderr, *count, *benchtime, *timeout); err != nil {
+	if err := run(os.Stdout, os.Stderr, *count, *benchtime, *only, *timeout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchcmp:", err)
 		os.Exit(1)
 	}
 }
 
-func run(stdout, stderr io.Writer, count int, benchtime, timeout string) error {
+func run(stdout, stderr io.Writer, count int, benchtime, only, timeout string) error {
 	root, err := moduleRoot()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", "BenchmarkCallTool",
-		"-benchtime", benchtime, "-count", strconv.Itoa(count), "-timeout", timeout, "./host/")
+	// Rounds, not -count: -count repeats each benchmark in a block, so a
+	// machine that got busier halfway would favour one side.
+	pattern := "BenchmarkCallTool"
+	if only != "" {
+		pattern += "/^(" + only + ")$"
+	}
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", pattern,
+		"-benchtime", benchtime, "-timeout", timeout, "./host/")
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_BENCH_ROUNDS="+strconv.Itoa(count))
 	cmd.Dir = root
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
@@ -105,7 +122,7 @@ func parse(r io.Reader) (results, error) {
 
 func report(w io.Writer, res results) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "server\tbare p50\thost p50\thost/bare\tbare ns/op\thost ns/op\thost/bare\t")
+	fmt.Fprintln(tw, "server\tbare p50\thost p50\thost/bare\tbare ns/op\thost ns/op\thost/bare\tbare cpu\thost cpu\tbare allocs\thost allocs\tbare B/op\thost B/op\t")
 	shown := 0
 	for _, p := range pairs {
 		bareP50, ok1 := median(res[p.bare][unitP50])
@@ -113,13 +130,18 @@ func report(w io.Writer, res results) error {
 		bareNs, ok3 := median(res[p.bare][unitNsOp])
 		hostNs, ok4 := median(res[p.host][unitNsOp])
 		if !ok1 || !ok2 || !ok3 || !ok4 {
-			// The everything pair skips when the npm peers are missing.
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t  (no results: skipped? run make peers)\n", p.kind)
+			// The everything pairs skip when the npm peers are missing.
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t  (no results: not run, or skipped without make peers)\n", p.kind)
 			continue
 		}
 		shown++
-		fmt.Fprintf(tw, "%s\t%.1f µs\t%.1f µs\t%.2f×\t%.0f\t%.0f\t%.2f×\t\n",
-			p.kind, bareP50, hostP50, hostP50/bareP50, bareNs, hostNs, hostNs/bareNs)
+		m := func(name, unit string) float64 { v, _ := median(res[name][unit]); return v }
+		fmt.Fprintf(tw, "%s\t%.1f µs\t%.1f µs\t%.2f×\t%.0f\t%.0f\t%.2f×\t%.0f µs\t%.0f µs\t%.0f\t%.0f\t%.0f\t%.0f\t\n",
+			p.kind, bareP50, hostP50, hostP50/bareP50, bareNs, hostNs, hostNs/bareNs,
+			m(p.bare, unitCPU), m(p.host, unitCPU), m(p.bare, unitAllocs), m(p.host, unitAllocs), m(p.bare, unitBytes), m(p.host, unitBytes))
+	}
+	if raw, ok := median(res["floor/raw"][unitP50]); ok {
+		fmt.Fprintf(tw, "floor/raw\t%.1f µs\t\t\t\t\t\t\t\t\t\t\t\t\n", raw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
