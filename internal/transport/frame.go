@@ -394,7 +394,7 @@ func refusal(size, limit int64, depth int) string {
 // verdict is what stands in for a message the limits refuse: an error reply
 // for its id when it is a reply (nil otherwise), and the line for the
 // server's log. A line that is no JSON-RPC message at all has message false.
-func verdict(scan *frameScan, size, limit int64, calls *calls) (reply []byte, note string, message bool) {
+func verdict(scan *frameScan, size, limit int64, calls *calls) (reply *jsonrpc.Response, note string, message bool) {
 	why := refusal(size, limit, scan.maxDepth)
 	if !scan.message() {
 		return nil, why, false
@@ -426,9 +426,18 @@ func idText(id jsonrpc.ID) string {
 
 // errorReply is the response that stands in for a reply the filter
 // refused, so the call it answers fails at once with why instead of
-// waiting out its timeout. It is encoded by go-sdk, as any message is.
-func errorReply(id jsonrpc.ID, msg string) []byte {
-	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}})
+// waiting out its timeout.
+func errorReply(id jsonrpc.ID, msg string) *jsonrpc.Response {
+	return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}}
+}
+
+// wireReply is reply as a line on the wire, encoded by go-sdk as any
+// message is, for the HTTP filters; nil for none.
+func wireReply(reply *jsonrpc.Response) []byte {
+	if reply == nil {
+		return nil
+	}
+	b, err := jsonrpc.EncodeMessage(reply)
 	if err != nil {
 		return nil // an id go-sdk decoded always encodes; nothing to stand in otherwise
 	}

@@ -128,14 +128,15 @@ func (b *jsonBody) decide() io.Reader {
 		}
 		return &buf
 	}
-	reply, note, _ := verdict(&s, size, b.rt.limit, b.rt.calls)
-	if reply == nil && b.call != nil {
+	stand, note, _ := verdict(&s, size, b.rt.limit, b.rt.calls)
+	if stand == nil && b.call != nil {
 		// No id of its own to answer for (a batch, or no message at
 		// all): it answers the POST's call.
 		what := "reply to " + b.call.method + " " + refusal(size, b.rt.limit, s.maxDepth)
-		reply, note = errorReply(b.call.id, what), what+"; the call fails with this error"
+		stand, note = errorReply(b.call.id, what), what+"; the call fails with this error"
 		b.rt.calls.done(b.call.id)
 	}
+	reply := wireReply(stand)
 	b.rt.hooks.dropped(note)
 	b.resp.ContentLength = int64(len(reply))
 	b.resp.Header.Set("Content-Length", strconv.Itoa(len(reply)))
@@ -267,7 +268,8 @@ func (f *sseFilter) endEvent() {
 	if f.over {
 		size = max(size, f.total) // go-sdk counts every line of an event
 	}
-	reply, note, message := verdict(&f.scan, size, f.rt.limit, f.rt.calls)
+	stand, note, message := verdict(&f.scan, size, f.rt.limit, f.rt.calls)
+	reply := wireReply(stand)
 	if !message {
 		note = "event " + note + "; dropped"
 	}

@@ -99,7 +99,7 @@ func TestLimitRoundTripperSSE(t *testing.T) {
 	body, dropped := roundTrip(t, limit, cannedResponse{"text/event-stream", strings.Join(events, "")})
 	reply := func(id int64, msg string) string {
 		rid, _ := jsonrpc.MakeID(float64(id))
-		return strings.TrimSuffix(string(errorReply(rid, msg)), "\n")
+		return strings.TrimSuffix(string(wireReply(errorReply(rid, msg))), "\n")
 	}
 	want := strings.Join([]string{
 		events[0], events[1], events[2],
