@@ -289,8 +289,32 @@ func (f *field) text() string {
 	if !f.seen || f.bad {
 		return ""
 	}
+	if r := f.raw; len(r) >= 2 && r[0] == '"' {
+		if m, ok := methods[string(r[1:len(r)-1])]; ok {
+			return m
+		}
+	}
 	return unquote(f.raw)
 }
+
+// methods are MCP's method names, so that reading one, as text does for
+// every message with a method, allocates nothing.
+var methods = func() map[string]string {
+	m := map[string]string{}
+	for _, name := range []string{
+		"initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read",
+		"resources/templates/list", "resources/subscribe", "resources/unsubscribe", "prompts/list",
+		"prompts/get", "completion/complete", "logging/setLevel", "roots/list", "sampling/createMessage",
+		"elicitation/create", "notifications/initialized", "notifications/cancelled",
+		"notifications/progress", "notifications/message", "notifications/tools/list_changed",
+		"notifications/resources/list_changed", "notifications/resources/updated",
+		"notifications/prompts/list_changed", "notifications/roots/list_changed",
+		"notifications/elicitation/complete",
+	} {
+		m[name] = name
+	}
+	return m
+}()
 
 // is reports whether a field is the string s, without allocating when it
 // is written plainly, as it nearly always is.

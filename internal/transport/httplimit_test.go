@@ -156,7 +156,7 @@ func FuzzSSEFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stream string, limit uint16) {
 		max := int64(limit) + 50
 		rt := &limitRoundTripper{limit: max, calls: &calls{}}
-		filter := &sseFilter{rc: io.NopCloser(strings.NewReader(stream)), br: bufioReader(strings.NewReader(stream)), rt: rt}
+		filter := newSSEFilter(io.NopCloser(strings.NewReader(stream)), rt)
 		out, err := io.ReadAll(filter)
 		if err != nil {
 			t.Fatal(err)
