@@ -146,7 +146,9 @@ func httpServer(b *testing.B, name, kind string) *benchTarget {
 // (internal/benchpeer, which answers in well under a microsecond, so a
 // figure against it is the client's own), the demo server and the real
 // server-everything over stdio, and the floor and demo servers over
-// streamable HTTP; with 1 and 16 callers. Over stdio to the floor server a
+// streamable HTTP; with 1 and 16 callers. A third contender, same, is the
+// bare client with what the host's calls carry besides (a timeout and a
+// progress token). Over stdio to the floor server a
 // raw client (a pre-encoded line out, a line in) shows the pipe's own
 // cost. Besides ns/op it reports the median call (p50-µs) and the
 // process's CPU time per call (cpu-µs/op): with 16 callers the clients are
@@ -195,8 +197,9 @@ func BenchmarkCallTool(b *testing.B) {
 				name string
 				call func(context.Context) error
 			}{
-				{"bare", dialBare(b, t)},
+				{"bare", dialBare(b, t, false)},
 				{"host", dialHost(b, t)},
+				{"same", dialBare(b, t, true)},
 			}
 			for round := range rounds {
 				for _, callers := range []int{1, 16} {
@@ -220,7 +223,11 @@ func BenchmarkCallTool(b *testing.B) {
 	}
 }
 
-func dialBare(b *testing.B, t *benchTarget) func(context.Context) error {
+// dialBare connects a bare go-sdk client. With same, each call does what
+// the host's does besides go-sdk's: a context with the server's timeout
+// and a progress token, so that host/same is what the host adds to the
+// same features.
+func dialBare(b *testing.B, t *benchTarget, same bool) func(context.Context) error {
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 	var tr mcp.Transport = &mcp.CommandTransport{Command: t.cmd(), TerminateDuration: benchTerminate}
@@ -232,8 +239,16 @@ func dialBare(b *testing.B, t *benchTarget) func(context.Context) error {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { sess.Close() })
+	var seq atomic.Uint64
 	return func(ctx context.Context) error {
-		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: t.tool, Arguments: t.toolArgs})
+		params := &mcp.CallToolParams{Name: t.tool, Arguments: t.toolArgs}
+		if same {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, config.DefaultTimeout)
+			defer cancel()
+			params.SetProgressToken("bench-" + strconv.FormatUint(seq.Add(1), 10))
+		}
+		res, err := sess.CallTool(ctx, params)
 		if err == nil && res.IsError {
 			return fmt.Errorf("%s: %s", t.tool, host.ResultText(res))
 		}

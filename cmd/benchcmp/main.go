@@ -22,12 +22,14 @@ import (
 )
 
 // pairs names, per server and number of callers, the sub-benchmarks
-// compared: bare go-sdk first, the host second.
-var pairs = func() []struct{ kind, bare, host string } {
-	var ps []struct{ kind, bare, host string }
+// compared: bare go-sdk first, the host second, and the bare client with
+// the host's timeout and progress token (same).
+var pairs = func() []struct{ kind, bare, host, same string } {
+	var ps []struct{ kind, bare, host, same string }
 	for _, server := range []string{"floor", "demo", "everything", "floor-http", "demo-http"} {
 		for _, callers := range []string{"", "-x16"} {
-			ps = append(ps, struct{ kind, bare, host string }{server + callers, server + "/bare" + callers, server + "/host" + callers})
+			ps = append(ps, struct{ kind, bare, host, same string }{
+				server + callers, server + "/bare" + callers, server + "/host" + callers, server + "/same" + callers})
 		}
 	}
 	return ps
@@ -122,7 +124,7 @@ func parse(r io.Reader) (results, error) {
 
 func report(w io.Writer, res results) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "server\tbare p50\thost p50\thost/bare\tbare ns/op\thost ns/op\thost/bare\tbare cpu\thost cpu\tbare allocs\thost allocs\tbare B/op\thost B/op\t")
+	fmt.Fprintln(tw, "server\tbare p50\thost p50\thost/bare\tbare ns/op\thost ns/op\thost/bare\thost/same p50\tbare cpu\thost cpu\tbare allocs\thost allocs\tbare B/op\thost B/op\t")
 	shown := 0
 	for _, p := range pairs {
 		bareP50, ok1 := median(res[p.bare][unitP50])
@@ -131,17 +133,21 @@ func report(w io.Writer, res results) error {
 		hostNs, ok4 := median(res[p.host][unitNsOp])
 		if !ok1 || !ok2 || !ok3 || !ok4 {
 			// The everything pairs skip when the npm peers are missing.
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t  (no results: not run, or skipped without make peers)\n", p.kind)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t  (no results: not run, or skipped without make peers)\n", p.kind)
 			continue
 		}
 		shown++
 		m := func(name, unit string) float64 { v, _ := median(res[name][unit]); return v }
-		fmt.Fprintf(tw, "%s\t%.1f µs\t%.1f µs\t%.2f×\t%.0f\t%.0f\t%.2f×\t%.0f µs\t%.0f µs\t%.0f\t%.0f\t%.0f\t%.0f\t\n",
-			p.kind, bareP50, hostP50, hostP50/bareP50, bareNs, hostNs, hostNs/bareNs,
+		same := "-"
+		if sameP50, ok := median(res[p.same][unitP50]); ok {
+			same = fmt.Sprintf("%.2f×", hostP50/sameP50)
+		}
+		fmt.Fprintf(tw, "%s\t%.1f µs\t%.1f µs\t%.2f×\t%.0f\t%.0f\t%.2f×\t%s\t%.0f µs\t%.0f µs\t%.0f\t%.0f\t%.0f\t%.0f\t\n",
+			p.kind, bareP50, hostP50, hostP50/bareP50, bareNs, hostNs, hostNs/bareNs, same,
 			m(p.bare, unitCPU), m(p.host, unitCPU), m(p.bare, unitAllocs), m(p.host, unitAllocs), m(p.bare, unitBytes), m(p.host, unitBytes))
 	}
 	if raw, ok := median(res["floor/raw"][unitP50]); ok {
-		fmt.Fprintf(tw, "floor/raw\t%.1f µs\t\t\t\t\t\t\t\t\t\t\t\t\n", raw)
+		fmt.Fprintf(tw, "floor/raw\t%.1f µs\t\t\t\t\t\t\t\t\t\t\t\t\t\n", raw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
