@@ -43,7 +43,7 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			p := req.Params
 			h.events.publish(Event{
-				Type: EventProgress, Server: s.cfg.Name, Message: p.Message, Tool: h.callFor(p.ProgressToken),
+				Type: EventProgress, Server: s.cfg.Name, Message: p.Message, Tool: h.calls.tool(p.ProgressToken),
 				Progress: &Progress{Token: p.ProgressToken, Progress: p.Progress, Total: p.Total},
 			})
 		},

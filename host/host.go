@@ -164,12 +164,7 @@ type Host struct {
 	// stayed configured (noteDepartedLocked).
 	departed map[string]toolKey
 
-	callSeq  uint64
-	inflight map[string]string // progress token -> exposed tool name
-	// finished holds the tokens of the last finishedCalls calls to end, which
-	// stay in inflight until pushed out (see finishedCalls).
-	finished     [finishedCalls]string
-	finishedNext int
+	calls callTokens // progress tokens; a lock of its own
 }
 
 // New returns a host with no servers. Start adds them.

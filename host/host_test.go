@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if code, ok := rssProbe(); ok {
 		os.Exit(code)
 	}
+	if kind := os.Getenv(envBenchServer); kind != "" {
+		os.Exit(benchServer(kind))
+	}
 	// A race-built server child would otherwise pause a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	goleak.VerifyTestMain(m)

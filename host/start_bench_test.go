@@ -164,7 +164,7 @@ func connectBare(configs []config.ServerConfig, tools bool) (closeAll func(), er
 			cmd := exec.Command(cfg.Command, cfg.Args...)
 			cmd.Env = append(os.Environ(), demo.EnvServerMode+"=1")
 			sessions[i], errs[i] = client.Connect(ctx,
-				&mcp.CommandTransport{Command: cmd, TerminateDuration: bareTerminate},
+				&mcp.CommandTransport{Command: cmd, TerminateDuration: benchTerminate},
 				&mcp.ClientSessionOptions{ProtocolVersion: host.ProtocolVersion})
 			if errs[i] == nil && tools {
 				_, errs[i] = sessions[i].ListTools(ctx, nil)

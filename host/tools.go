@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -82,17 +83,22 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 		err = h.maskError(err)
 		return errorResult(err), err
 	}
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	// A caller's own deadline that comes first bounds the call by itself:
+	// no second timer for a timeout that cannot fire first.
+	callCtx, cancel := ctx, context.CancelFunc(func() {})
+	if d, ok := ctx.Deadline(); !ok || time.Until(d) > timeout {
+		callCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
 	defer cancel()
 	params := &mcp.CallToolParams{Name: key.tool, Arguments: args}
 	// Every call carries a progress token, so a server can report progress
 	// and the report reaches events tagged with the tool it belongs to.
-	token := h.trackCall(name)
-	defer h.untrackCall(token)
+	token, n := h.calls.track(name)
+	defer h.calls.untrack(n)
 	params.SetProgressToken(token)
 	began := time.Now()
 	res, err := sess.CallTool(callCtx, params)
-	h.logCall(key, began, res, err)
+	h.logCall(ctx, key, began, res, err)
 	switch {
 	case err == nil:
 		return res, nil
@@ -106,8 +112,12 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 }
 
 // logCall notes a call's tool, time and outcome; never its arguments or
-// result, which may hold anything.
-func (h *Host) logCall(key toolKey, began time.Time, res *mcp.CallToolResult, err error) {
+// result, which may hold anything. Below debug level it costs nothing: the
+// line's arguments are not even built.
+func (h *Host) logCall(ctx context.Context, key toolKey, began time.Time, res *mcp.CallToolResult, err error) {
+	if !h.log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
 	outcome := "ok"
 	switch {
 	case err != nil:
@@ -125,23 +135,29 @@ func (h *Host) logCall(key toolKey, began time.Time, res *mcp.CallToolResult, er
 // sessionFor finds the live session for an exposed tool, waiting for a
 // connecting server and starting a lazy one.
 func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession, toolKey, time.Duration, error) {
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return nil, toolKey{}, 0, ErrClosed
-	}
-	h.flushToolsLocked() // the name may be a tool of a server just connected
-	key, ok := h.index[name]
-	if !ok {
-		err := h.goneLocked(name)
-		h.mu.Unlock()
-		return nil, toolKey{}, 0, err
-	}
-	h.mu.Unlock()
-
-	var deadline <-chan time.Time
+	var (
+		key      toolKey
+		found    bool
+		deadline <-chan time.Time
+	)
 	for {
 		h.mu.Lock()
+		if !found {
+			// The name is resolved once: a reload or a restart while the
+			// call waits puts a new entry for the same tool in place.
+			if h.closed {
+				h.mu.Unlock()
+				return nil, toolKey{}, 0, ErrClosed
+			}
+			h.flushToolsLocked() // the name may be a tool of a server just connected
+			var ok bool
+			if key, ok = h.index[name]; !ok {
+				err := h.goneLocked(name)
+				h.mu.Unlock()
+				return nil, toolKey{}, 0, err
+			}
+			found = true
+		}
 		s := h.servers[key.server]
 		if s == nil { // removed by a reload the tool set has not caught up with
 			h.mu.Unlock()
@@ -241,47 +257,4 @@ func ResultText(res *mcp.CallToolResult) string {
 		fmt.Fprintf(&b, "%v", jsonText(res.StructuredContent))
 	}
 	return b.String()
-}
-
-// trackCall registers an in-flight call under a fresh progress token.
-func (h *Host) trackCall(name string) string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.callSeq++
-	token := fmt.Sprintf("switchboard-%d", h.callSeq)
-	if h.inflight == nil {
-		h.inflight = map[string]string{}
-	}
-	h.inflight[token] = name
-	return token
-}
-
-// finishedCalls is how many ended calls keep their progress token. go-sdk
-// handles notifications on another goroutine than responses, so a server's
-// last progress report, sent just before its result, is often handled after
-// CallTool has returned; it must still name its tool. Tokens are never
-// reused, so keeping a few hundred costs little and misleads no one.
-const finishedCalls = 256
-
-// untrackCall marks a call as ended; its token is forgotten finishedCalls
-// calls later.
-func (h *Host) untrackCall(token string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if old := h.finished[h.finishedNext]; old != "" {
-		delete(h.inflight, old)
-	}
-	h.finished[h.finishedNext] = token
-	h.finishedNext = (h.finishedNext + 1) % finishedCalls
-}
-
-// callFor names the tool an in-flight call's progress token belongs to.
-func (h *Host) callFor(token any) string {
-	t, ok := token.(string)
-	if !ok {
-		return ""
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.inflight[t]
 }

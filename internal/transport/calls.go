@@ -1,12 +1,9 @@
 package transport
 
 import (
-	"context"
-	"encoding/json"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // maxCalls bounds how many pending requests a connection remembers the
@@ -56,39 +53,4 @@ func (c *calls) method(id jsonrpc.ID) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.methods[id]
-}
-
-// trackedConn is a go-sdk connection that keeps calls up to date: a
-// request written is remembered until its response is read or it is
-// cancelled.
-type trackedConn struct {
-	mcp.Connection
-	calls *calls
-}
-
-func (c *trackedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok {
-		switch {
-		case req.IsCall():
-			c.calls.add(req.ID, req.Method)
-		case req.Method == "notifications/cancelled":
-			var p struct {
-				RequestID any `json:"requestId"`
-			}
-			if json.Unmarshal(req.Params, &p) == nil {
-				if id, err := jsonrpc.MakeID(p.RequestID); err == nil {
-					c.calls.done(id)
-				}
-			}
-		}
-	}
-	return c.Connection.Write(ctx, msg)
-}
-
-func (c *trackedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.calls.done(resp.ID)
-	}
-	return msg, err
 }

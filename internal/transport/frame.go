@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -35,6 +36,13 @@ const (
 	inValue
 )
 
+// span is where a top-level value is in the line, kept without its bytes:
+// params, result and error, which the message is decoded with in place.
+type span struct {
+	start, end int64
+	seen       bool
+}
+
 // field is a top-level value kept as it was written, up to maxField bytes.
 type field struct {
 	raw  []byte
@@ -52,9 +60,11 @@ func (f *field) add(c byte) {
 
 // frameScan follows one line as it streams past, a chunk at a time, and
 // keeps what the filter decides on without holding the line: how deep it
-// nests (counted as go-sdk counts it: brackets outside strings), and the
-// top-level jsonrpc, id and method of an object. It does not validate;
-// json.Valid does that for a line that is passed on.
+// nests (counted as go-sdk counts it: brackets outside strings), the
+// top-level jsonrpc, id and method of an object, and where its params,
+// result and error are, so that a line passed on is decoded from this one
+// scan (decode). It does not validate; json.Valid does that for a line
+// that is passed on.
 type frameScan struct {
 	depth, maxDepth     int
 	inStr, esc          bool
@@ -64,6 +74,13 @@ type frameScan struct {
 	keyLong             bool
 	val                 *field // where the current top-level value goes, if kept
 	version, id, method field
+	// pos is how many bytes were fed, so the offset of what comes next;
+	// sig is the offset just past the last byte outside strings that is
+	// not white space, or past a string's closing quote: where a value
+	// that ends at the next ',' or '}' ends.
+	pos, sig             int64
+	cur                  *span // the span of the current top-level value, if kept
+	params, result, errv span
 	// pauseAtMethod makes feed return as soon as the top-level method
 	// has been read, once a line, so the filter can drop a log line over
 	// its budget without scanning the rest of it.
@@ -83,6 +100,12 @@ func (s *frameScan) reset() {
 // scanned: all of it, unless pauseAtMethod and the method ended within p,
 // when the caller feeds the rest.
 func (s *frameScan) feed(p []byte) int {
+	n := s.scan(p)
+	s.pos += int64(n)
+	return n
+}
+
+func (s *frameScan) scan(p []byte) int {
 	// The next quote and backslash at or after i, found by IndexByte and
 	// kept until passed, so the inside of a string that is not kept (a
 	// large text result, mostly) is skipped at memchr speed, in time
@@ -112,6 +135,7 @@ func (s *frameScan) feed(p []byte) int {
 				s.esc = true
 			case c == '"':
 				s.inStr, closing = false, true
+				s.sig = s.pos + int64(i) + 1
 			}
 			if top {
 				switch {
@@ -133,9 +157,11 @@ func (s *frameScan) feed(p []byte) int {
 		case ' ', '\t', '\r', '\n':
 			continue
 		}
+		before := s.sig
+		s.sig = s.pos + int64(i) + 1
 		if top {
 			if s.st == wantValue {
-				s.startValue(c)
+				s.startValue(c, s.pos+int64(i))
 			} else if s.st == inValue && s.val != nil && c != ',' && c != '}' {
 				s.val.add(c)
 			}
@@ -156,6 +182,9 @@ func (s *frameScan) feed(p []byte) int {
 				s.st = wantKey
 			}
 		case '}', ']':
+			if top {
+				s.endValue(before)
+			}
 			if s.depth > 0 {
 				s.depth--
 			}
@@ -165,6 +194,7 @@ func (s *frameScan) feed(p []byte) int {
 			}
 		case ',':
 			if top {
+				s.endValue(before)
 				ended := s.val == &s.method
 				s.st, s.val = wantKey, nil
 				if ended && s.pauseAtMethod {
@@ -185,10 +215,11 @@ func nextByte(p []byte, i int, c byte) int {
 	return len(p)
 }
 
-// startValue begins a top-level member's value with its first byte c. A
-// member given twice is read as decoders read it: the last one counts.
-func (s *frameScan) startValue(c byte) {
-	s.st, s.val = inValue, nil
+// startValue begins a top-level member's value with its first byte c, at
+// offset at. A member given twice is read as decoders read it: the last
+// one counts.
+func (s *frameScan) startValue(c byte, at int64) {
+	s.st, s.val, s.cur = inValue, nil, nil
 	if s.keyLong {
 		return
 	}
@@ -203,11 +234,29 @@ func (s *frameScan) startValue(c byte) {
 		s.val = &s.id
 	case "method":
 		s.val = &s.method
-	default:
+	case "params":
+		s.cur = &s.params
+	case "result":
+		s.cur = &s.result
+	case "error":
+		s.cur = &s.errv
+	}
+	if s.cur != nil {
+		*s.cur = span{start: at, seen: true}
+	}
+	if s.val == nil {
 		return
 	}
 	*s.val = field{raw: s.val.raw[:0], seen: true, bad: c == '{' || c == '['}
 	s.val.add(c)
+}
+
+// endValue ends the current top-level value, whose last byte ends at end.
+func (s *frameScan) endValue(end int64) {
+	if s.cur != nil && s.st == inValue {
+		s.cur.end = end
+	}
+	s.cur = nil
 }
 
 // unquote is the text of a JSON string, or "" when raw is no string.
@@ -215,8 +264,8 @@ func unquote(raw []byte) string {
 	if len(raw) < 2 || raw[0] != '"' {
 		return ""
 	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1])
+	if text, ok := plainText(raw); ok {
+		return text
 	}
 	var v string
 	if json.Unmarshal(raw, &v) != nil {
@@ -225,13 +274,47 @@ func unquote(raw []byte) string {
 	return v
 }
 
+// plainText is the text of a quoted JSON string written plainly: no
+// escapes, valid UTF-8 (a decoder reads an invalid byte as U+FFFD).
+func plainText(raw []byte) (string, bool) {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 || !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
+}
+
 // text is a string field's text, or "" when it is absent or no string.
 func (f *field) text() string {
 	if !f.seen || f.bad {
 		return ""
 	}
+	if r := f.raw; len(r) >= 2 && r[0] == '"' {
+		if m, ok := methods[string(r[1:len(r)-1])]; ok {
+			return m
+		}
+	}
 	return unquote(f.raw)
 }
+
+// methods are MCP's method names, so that reading one, as text does for
+// every message with a method, allocates nothing.
+var methods = func() map[string]string {
+	m := map[string]string{}
+	for _, name := range []string{
+		"initialize", "ping", "tools/list", "tools/call", "resources/list", "resources/read",
+		"resources/templates/list", "resources/subscribe", "resources/unsubscribe", "prompts/list",
+		"prompts/get", "completion/complete", "logging/setLevel", "roots/list", "sampling/createMessage",
+		"elicitation/create", "notifications/initialized", "notifications/cancelled",
+		"notifications/progress", "notifications/message", "notifications/tools/list_changed",
+		"notifications/resources/list_changed", "notifications/resources/updated",
+		"notifications/prompts/list_changed", "notifications/roots/list_changed",
+		"notifications/elicitation/complete",
+	} {
+		m[name] = name
+	}
+	return m
+}()
 
 // is reports whether a field is the string s, without allocating when it
 // is written plainly, as it nearly always is.
@@ -283,12 +366,43 @@ func (s *frameScan) requestID() (jsonrpc.ID, bool) {
 	if !s.id.seen || s.id.bad {
 		return jsonrpc.ID{}, false
 	}
-	var v any
-	if json.Unmarshal(s.id.raw, &v) != nil {
+	return parseID(s.id.raw)
+}
+
+// parseID reads an id as go-sdk does (jsonrpc.MakeID of what encoding/json
+// reads into an any): a string, or a number, whose fraction is dropped.
+// Anything else, null included, is no usable id.
+func parseID(raw []byte) (jsonrpc.ID, bool) {
+	if len(raw) == 0 {
 		return jsonrpc.ID{}, false
 	}
-	id, err := jsonrpc.MakeID(v)
-	return id, err == nil && id.IsValid()
+	if raw[0] == '"' {
+		if len(raw) < 2 || raw[len(raw)-1] != '"' {
+			return jsonrpc.ID{}, false
+		}
+		text, ok := plainText(raw)
+		if !ok && json.Unmarshal(raw, &text) != nil {
+			return jsonrpc.ID{}, false
+		}
+		id, err := jsonrpc.MakeID(text)
+		return id, err == nil
+	}
+	// Only what a JSON number is made of: ParseFloat also reads "inf",
+	// "nan", hexadecimal and underscores, which are not JSON.
+	if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return jsonrpc.ID{}, false
+	}
+	for _, c := range raw {
+		if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			return jsonrpc.ID{}, false
+		}
+	}
+	n, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(n)
+	return id, err == nil
 }
 
 // refusal says what is wrong with a message too large or too deep to pass
@@ -304,7 +418,7 @@ func refusal(size, limit int64, depth int) string {
 // verdict is what stands in for a message the limits refuse: an error reply
 // for its id when it is a reply (nil otherwise), and the line for the
 // server's log. A line that is no JSON-RPC message at all has message false.
-func verdict(scan *frameScan, size, limit int64, calls *calls) (reply []byte, note string, message bool) {
+func verdict(scan *frameScan, size, limit int64, calls *calls) (reply *jsonrpc.Response, note string, message bool) {
 	why := refusal(size, limit, scan.maxDepth)
 	if !scan.message() {
 		return nil, why, false
@@ -336,9 +450,18 @@ func idText(id jsonrpc.ID) string {
 
 // errorReply is the response that stands in for a reply the filter
 // refused, so the call it answers fails at once with why instead of
-// waiting out its timeout. It is encoded by go-sdk, as any message is.
-func errorReply(id jsonrpc.ID, msg string) []byte {
-	b, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}})
+// waiting out its timeout.
+func errorReply(id jsonrpc.ID, msg string) *jsonrpc.Response {
+	return &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}}
+}
+
+// wireReply is reply as a line on the wire, encoded by go-sdk as any
+// message is, for the HTTP filters; nil for none.
+func wireReply(reply *jsonrpc.Response) []byte {
+	if reply == nil {
+		return nil
+	}
+	b, err := jsonrpc.EncodeMessage(reply)
 	if err != nil {
 		return nil // an id go-sdk decoded always encodes; nothing to stand in otherwise
 	}

@@ -99,7 +99,7 @@ func TestLimitRoundTripperSSE(t *testing.T) {
 	body, dropped := roundTrip(t, limit, cannedResponse{"text/event-stream", strings.Join(events, "")})
 	reply := func(id int64, msg string) string {
 		rid, _ := jsonrpc.MakeID(float64(id))
-		return strings.TrimSuffix(string(errorReply(rid, msg)), "\n")
+		return strings.TrimSuffix(string(wireReply(errorReply(rid, msg))), "\n")
 	}
 	want := strings.Join([]string{
 		events[0], events[1], events[2],
@@ -156,7 +156,7 @@ func FuzzSSEFilter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stream string, limit uint16) {
 		max := int64(limit) + 50
 		rt := &limitRoundTripper{limit: max, calls: &calls{}}
-		filter := &sseFilter{rc: io.NopCloser(strings.NewReader(stream)), br: bufioReader(strings.NewReader(stream)), rt: rt}
+		filter := newSSEFilter(io.NopCloser(strings.NewReader(stream)), rt)
 		out, err := io.ReadAll(filter)
 		if err != nil {
 			t.Fatal(err)

@@ -5,7 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // readLines calls fn for every line of r, without its newline. A line longer
@@ -44,10 +47,11 @@ const lineSlack = 64
 // one, left by a large reply, is let go once handed on.
 const keepBuffer = 1 << 20
 
-// jsonLineFilter passes through the lines of a server's stdout that are JSON
-// and drops the others, reporting each dropped line. go-sdk treats any
-// non-JSON line as a fatal protocol error, yet servers print banners and
-// debug output to stdout (DESIGN.md F17).
+// jsonLineFilter reads the lines of a server's stdout and hands on the
+// messages among them, decoded (next); it drops the lines that are not
+// JSON, reporting each. go-sdk treats any non-JSON line as a fatal
+// protocol error, yet servers print banners and debug output to stdout
+// (DESIGN.md F17).
 //
 // It also keeps go-sdk from seeing a message it would choke on (DESIGN.md
 // F24): one over the size limit, which go-sdk's own line limit would turn
@@ -56,6 +60,10 @@ const keepBuffer = 1 << 20
 // streamed past, never held whole, and a reply among them is answered in
 // its place with an error response for its id, so its call fails at once
 // and says why; any other message is dropped and reported.
+//
+// Each line is scanned once (frameScan), and a message is decoded from
+// that scan (decode): its params and result are slices of the line, which
+// the message keeps.
 type jsonLineFilter struct {
 	rc    io.ReadCloser
 	br    *bufio.Reader
@@ -67,29 +75,42 @@ type jsonLineFilter struct {
 	// logVerdict is the budget's answer for the current line: 0 not asked
 	// yet, 1 it passes, -1 it is dropped.
 	logVerdict int8
-	line       []byte // the current frame, reused between lines
-	pending    []byte // the part of a frame not yet handed to the reader
+	line       []byte // the current line; a line handed on goes with its message
+	// queue holds the messages of the last line not yet handed on, from
+	// head; a batch, or a note (logBudget.note) before a message, makes
+	// more than one.
+	queue []jsonrpc.Message
+	head  int
+	// batch is the requests of the last batch line, for the connection to
+	// answer in one batch (stdioConn.Write); taken by next.
+	batch []jsonrpc.ID
 }
 
 func newJSONLineFilter(rc io.ReadCloser, limit int64, hooks Hooks, calls *calls) *jsonLineFilter {
 	return &jsonLineFilter{rc: rc, br: bufio.NewReaderSize(rc, 64*1024), limit: limit, hooks: hooks, calls: calls, logs: newLogBudget(hooks.NoteLogger)}
 }
 
-func (f *jsonLineFilter) Read(p []byte) (int, error) {
-	for len(f.pending) == 0 {
+// next returns the next message for go-sdk, and, with the first message of
+// a batch that holds requests, the ids of those requests. It is called
+// from one goroutine at a time.
+func (f *jsonLineFilter) next() (jsonrpc.Message, []jsonrpc.ID, error) {
+	for f.head == len(f.queue) {
+		clear(f.queue)
+		f.queue, f.head = f.queue[:0], 0
 		if err := f.nextFrame(); err != nil {
-			return 0, err
+			return nil, nil, err
 		}
 	}
-	n := copy(p, f.pending)
-	f.pending = f.pending[n:]
-	return n, nil
+	msg := f.queue[f.head]
+	f.head++
+	batch := f.batch
+	f.batch = nil
+	return msg, batch, nil
 }
 
-// nextFrame reads one line and makes it pending, with its newline, if it
-// is a message go-sdk can take; or makes pending the error reply that
-// stands in for it; or drops it. Blank lines are dropped silently, other
-// lines reported.
+// nextFrame reads one line and queues the message it holds, if it is one
+// go-sdk can take; or queues the error reply that stands in for it; or
+// drops it. Blank lines are dropped silently, other lines reported.
 func (f *jsonLineFilter) nextFrame() error {
 	if cap(f.line) > keepBuffer {
 		f.line = nil
@@ -145,16 +166,35 @@ func (f *jsonLineFilter) nextFrame() error {
 	case size > f.limit || f.scan.maxDepth > MaxDepth:
 		f.refuse(size, trimmed)
 	case isFrame(trimmed, &f.scan):
-		f.pending = append(trimmed, '\n')
+		f.take(trimmed)
 	default:
 		f.report("", trimmed)
 	}
-	if len(f.pending) > 0 {
+	if len(f.queue) > 0 {
 		if line := f.logs.report(time.Now(), !isLog); line != "" {
-			f.pending = append(f.logs.note(line, f.hooks.dropped), f.pending...)
+			if note := f.logs.note(line, f.hooks.dropped); note != nil {
+				f.queue = slices.Insert(f.queue, 0, jsonrpc.Message(note))
+			}
 		}
 	}
 	return nil
+}
+
+// take queues the message or the batch of messages a line holds. The
+// messages keep the line, so the next one is read into a new buffer.
+func (f *jsonLineFilter) take(trimmed []byte) {
+	if trimmed[0] == '{' {
+		f.queue = append(f.queue, f.scan.decode(f.line))
+		f.line = nil
+		return
+	}
+	msgs := decodeBatch(trimmed, func(why string, elem []byte) { f.report(why, elem) })
+	for _, msg := range msgs {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+			f.batch = append(f.batch, req.ID)
+		}
+	}
+	f.queue = append(f.queue, msgs...)
 }
 
 // scanChunk scans the next chunk of a line and reports whether the line is
@@ -200,7 +240,9 @@ func (f *jsonLineFilter) refuse(size int64, head []byte) {
 		f.report("line "+note, head)
 		return
 	}
-	f.pending = reply
+	if reply != nil {
+		f.queue = append(f.queue, reply)
+	}
 	f.hooks.dropped(note)
 }
 
@@ -214,8 +256,8 @@ func (f *jsonLineFilter) report(why string, line []byte) {
 
 func (f *jsonLineFilter) Close() error { return f.rc.Close() }
 
-// isFrame reports whether a line can be passed to go-sdk: valid JSON, and
-// a message or batch it can decode (frameScan.decodable), naming the
+// isFrame reports whether a line holds what go-sdk can take: valid JSON,
+// and a message or batch it can decode (frameScan.decodable), naming the
 // protocol. A server's JSON log line ({"level":30,"msg":…}) or a stray
 // number is valid JSON too, and would end the session if passed on.
 func isFrame(line []byte, scan *frameScan) bool {

@@ -33,16 +33,13 @@ func TestJSONLineFilter(t *testing.T) {
 	// One byte at a time: frames must come out whole however reads split.
 	hooks := Hooks{Skipped: func(l string) { skipped = append(skipped, l) }}
 	f := newJSONLineFilter(io.NopCloser(iotest.OneByteReader(strings.NewReader(in))), config.DefaultMaxMessageSize, hooks, nil)
-	out, err := io.ReadAll(f)
-	if err != nil {
-		t.Fatal(err)
+	want := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress"}`,
+		`{"jsonrpc":"2.0","id":2,"result":{}}`, // from the batch
+		`{"jsonrpc":"2.0","id":3,"result":{"text":"no newline at the end"}}`,
 	}
-	want := `{"jsonrpc":"2.0","id":1,"result":{}}
-{"jsonrpc":"2.0","method":"notifications/progress"}
-[{"jsonrpc":"2.0","id":2,"result":{}}]
-{"jsonrpc":"2.0","id":3,"result":{"text":"no newline at the end"}}
-`
-	if diff := cmp.Diff(want, string(out)); diff != "" {
+	if diff := cmp.Diff(want, wires(t, readAll(t, f))); diff != "" {
 		t.Errorf("passed through (-want +got):\n%s", diff)
 	}
 	wantSkipped := []string{`server starting on stdio`, `{"level":30,"msg":"a JSON log line, not a message"}`, `42`, `{not json either`}
@@ -51,25 +48,49 @@ func TestJSONLineFilter(t *testing.T) {
 	}
 }
 
-// A frame larger than the caller's buffer arrives whole over several reads.
-func TestJSONLineFilterSmallBuffer(t *testing.T) {
-	frame := `{"jsonrpc":"2.0","id":1,"result":{"blob":"` + strings.Repeat("x", 200_000) + `"}}`
+// A line longer than the filter's reads arrives whole, its result in
+// place.
+func TestJSONLineFilterLongLine(t *testing.T) {
+	result := `{"blob":"` + strings.Repeat("x", 200_000) + `"}`
+	frame := `{"jsonrpc":"2.0","id":1,"result":` + result + `}`
 	f := newJSONLineFilter(io.NopCloser(strings.NewReader(frame+"\n")), config.DefaultMaxMessageSize, Hooks{}, nil)
-	var got strings.Builder
-	buf := make([]byte, 7)
+	msgs := readAll(t, f)
+	if len(msgs) != 1 {
+		t.Fatalf("%d messages, want 1", len(msgs))
+	}
+	if resp, ok := msgs[0].(*jsonrpc.Response); !ok || string(resp.Result) != result {
+		t.Errorf("got %.100q, want the reply whole", wires(t, msgs))
+	}
+}
+
+// readAll is every message the filter hands on.
+func readAll(t testing.TB, f *jsonLineFilter) []jsonrpc.Message {
+	t.Helper()
+	var msgs []jsonrpc.Message
 	for {
-		n, err := f.Read(buf)
-		got.Write(buf[:n])
+		msg, _, err := f.next()
 		if err == io.EOF {
-			break
+			return msgs
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		msgs = append(msgs, msg)
 	}
-	if got.String() != frame+"\n" {
-		t.Errorf("got %d bytes, want %d", got.Len(), len(frame)+1)
+}
+
+// wires is each message as go-sdk encodes it, for comparing.
+func wires(t testing.TB, msgs []jsonrpc.Message) []string {
+	t.Helper()
+	var out []string
+	for _, msg := range msgs {
+		b, err := jsonrpc.EncodeMessage(msg)
+		if err != nil {
+			t.Fatalf("go-sdk cannot encode %#v: %v", msg, err)
+		}
+		out = append(out, string(b))
 	}
+	return out
 }
 
 func TestReadLinesCutsLongLines(t *testing.T) {
@@ -81,7 +102,7 @@ func TestReadLinesCutsLongLines(t *testing.T) {
 }
 
 // filterOut runs lines through a filter with the given limit and returns
-// the frames it passed and the reports it made.
+// the messages it passed, as go-sdk encodes them, and the reports it made.
 func filterOut(t *testing.T, limit int64, c *calls, lines ...string) (frames, skipped, dropped []string) {
 	t.Helper()
 	hooks := Hooks{
@@ -89,12 +110,7 @@ func filterOut(t *testing.T, limit int64, c *calls, lines ...string) (frames, sk
 		Dropped: func(l string) { dropped = append(dropped, l) },
 	}
 	f := newJSONLineFilter(io.NopCloser(strings.NewReader(strings.Join(lines, "\n")+"\n")), limit, hooks, c)
-	out, err := io.ReadAll(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames = strings.SplitAfter(string(out), "\n")
-	return frames[:len(frames)-1], skipped, dropped
+	return wires(t, readAll(t, f)), skipped, dropped
 }
 
 // errorOf decodes a frame as go-sdk does and returns its id and error
@@ -161,7 +177,7 @@ func TestJSONLineFilterRefusesLargeAndDeep(t *testing.T) {
 			if tt.id != nil {
 				want = 2
 			}
-			if len(frames) != want || frames[len(frames)-1] != ok+"\n" {
+			if len(frames) != want || frames[len(frames)-1] != ok {
 				t.Fatalf("passed %d frames, want %d and the next line whole: %.300q", len(frames), want, frames)
 			}
 			if tt.id != nil {
@@ -188,28 +204,16 @@ func TestJSONLineFilterAtLimits(t *testing.T) {
 	exact := head + strings.Repeat("x", limit-len(head)-len(tail)) + tail
 	deep := `{"jsonrpc":"2.0","id":2,"result":{"v":` + strings.Repeat("[", MaxDepth-2) + strings.Repeat("]", MaxDepth-2) + `}}`
 	frames, skipped, dropped := filterOut(t, limit, nil, "  "+exact+"\r", deep)
-	if len(frames) != 2 || frames[0] != exact+"\n" || frames[1] != deep+"\n" || skipped != nil || dropped != nil {
+	if len(frames) != 2 || frames[0] != exact || frames[1] != deep || skipped != nil || dropped != nil {
 		t.Fatalf("frames %d (%d and %d bytes), skipped %q, dropped %q", len(frames), len(frames[0]), len(frames[1]), skipped, dropped)
 	}
-	// And go-sdk's own reader takes them, with the line limit the
-	// transport gives it.
-	f := newJSONLineFilter(io.NopCloser(strings.NewReader(exact+"\n"+deep+"\n")), limit, Hooks{}, nil)
-	conn, err := (&mcp.IOTransport{Reader: f, Writer: nopWriteCloser{}, MaxLineLength: limit + lineSlack}).Connect(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	for range 2 {
-		if _, err := conn.Read(t.Context()); err != nil {
+	// And go-sdk's own decoder takes them.
+	for _, frame := range frames {
+		if _, err := jsonrpc.DecodeMessage([]byte(frame)); err != nil {
 			t.Fatalf("go-sdk refused a frame the filter passed: %v", err)
 		}
 	}
 }
-
-type nopWriteCloser struct{}
-
-func (nopWriteCloser) Write(p []byte) (int, error) { return len(p), nil }
-func (nopWriteCloser) Close() error                { return nil }
 
 // Lines go-sdk cannot decode as a message are skipped, not passed: each
 // would end the session.
@@ -224,7 +228,7 @@ func TestJSONLineFilterUndecodable(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"id":[],"result":{}}`,
 	}
 	frames, skipped, _ := filterOut(t, 1000, nil, append(lines, `{"jsonrpc":"2.0","method":"x","id":null}`, `{"jsonrpc":"2.0","\u0069d":1,"result":{}}`)...)
-	if diff := cmp.Diff([]string{`{"jsonrpc":"2.0","method":"x","id":null}` + "\n", `{"jsonrpc":"2.0","\u0069d":1,"result":{}}` + "\n"}, frames); diff != "" {
+	if diff := cmp.Diff([]string{`{"jsonrpc":"2.0","method":"x"}`, `{"jsonrpc":"2.0","id":1,"result":{}}`}, frames); diff != "" {
 		t.Errorf("passed (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(lines, skipped); diff != "" {
@@ -236,9 +240,7 @@ func TestJSONLineFilterUndecodable(t *testing.T) {
 func TestJSONLineFilterLetsGoOfLargeBuffers(t *testing.T) {
 	big := `{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", 3*keepBuffer) + `"}}`
 	f := newJSONLineFilter(io.NopCloser(strings.NewReader(big+"\n"+`{"jsonrpc":"2.0","id":2,"result":{}}`+"\n")), config.DefaultMaxMessageSize, Hooks{}, nil)
-	if _, err := io.ReadAll(f); err != nil {
-		t.Fatal(err)
-	}
+	readAll(t, f)
 	if cap(f.line) > keepBuffer {
 		t.Errorf("the filter holds a %d byte buffer after a small line", cap(f.line))
 	}
@@ -262,11 +264,7 @@ func TestJSONLineFilterLogBudget(t *testing.T) {
 		var dropped []string
 		hooks := Hooks{Dropped: func(l string) { dropped = append(dropped, l) }, NoteLogger: notes}
 		f := newJSONLineFilter(io.NopCloser(strings.NewReader(strings.Join(lines, "\n")+"\n")), 1<<20, hooks, nil)
-		out, err := io.ReadAll(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		frames := wires(t, readAll(t, f))
 		if frames[len(frames)-1] != reply {
 			t.Fatalf("the reply is not last: %q", frames[len(frames)-1])
 		}
@@ -331,7 +329,8 @@ func TestLogBudgetReports(t *testing.T) {
 }
 
 // BenchmarkJSONLineFilterLogFlood is the filter's cost per log line of a
-// flood, nearly all of it past the budget: the path must not allocate.
+// flood, nearly all of it past the budget: the path that drops a line
+// must not allocate (the LogBurst lines that pass are decoded).
 func BenchmarkJSONLineFilterLogFlood(b *testing.B) {
 	var in strings.Builder
 	for i := range 10_000 {
@@ -342,8 +341,12 @@ func BenchmarkJSONLineFilterLogFlood(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		f := newJSONLineFilter(io.NopCloser(strings.NewReader(data)), 1<<20, Hooks{}, nil)
-		if _, err := io.Copy(io.Discard, f); err != nil {
-			b.Fatal(err)
+		for {
+			if _, _, err := f.next(); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

@@ -74,8 +74,9 @@ func (b *logBudget) report(now time.Time, ended bool) string {
 // notifications that passed before it and before those after it, in the
 // order go-sdk hands them on. Its logger is the host's NoteLogger. With
 // no NoteLogger, there is nothing to tell it from the server's own
-// notifications, and the text goes to Hooks.Dropped instead.
-func (b *logBudget) note(text string, dropped func(string)) []byte {
+// notifications, and the text goes to Hooks.Dropped instead (and note is
+// nil).
+func (b *logBudget) note(text string, dropped func(string)) *jsonrpc.Request {
 	if b.logger == "" {
 		dropped(text)
 		return nil
@@ -85,10 +86,5 @@ func (b *logBudget) note(text string, dropped func(string)) []byte {
 		dropped(text)
 		return nil
 	}
-	frame, err := jsonrpc.EncodeMessage(&jsonrpc.Request{Method: logMethod, Params: params})
-	if err != nil {
-		dropped(text)
-		return nil
-	}
-	return append(frame, '\n')
+	return &jsonrpc.Request{Method: logMethod, Params: params}
 }

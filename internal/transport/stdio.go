@@ -126,26 +126,11 @@ func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	}()
 
 	calls := &calls{}
-	out := newJSONLineFilter(stdoutR, t.limit, t.hooks, calls)
 	t.stdin = stdinW
-	in := &stdinCloser{File: stdinW, t: t}
-	// The filter passes no line over the limit, so go-sdk's own line
-	// limit, which would end the session, is set above it.
-	conn, err := (&mcp.IOTransport{Reader: out, Writer: in, MaxLineLength: int(t.limit) + lineSlack}).Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &trackedConn{Connection: conn, calls: calls}, nil
+	// Closing the connection runs the shutdown sequence, so go-sdk's
+	// session Close ends the process.
+	return newStdioConn(newJSONLineFilter(stdoutR, t.limit, t.hooks, calls), stdinW, t.shutdown, calls), nil
 }
-
-// stdinCloser is the connection's writer. Closing it runs the shutdown
-// sequence, so go-sdk's session Close ends the process.
-type stdinCloser struct {
-	*os.File
-	t *Stdio
-}
-
-func (c *stdinCloser) Close() error { return c.t.shutdown() }
 
 // Close ends the process as the session's Close would. It is for a failed
 // handshake, where go-sdk may never have built a session to close; calling

@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
@@ -71,5 +75,43 @@ func TestNewStdioFindsAsThePolicyDoes(t *testing.T) {
 	tr = NewStdio(&config.ServerConfig{Name: "s", Command: "no-such-program-anywhere", Env: map[string]string{"PATH": dir}}, "", Hooks{})
 	if _, err := tr.Connect(context.Background()); err == nil || !strings.Contains(err.Error(), "executable file not found") {
 		t.Errorf("a name found nowhere: Connect = %v", err)
+	}
+}
+
+// A stdio connection round-trips through a real process (cat, which sends
+// back what it reads), and closing it ends the process.
+func TestStdioConnectionToAProcess(t *testing.T) {
+	tr := NewStdio(&config.ServerConfig{Name: "cat", Command: "cat"}, t.TempDir(), Hooks{})
+	conn, err := tr.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.MarkReady() // cat exits when its stdin closes: the first grace is enough
+	req := &jsonrpc.Request{ID: id(float64(1)), Method: "tools/call", Params: json.RawMessage(`{"name":"echo"}`)}
+	if err := conn.Write(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := conn.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wires(t, []jsonrpc.Message{req}), wires(t, []jsonrpc.Message{msg})); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, err := conn.Read(context.Background())
+		read <- err
+	}()
+	if err := conn.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	select {
+	case <-tr.Exited():
+	default:
+		t.Error("the process still runs after Close")
+	}
+	if err := <-read; err != io.EOF {
+		t.Errorf("Read after Close: %v, want io.EOF", err)
 	}
 }
