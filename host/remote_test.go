@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -142,5 +143,43 @@ func TestCallAfterGiveUpSaysWhy(t *testing.T) {
 	}
 	if _, err := h.CallTool(context.Background(), "mcp__crashy__nosuch", nil); !errors.Is(err, host.ErrUnknownTool) {
 		t.Errorf("a tool the server never had: %v, want unknown tool", err)
+	}
+}
+
+// A remote server that accepts each connection and drops it at once is
+// not retried at the first backoff step for ever: the drops count, so the
+// delay grows as it would for a server that cannot be reached.
+func TestRemoteServerThatKeepsDroppingBacksOff(t *testing.T) {
+	var handler http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
+		return mcp.NewServer(&mcp.Implementation{Name: "flaky", Version: "0"}, &mcp.ServerOptions{
+			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+				go req.Session.Close() // accepted, then gone
+			},
+		})
+	}, nil)
+	srv := httptest.NewServer(handler)
+	defer srv.Close()
+	steps := make(chan int, 100)
+	h := host.New(nil)
+	h.SetHooks(host.Hooks{Backoff: func(n int) time.Duration {
+		select {
+		case steps <- n:
+		default:
+		}
+		return time.Millisecond
+	}})
+	defer h.Close()
+	if err := h.Start(context.Background(), []config.ServerConfig{{Name: "flaky", Type: config.TransportHTTP, URL: srv.URL}}); err != nil {
+		t.Fatal(err)
+	}
+	highest := 0
+	deadline := time.After(faultBound)
+	for highest < 4 {
+		select {
+		case n := <-steps:
+			highest = max(highest, n)
+		case <-deadline:
+			t.Fatalf("after many drops the backoff step is still %d", highest)
+		}
 	}
 }

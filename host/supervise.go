@@ -151,17 +151,22 @@ func (h *Host) supervise(ctx context.Context, s *server) {
 		failures = append(recentFailures(failures, now), now)
 		misses++
 		cause := describeFailure(err, &s.log)
-		delay := h.backoff(misses)
-		if process {
-			if len(failures) >= CrashLoopFailures {
-				err := fmt.Errorf("gave up after %d failures within %s (crash loop); last: %w", len(failures), CrashLoopWindow, cause)
-				if h.settle(ctx, s, phaseFailed, err, nil) {
-					h.log.Warn("server failed", "server", s.cfg.Name, "error", err)
-				}
-				return
+		if process && len(failures) >= CrashLoopFailures {
+			err := fmt.Errorf("gave up after %d failures within %s (crash loop); last: %w", len(failures), CrashLoopWindow, cause)
+			if h.settle(ctx, s, phaseFailed, err, nil) {
+				h.log.Warn("server failed", "server", s.cfg.Name, "error", err)
 			}
-			delay = h.backoff(len(failures))
+			return
 		}
+		// The step is the recent drops, or for a remote server that stays
+		// unreachable the failures since it was last up, whichever is more:
+		// one that accepts each connection and drops it at once must not
+		// be tried four times a second for ever.
+		step := len(failures)
+		if !process {
+			step = max(step, misses)
+		}
+		delay := h.backoff(step)
 		if !h.settleRetry(ctx, s, cause, now.Add(delay)) {
 			return
 		}
