@@ -110,6 +110,10 @@ type ServerConfig struct {
 	// http, sse
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth says how the host gets authorization from a remote server
+	// that asks for it (DESIGN.md F40). Nil is the default: discovery and
+	// dynamic registration, the authorization code flow with a person.
+	OAuth *OAuth `json:"oauth,omitempty"`
 
 	Disabled       bool          `json:"disabled,omitempty"`
 	StartupTimeout time.Duration `json:"startupTimeout,omitempty"`
@@ -159,6 +163,36 @@ type ServerConfig struct {
 	// it; the other servers are unaffected.
 	Err error `json:"-"`
 }
+
+// OAuth is a remote server's OAuth client settings, for an authorization
+// server that does not register clients dynamically, a redirect that must
+// be on a fixed port, or a machine-to-machine server (DESIGN.md F40).
+type OAuth struct {
+	// ClientID and ClientSecret are a client registered in advance.
+	// ClientSecret is a secret: it takes ${VAR} and "!command" like an env
+	// value, and is masked wherever the host prints.
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// ClientMetadataURL is an https URL where the client's metadata
+	// document is published, used as the client id by authorization
+	// servers that accept such documents.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// Scopes replace the scopes the server asks for.
+	Scopes []string `json:"scopes,omitempty"`
+	// CallbackPort is the loopback port of the redirect (the one a
+	// pre-registered client was registered with). Zero picks a free one.
+	CallbackPort int `json:"callbackPort,omitempty"`
+	// Grant is GrantAuthorizationCode (the default: a person consents in a
+	// browser) or GrantClientCredentials (a machine-to-machine server: the
+	// client id and secret are the authorization, no person involved).
+	Grant string `json:"grant,omitempty"`
+}
+
+// OAuth grants a config may ask for.
+const (
+	GrantAuthorizationCode = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+)
 
 // TransportKind is the transport the host will use: Type, or stdio when a
 // command is given, or auto when only a url is.

@@ -304,7 +304,7 @@ func RecordLookups(prev map[string]string, lookup LookupFunc) (used map[string]s
 // where our own files allow one: an env or header value starting with
 // "!" (DESIGN.md, "Secrets").
 func IsCommandValue(field, s string) bool {
-	return strings.HasPrefix(s, "!") && (strings.HasPrefix(field, "env.") || strings.HasPrefix(field, "headers."))
+	return strings.HasPrefix(s, "!") && (strings.HasPrefix(field, "env.") || strings.HasPrefix(field, "headers.") || field == "oauth.clientSecret")
 }
 
 // MapStrings applies fn to every string substitution reads, each named by
@@ -350,6 +350,16 @@ func MapStrings(c *ServerConfig, fn func(field, s string) (string, error)) error
 	}
 	if out.Headers, err = mapValues("headers", c.Headers, fn); err != nil {
 		return fail(err.(*fieldError).field, err.(*fieldError).err)
+	}
+	if c.OAuth != nil {
+		o := *c.OAuth
+		if o.ClientID, err = one("oauth.clientId", o.ClientID); err != nil {
+			return fail("oauth.clientId", err)
+		}
+		if o.ClientSecret, err = one("oauth.clientSecret", o.ClientSecret); err != nil {
+			return fail("oauth.clientSecret", err)
+		}
+		out.OAuth = &o
 	}
 	*c = out
 	return nil

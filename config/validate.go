@@ -66,6 +66,9 @@ func Validate(c *ServerConfig) error {
 	if n := c.MaxMessageSize; n != 0 && (n < MinMessageSize || n > MaxMessageSizeLimit) {
 		return fail("maxMessageSize", "%d bytes is out of range (want at least %s and at most %s)", n, FormatSize(MinMessageSize), FormatSize(MaxMessageSizeLimit))
 	}
+	if field, msg := checkOAuth(c); msg != "" {
+		return fail(field, "%s", msg)
+	}
 	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			return fail("env."+k, "invalid environment variable name %q", clip.Text(k))
@@ -83,6 +86,39 @@ func Validate(c *ServerConfig) error {
 		}
 	}
 	return nil
+}
+
+// checkOAuth returns the field of c.OAuth that is wrong and why, or "".
+// It never quotes the client secret.
+func checkOAuth(c *ServerConfig) (field, msg string) {
+	o := c.OAuth
+	if o == nil {
+		return "", ""
+	}
+	switch {
+	case c.URL == "":
+		return "oauth", "oauth is for remote servers (a url), not for a command"
+	case o.Grant != "" && o.Grant != GrantAuthorizationCode && o.Grant != GrantClientCredentials:
+		return "oauth.grant", fmt.Sprintf("unknown grant %q (want %q or %q)", clip.Text(o.Grant), GrantAuthorizationCode, GrantClientCredentials)
+	case o.Grant == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == ""):
+		return "oauth.grant", "the client_credentials grant needs a clientId and a clientSecret"
+	case o.ClientSecret != "" && o.ClientID == "":
+		return "oauth.clientSecret", "a clientSecret needs its clientId"
+	case strings.ContainsAny(o.ClientID, "\r\n\x00"):
+		return "oauth.clientId", "value contains a line break or NUL byte"
+	}
+	if o.ClientMetadataURL != "" {
+		u, err := url.Parse(o.ClientMetadataURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
+			return "oauth.clientMetadataUrl", "want an https URL with a path, where the client's metadata document is published"
+		}
+	}
+	for i, sc := range o.Scopes {
+		if sc == "" || strings.ContainsAny(sc, " \t\r\n\"\\\x00") {
+			return fmt.Sprintf("oauth.scopes[%d]", i), fmt.Sprintf("%q is not a scope (one word, no spaces or quotes)", clip.Text(sc))
+		}
+	}
+	return "", ""
 }
 
 // checkURL returns what is wrong with a remote server's url, or "". It does

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/execpath"
 	"github.com/switchboard-mcp/switchboard/internal/reap"
+	"github.com/switchboard-mcp/switchboard/internal/oauth"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/toolcache"
 	"github.com/switchboard-mcp/switchboard/internal/transport"
@@ -103,6 +104,19 @@ type Options struct {
 	// on an older kernel) may be reaped. The last host to close puts the
 	// setting back as it found it. The command line turns it on.
 	Subreaper bool
+
+	// TokenFile is where OAuth grants are kept between runs (DESIGN.md
+	// F42): JSON of mode 0600, shared by every host of the user, locked
+	// and written atomically. Empty keeps them in memory for the host's
+	// life.
+	TokenFile string
+	// Authorize, when set, is how the host asks a person to authorize a
+	// remote server that asks for OAuth (F41): it is given the server's
+	// name and the url to open (in a browser, or shown to copy), and
+	// returns once it has shown it; the host listens on loopback for the
+	// redirect, keeps the grant and connects the server. Nil puts such a
+	// server in state needs-auth until Login.
+	Authorize func(ctx context.Context, server, url string) error
 }
 
 // DefaultNotificationBuffer is how many events wait for a consumer that
@@ -129,6 +143,8 @@ type Host struct {
 	events  hub
 	// redactor masks secrets in everything the host lets out (redact.go).
 	redactor *redact.Redactor
+	// tokens keeps the OAuth grants of remote servers (auth.go).
+	tokens *oauth.Store
 
 	// life is cancelled by Close; every connect runs under it.
 	life     context.Context
@@ -226,6 +242,7 @@ func New(opts *Options) *Host {
 		workDir:       workDir,
 		log:           logger,
 		cache:         toolcache.Open(o.CacheDir),
+		tokens:        oauth.NewStore(o.TokenFile),
 		redactor:      r,
 		life:          life,
 		stopLife:      stop,

@@ -22,6 +22,8 @@ import "time"
 //	connected    → failed        a crash loop: given up on
 //	reconnecting → failed        (the same)
 //	failed       → connecting    Restart
+//	connecting, connected, reconnecting → needs-auth   the server asks for authorization no flow can get alone
+//	needs-auth   → connecting    Login, Restart
 //	connecting, connected, reconnecting → starting   Restart swaps the supervisor
 //	not removed  → stopping      Disconnect, Close: announced later, or never
 //	not stopped  → stopped       Reload at once, Disconnect once the process is gone
@@ -45,6 +47,10 @@ const (
 	// phaseFailed: the first attempt failed, or the server crash-looped.
 	// Nothing runs until Restart or a config change.
 	phaseFailed
+	// phaseNeedsAuth: the server asks for authorization, and none can be
+	// had without a person (DESIGN.md F41). Nothing runs until Login,
+	// Restart or a config change.
+	phaseNeedsAuth
 	// phaseStopping: removed from the host, and not announced yet: its
 	// supervisor is ending and its process going.
 	phaseStopping
@@ -53,7 +59,7 @@ const (
 	phaseStopped
 )
 
-var phaseNames = [...]string{"idle", "starting", "connecting", "connected", "reconnecting", "failed", "stopping", "stopped"}
+var phaseNames = [...]string{"idle", "starting", "connecting", "connected", "reconnecting", "failed", "needs-auth", "stopping", "stopped"}
 
 func (p phase) String() string { return phaseNames[p] }
 
@@ -79,12 +85,12 @@ func (p phase) canBecome(next phase) bool {
 	case phaseStarting:
 		return p.supervised()
 	case phaseConnecting:
-		return p == phaseIdle || p == phaseStarting || p == phaseFailed
+		return p == phaseIdle || p == phaseStarting || p == phaseFailed || p == phaseNeedsAuth
 	case phaseConnected:
 		return p == phaseConnecting || p == phaseReconnecting
 	case phaseReconnecting:
 		return p == phaseConnected || p == phaseReconnecting
-	case phaseFailed:
+	case phaseFailed, phaseNeedsAuth:
 		return p.supervised()
 	case phaseStopping:
 		return !p.removed()
@@ -107,6 +113,8 @@ func (p phase) state(lazy bool) State {
 		return StateConnected
 	case phaseFailed:
 		return StateFailed
+	case phaseNeedsAuth:
+		return StateNeedsAuth
 	}
 	return StateDisconnected
 }

@@ -31,6 +31,9 @@ func (h *Host) learn(configs []config.ServerConfig) {
 	for i := range configs {
 		c := &configs[i]
 		h.redactor.AddConfig(redact.Values{Env: c.Env, Headers: c.Headers, URL: c.URL, Variables: c.Substituted})
+		if c.OAuth != nil {
+			h.redactor.Add(c.OAuth.ClientSecret)
+		}
 	}
 }
 

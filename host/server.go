@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/oauth"
 	"github.com/switchboard-mcp/switchboard/internal/toolcache"
 	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
@@ -79,6 +80,10 @@ type server struct {
 
 	subscriptions map[string]bool // resource URIs to keep subscribed across reconnects
 
+	// auth authorizes a remote server with OAuth when it asks (auth.go);
+	// nil for a process. It lives as long as the entry, across connections.
+	auth *oauth.Handler
+
 	refreshing map[listKind]bool // a list_changed refresh is pending or running
 	again      map[listKind]bool // another notification came during the refresh
 }
@@ -112,6 +117,7 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 		s.admin, s.err = StateDuplicate, fmt.Errorf("same server as %q, connected under that name", cfg.DuplicateOf)
 	}
 	if s.admin == "" {
+		s.auth = h.newAuth(&s.cfg)
 		s.fingerprint = toolcache.Fingerprint(&cfg, h.opts.ProjectDir)
 		s.cached, _ = h.cache.Load(cfg.Name, s.fingerprint)
 		if !cfg.Lazy {
@@ -172,7 +178,7 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 	switch kind {
 	case config.TransportAuto:
 		h.log.Info("connecting", "server", cfg.Name, "url", cfg.URL, "transport", "streamable HTTP, else SSE")
-		auto := transport.NewAuto(cfg, hooks)
+		auto := transport.NewAuto(cfg, hooks, s.oauthHandler())
 		sess, err := client.Connect(ctx, auto.Streamable, opts)
 		if err == nil {
 			return sess, nil, config.TransportHTTP, nil
@@ -181,11 +187,11 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 			return nil, nil, config.TransportHTTP, err
 		}
 		h.log.Info("streamable HTTP refused, trying SSE", "server", cfg.Name, "error", err)
-		sess, err = client.Connect(ctx, transport.NewHTTP(cfg, config.TransportSSE, hooks), opts)
+		sess, err = client.Connect(ctx, transport.NewHTTP(cfg, config.TransportSSE, hooks, s.oauthHandler()), opts)
 		return sess, nil, config.TransportSSE, err
 	default:
 		h.log.Info("connecting", "server", cfg.Name, "url", cfg.URL, "transport", kind)
-		sess, err := client.Connect(ctx, transport.NewHTTP(cfg, kind, hooks), opts)
+		sess, err := client.Connect(ctx, transport.NewHTTP(cfg, kind, hooks, s.oauthHandler()), opts)
 		return sess, nil, kind, err
 	}
 }

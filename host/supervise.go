@@ -140,6 +140,14 @@ func (h *Host) supervise(ctx context.Context, s *server) {
 		if ctx.Err() != nil {
 			return
 		}
+		if why, ok := s.needsAuth(err); ok {
+			// Not a failure of the server's, and no retry can mend it: it
+			// waits for Login (DESIGN.md F41).
+			if h.settle(ctx, s, phaseNeedsAuth, why, nil) {
+				h.log.Warn("server needs authorization", "server", s.cfg.Name, "error", why)
+			}
+			return
+		}
 		if !everConnected {
 			err = describeFailure(err, &s.log)
 			if h.settle(ctx, s, phaseFailed, err, nil) {
@@ -237,6 +245,9 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	h.mu.Lock()
 	s.attempts++
 	h.mu.Unlock()
+	if s.auth != nil {
+		s.auth.Retry()
+	}
 	start := time.Now()
 	timeout := s.cfg.EffectiveStartupTimeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -315,11 +326,17 @@ func (h *Host) awaitDrop(ctx context.Context, s *server, c *conn) error {
 		defer ticker.Stop()
 		tick = ticker.C
 	}
+	lost := s.authLost()
 	var err error
 wait:
 	for {
 		select {
 		case err = <-done:
+			break wait
+		case <-lost:
+			err = s.auth.Need()
+			c.close()
+			<-done
 			break wait
 		case <-exited:
 			err = c.stdio.ExitErr()

@@ -33,10 +33,11 @@ func hasCommands(c *config.ServerConfig) bool {
 			}
 		}
 	}
-	return false
+	return c.OAuth != nil && strings.HasPrefix(c.OAuth.ClientSecret, "!")
 }
 
-// resolveCommands replaces each "!command" env or header value of c by the
+// resolveCommands replaces each "!command" env or header value of c, and
+// an oauth.clientSecret that is one, by the
 // command's output, and "!!x" by "!x". With allowed false, a command is
 // ErrCommandNotAllowed, and with no run ErrNoCommandRunner. The error is
 // a *config.Diagnostic naming the field, positioned at c.Source; c's maps
@@ -70,6 +71,25 @@ func resolveCommands(ctx context.Context, c *config.ServerConfig, allowed bool, 
 			}
 		}
 		*m.vals = out
+	}
+	if c.OAuth != nil && strings.HasPrefix(c.OAuth.ClientSecret, "!") {
+		o := *c.OAuth
+		if strings.HasPrefix(o.ClientSecret, "!!") {
+			o.ClientSecret = o.ClientSecret[1:]
+		} else {
+			if !allowed {
+				return commandDiag(c, "oauth.clientSecret", ErrCommandNotAllowed)
+			}
+			if run == nil {
+				return commandDiag(c, "oauth.clientSecret", ErrNoCommandRunner)
+			}
+			res, err := run(ctx, o.ClientSecret[1:], dir)
+			if err != nil {
+				return commandDiag(c, "oauth.clientSecret", err)
+			}
+			o.ClientSecret = res
+		}
+		c.OAuth = &o
 	}
 	return nil
 }

@@ -423,6 +423,18 @@ func (e *entry) size(v *doc.Value, field string) int64 {
 	return n
 }
 
+// port reads a TCP port, 1 to 65535. The redirect of a pre-registered
+// client must be on its port, so a wrong one fails the server.
+func (e *entry) port(v *doc.Value, field string) int {
+	e.at(field, v)
+	n, err := strconv.Atoi(v.Str)
+	if v.Kind != doc.Number || err != nil || n < 1 || n > 65535 {
+		e.wrong(v, field, "a port number from 1 to 65535", true)
+		return 0
+	}
+	return n
+}
+
 // canonical reads a key that means in the tool's file what it means in
 // ours — command, args, env, cwd, url, headers — and reports whether key
 // was one of those. Adapters call it for the keys they share with us and

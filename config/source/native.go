@@ -117,6 +117,8 @@ func decodeNative(e *entry, v *doc.Value) bool {
 			c.Tools = toolFilter(e, m.Key, val)
 		case "lazy":
 			c.Lazy = e.boolean(val, m.Key, c.Lazy)
+		case "oauth":
+			c.OAuth = oauthSettings(e, m.Key, val)
 		}
 	}
 	c.Disabled = disabled || !enabled
@@ -142,4 +144,36 @@ func toolFilter(e *entry, field string, v *doc.Value) config.ToolFilter {
 		}
 	}
 	return f
+}
+
+// oauthSettings reads the oauth object. Every field decides whom the host
+// authenticates as, so a wrong type fails the server.
+func oauthSettings(e *entry, field string, v *doc.Value) *config.OAuth {
+	e.at(field, v)
+	if v.Kind != doc.Object {
+		e.wrong(v, field, "an object of OAuth client settings", true)
+		return nil
+	}
+	o := &config.OAuth{}
+	for _, m := range v.Members {
+		if m.Val.Kind == doc.Null {
+			continue
+		}
+		f := field + "." + m.Key
+		switch m.Key {
+		case "clientId":
+			o.ClientID = e.str(m.Val, f)
+		case "clientSecret":
+			o.ClientSecret = e.str(m.Val, f)
+		case "clientMetadataUrl":
+			o.ClientMetadataURL = e.str(m.Val, f)
+		case "scopes":
+			o.Scopes = e.strList(m.Val, f, true)
+		case "callbackPort":
+			o.CallbackPort = e.port(m.Val, f)
+		case "grant":
+			o.Grant = e.str(m.Val, f)
+		}
+	}
+	return o
 }

@@ -86,6 +86,7 @@ func (ios IO) requireServer(statuses []host.Status, name string) error {
 	if st.Error != "" {
 		why += ": " + st.Error
 	}
+	why += loginHint(st)
 	switch st.State {
 	case host.StateFailed, host.StateDisconnected, host.StateNeedsAuth:
 		return errors.New(why)

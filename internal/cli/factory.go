@@ -59,6 +59,9 @@ type Factory struct {
 	// TrustStore is the file that holds trust decisions, whose changes
 	// watch reloads on; "" when there is no state directory.
 	TrustStore func() string
+	// TokenFile is where OAuth grants are kept (DESIGN.md F42), "" when
+	// there is no state directory.
+	TokenFile func() string
 
 	// ScanProject finds the project's config files: what trust trusts.
 	ScanProject func() (dir string, files []trust.ProjectFile, err error)
@@ -134,7 +137,7 @@ func (g *globalOptions) register(root *cobra.Command) {
 	f.StringArrayVar(&g.exclude, "exclude", nil, "leave out servers whose name matches this `glob` (repeatable; also $SWITCHBOARD_EXCLUDE, comma-separated)")
 	f.BoolVar(&g.noDiscover, "no-discover", false, "read only switchboard's own config files, not other tools'")
 	f.StringVar(&g.cacheDir, "cache-dir", "", "tool cache `dir` (default $XDG_CACHE_HOME/switchboard)")
-	f.StringVar(&g.stateDir, "state-dir", "", "state `dir` holding trust decisions (default $XDG_STATE_HOME/switchboard)")
+	f.StringVar(&g.stateDir, "state-dir", "", "state `dir` holding trust decisions and OAuth tokens (default $XDG_STATE_HOME/switchboard)")
 	f.BoolVar(&g.noCache, "no-cache", false, "neither read nor write the tool cache")
 	f.StringVar(&g.projectDir, "project", "", "project `dir` whose config to read (default: current directory)")
 	f.BoolVar(&g.trustProject, "trust-project", false, "trust the project's config for this run (its servers can run programs)")
@@ -154,6 +157,7 @@ func (g *globalOptions) factory() *Factory {
 		NewHost:      g.newHost,
 		Logger:       g.logger,
 		TrustStore:   g.trustStore,
+		TokenFile:    g.tokenFile,
 		ScanProject:  g.scanProject,
 		TrustProject: g.trustProjectFiles,
 		ConfigPath:   g.configPath,
@@ -251,6 +255,16 @@ func (g *globalOptions) trustStore() string {
 	return filepath.Join(dir, trust.FileName)
 }
 
+// tokenFile is the OAuth token file, in a folder of its own under the
+// state directory (mode 0700; the file 0600).
+func (g *globalOptions) tokenFile() string {
+	dir := g.stateDirPath()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "oauth", "tokens.json")
+}
+
 func (g *globalOptions) project() (string, error) {
 	if g.projectDir != "" {
 		return filepath.Abs(g.projectDir)
@@ -292,6 +306,7 @@ func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
 		// The command line is the whole process: orphans its servers
 		// leave are its own to end and reap (DESIGN.md F17).
 		Subreaper: true,
+		TokenFile: g.tokenFile(),
 	}), nil
 }
 

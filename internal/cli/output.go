@@ -107,7 +107,7 @@ func (ios IO) serverTable(statuses []host.Status) {
 	for _, s := range statuses {
 		rows = append(rows, []column{
 			{text: cell(s.Name)}, {text: string(s.State), color: stateColor(s.State)}, {text: transportName(s)},
-			{text: fmt.Sprint(s.Tools)}, {text: connectTime(s)}, {text: cell(sourceLabel(s.Source))}, {text: oneLine(s.Error) + nextTry(s.Retry, time.Now())},
+			{text: fmt.Sprint(s.Tools)}, {text: connectTime(s)}, {text: cell(sourceLabel(s.Source))}, {text: oneLine(s.Error) + nextTry(s.Retry, time.Now()) + loginHint(s)},
 		})
 	}
 	writeTable(ios.Out, ios.color(ios.OutTTY), rows)
@@ -237,6 +237,15 @@ func toStatusJSON(statuses []host.Status) []statusJSON {
 		})
 	}
 	return out
+}
+
+// loginHint is what a server that needs authorization asks of the
+// person (DESIGN.md F41): the command that gives it.
+func loginHint(s host.Status) string {
+	if s.State != host.StateNeedsAuth {
+		return ""
+	}
+	return fmt.Sprintf("; run 'switchboard auth login %s'", cell(s.Name))
 }
 
 // anyFailed reports whether a server failed: exit 1 for the health checks

@@ -16,6 +16,9 @@ import (
 func maskDiscovery(r *redact.Redactor, d *discover.Discovery) {
 	learn := func(c *config.ServerConfig) {
 		r.AddConfig(redact.Values{Env: c.Env, Headers: c.Headers, URL: c.URL, Variables: c.Substituted})
+		if c.OAuth != nil {
+			r.Add(c.OAuth.ClientSecret)
+		}
 	}
 	for i := range d.Servers {
 		learn(&d.Servers[i])

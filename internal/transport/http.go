@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -17,6 +18,8 @@ const (
 	dialTimeout         = 10 * time.Second
 	tlsHandshakeTimeout = 10 * time.Second
 	idleConnTimeout     = 90 * time.Second
+	// authTimeout bounds one request to an authorization server.
+	authTimeout = 30 * time.Second
 )
 
 // baseTransport is shared by every server so connections to one host are
@@ -66,12 +69,12 @@ type Auto struct {
 
 // NewAuto prepares the streamable half of the url-without-type fallback,
 // held to the limits as NewHTTP's transports are.
-func NewAuto(cfg *config.ServerConfig, hooks Hooks) *Auto {
+func NewAuto(cfg *config.ServerConfig, hooks Hooks, oauth auth.OAuthHandler) *Auto {
 	rt := &headerRoundTripper{headers: cfg.Headers, next: baseTransport}
 	limit := cfg.EffectiveMaxMessageSize()
 	client := &http.Client{Transport: &limitRoundTripper{next: rt, limit: limit, hooks: hooks, calls: &calls{}}}
 	return &Auto{
-		Streamable: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack},
+		Streamable: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack, OAuthHandler: oauth},
 		rt:         rt,
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -117,15 +118,35 @@ func NewStdio(cfg *config.ServerConfig, dir string, hooks Hooks) *Stdio {
 // NewHTTP returns the transport for an http or sse config. Its responses
 // are held to the config's maxMessageSize and to MaxDepth (limitRoundTripper);
 // go-sdk's own event limit is set above them, so it never ends the
-// session first.
-func NewHTTP(cfg *config.ServerConfig, kind config.Transport, hooks Hooks) mcp.Transport {
+// session first. oauth, when not nil, authorizes it (DESIGN.md F40):
+// go-sdk's streamable transport takes it as its OAuthHandler, and SSE
+// requests get it from the HTTP client.
+func NewHTTP(cfg *config.ServerConfig, kind config.Transport, hooks Hooks, oauth auth.OAuthHandler) mcp.Transport {
 	limit := cfg.EffectiveMaxMessageSize()
-	client := &http.Client{Transport: &limitRoundTripper{
-		next:  &headerRoundTripper{headers: cfg.Headers, next: baseTransport},
-		limit: limit, hooks: hooks, calls: &calls{},
-	}}
+	var next http.RoundTripper = &headerRoundTripper{headers: cfg.Headers, next: baseTransport}
+	if kind == config.TransportSSE && oauth != nil {
+		next = &oauthRoundTripper{next: next, handler: oauth}
+	}
+	client := &http.Client{Transport: &limitRoundTripper{next: next, limit: limit, hooks: hooks, calls: &calls{}}}
 	if kind == config.TransportSSE {
 		return &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack}}
 	}
-	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack}
+	return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack, OAuthHandler: oauth}
+}
+
+// NewProbeClient is the HTTP client of a remote server without its
+// authorization: its headers and limits, for asking it how it wants to be
+// authorized.
+func NewProbeClient(cfg *config.ServerConfig) *http.Client {
+	return &http.Client{Transport: &limitRoundTripper{
+		next:  &headerRoundTripper{headers: cfg.Headers, next: baseTransport},
+		limit: cfg.EffectiveMaxMessageSize(), calls: &calls{},
+	}}
+}
+
+// NewAuthClient is the HTTP client for requests to authorization servers
+// (metadata, registration, tokens): the shared connection pool, each
+// request bounded, no server's headers.
+func NewAuthClient() *http.Client {
+	return &http.Client{Transport: baseTransport, Timeout: authTimeout}
 }

@@ -1,0 +1,208 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/oauth"
+	"github.com/switchboard-mcp/switchboard/internal/transport"
+)
+
+// Remote servers that ask for OAuth (DESIGN.md F40–F42). Every remote
+// server has a handler (internal/oauth) that lives as long as its entry:
+// it gives go-sdk's transport the stored token, renews it, and answers a
+// 401 or 403. When the answer needs a person and Options.Authorize is
+// nil, the server goes to needs-auth and waits for Login; with it, the
+// person is asked there and then.
+
+// newAuth is the OAuth handler of a remote server, or nil for a process.
+func (h *Host) newAuth(cfg *config.ServerConfig) *oauth.Handler {
+	if cfg.URL == "" {
+		return nil
+	}
+	var consent oauth.Consent
+	if h.opts.Authorize != nil {
+		name := cfg.Name
+		consent = func(ctx context.Context, u string) error { return h.opts.Authorize(ctx, name, u) }
+	}
+	return oauth.New(oauth.Settings{
+		Server: cfg.Name, URL: cfg.URL, OAuth: cfg.OAuth,
+		SSE:        cfg.TransportKind() == config.TransportSSE,
+		ClientName: h.opts.ClientName,
+		Client:     transport.NewAuthClient(), Probe: transport.NewProbeClient(cfg),
+		Store: h.tokens, Secret: h.redactor.Add,
+	}, consent)
+}
+
+// oauthHandler is s's handler as go-sdk takes it: a nil interface for a
+// process, not a nil pointer in one.
+func (s *server) oauthHandler() auth.OAuthHandler {
+	if s.auth == nil {
+		return nil
+	}
+	return s.auth
+}
+
+// authLost is closed when s's connection has lost its authorization; nil
+// (never ready) for a server without OAuth.
+func (s *server) authLost() <-chan struct{} {
+	if s.auth == nil {
+		return nil
+	}
+	return s.auth.Lost()
+}
+
+// needsAuth reports the error that puts s in needs-auth, if err is one:
+// the handler's, however go-sdk wrapped it, or the handler's word that it
+// gave up.
+func (s *server) needsAuth(err error) (error, bool) {
+	var na *oauth.NeedsAuthError
+	if errors.As(err, &na) {
+		return na, true
+	}
+	if s.auth != nil && err != nil {
+		if na := s.auth.Need(); na != nil {
+			return na, true
+		}
+	}
+	return nil, false
+}
+
+// ErrAuthNotRequired is Login's error for a server that lets the host in
+// without authorization.
+var ErrAuthNotRequired = oauth.ErrNotRequired
+
+// Login authorizes a remote server now (DESIGN.md F41): show is given the
+// url where the person authorizes the host; the host waits on loopback for
+// the redirect, keeps the grant in the token file, and connects the
+// server if it was waiting for one. ctx bounds the whole flow, the
+// person's part included.
+func (h *Host) Login(ctx context.Context, name string, show func(ctx context.Context, url string) error) error {
+	s, err := h.remote(name)
+	if err != nil {
+		return err
+	}
+	if err := s.auth.Login(ctx, oauth.Consent(show)); err != nil {
+		return h.maskError(fmt.Errorf("server %q: %w", name, err))
+	}
+	h.log.Info("authorized", "server", name)
+	h.mu.Lock()
+	waiting := s.phase == phaseNeedsAuth || s.phase == phaseFailed
+	h.mu.Unlock()
+	if waiting {
+		return h.Restart(name)
+	}
+	return nil
+}
+
+// Logout forgets a remote server's grants, in this host and in the token
+// file, and reports how many the file held. A connected server is
+// reconnected, and goes to needs-auth if it asks for authorization.
+func (h *Host) Logout(name string) (int, error) {
+	s, err := h.remote(name)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.auth.Logout()
+	if err != nil {
+		return n, h.maskError(err)
+	}
+	h.mu.Lock()
+	running := s.phase.supervised()
+	h.mu.Unlock()
+	if running {
+		return n, h.Restart(name)
+	}
+	return n, nil
+}
+
+func (h *Host) remote(name string) (*server, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrClosed
+	}
+	s, ok := h.servers[name]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("unknown server %q", name)
+	case s.admin != "":
+		return nil, fmt.Errorf("server %q is %s", name, s.admin)
+	case s.auth == nil:
+		return nil, fmt.Errorf("server %q is a local process: OAuth is for remote servers", name)
+	}
+	return s, nil
+}
+
+// AuthInfo is what is known of a remote server's authorization, for
+// `switchboard auth status`. It never holds a token.
+type AuthInfo struct {
+	Server string `json:"server"`
+	URL    string `json:"url"`
+	// Method is how the server is authorized: "oauth" (a grant from a
+	// person's consent), "client credentials" (from its config), "header"
+	// (an Authorization header in its config), or "none".
+	Method string `json:"method"`
+	// Stored says the token file holds a grant for it.
+	Stored      bool      `json:"stored"`
+	ClientID    string    `json:"clientId,omitempty"`
+	Scopes      []string  `json:"scopes,omitempty"`
+	Expiry      time.Time `json:"expiry,omitzero"` // of the access token
+	Refreshable bool      `json:"refreshable"`     // a refresh token is kept
+	Obtained    time.Time `json:"obtained,omitzero"`
+}
+
+// Expired reports whether the stored access token has expired at now.
+func (a *AuthInfo) Expired(now time.Time) bool {
+	return !a.Expiry.IsZero() && !now.Before(a.Expiry)
+}
+
+// Authorizations reads what the token file at tokenFile holds for the
+// remote servers among configs, without connecting anything.
+func Authorizations(tokenFile string, configs []config.ServerConfig) ([]AuthInfo, error) {
+	store := oauth.NewStore(tokenFile)
+	var out []AuthInfo
+	for i := range configs {
+		c := &configs[i]
+		if c.URL == "" {
+			continue
+		}
+		a := AuthInfo{Server: c.Name, URL: c.URL, Method: "none"}
+		for k := range c.Headers {
+			if strings.EqualFold(k, "Authorization") {
+				a.Method = "header"
+			}
+		}
+		if c.OAuth != nil && c.OAuth.Grant == config.GrantClientCredentials {
+			a.Method, a.ClientID = "client credentials", c.OAuth.ClientID
+		}
+		clientID := ""
+		if c.OAuth != nil && c.OAuth.Grant != config.GrantClientCredentials {
+			clientID = c.OAuth.ClientID
+		}
+		g, err := store.Lookup(c.URL, clientID)
+		if err != nil {
+			return nil, err
+		}
+		if g != nil && a.Method != "client credentials" {
+			a.Method, a.Stored = "oauth", true
+			a.ClientID, a.Scopes, a.Expiry = g.ClientID, g.Scopes, g.Expiry
+			a.Refreshable, a.Obtained = g.RefreshToken != "", g.Obtained
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// ForgetAuthorization removes what the token file at tokenFile holds for
+// the remote server cfg, without a host, and reports how many grants it
+// removed.
+func ForgetAuthorization(tokenFile string, cfg *config.ServerConfig) (int, error) {
+	return oauth.NewStore(tokenFile).Delete(cfg.URL, "")
+}
