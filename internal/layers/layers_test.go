@@ -48,6 +48,7 @@ var allowed = map[string][]string{
 	// Test harnesses and programs on top.
 	"internal/peers":     {"internal/procgroup"},
 	"internal/proctest":  {},
+	"internal/oauthtest": {},
 	"internal/benchpeer": {},
 	"internal/cli":       {"*"},
 	"cmd/switchboard":    {"internal/cli"},
