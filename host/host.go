@@ -20,8 +20,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/execpath"
-	"github.com/switchboard-mcp/switchboard/internal/reap"
 	"github.com/switchboard-mcp/switchboard/internal/oauth"
+	"github.com/switchboard-mcp/switchboard/internal/reap"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/toolcache"
 	"github.com/switchboard-mcp/switchboard/internal/transport"

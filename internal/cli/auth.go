@@ -36,7 +36,9 @@ to needs-auth.`,
   $ switchboard auth status
   $ switchboard auth logout linear`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return usagef("name a subcommand: login, status or logout") },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("name a subcommand: login, status or logout")
+		},
 	}
 	cmd.AddCommand(newAuthLoginCmd(f), newAuthStatusCmd(f), newAuthLogoutCmd(f))
 	return cmd

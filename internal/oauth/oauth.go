@@ -77,11 +77,11 @@ type Handler struct {
 	mu     sync.Mutex
 	loaded bool               // the store was read for a grant since the last loss
 	src    oauth2.TokenSource // nil until there is a grant
-	gen  int                // counts the grants set, so a waiting flow sees one came
-	why  string             // why the last grant was lost
-	lost chan struct{}      // closed when authorization is needed and cannot be had alone
-	need *NeedsAuthError    // why, while lost is closed
-	cc   *extauth.ClientCredentialsHandler
+	gen    int                // counts the grants set, so a waiting flow sees one came
+	why    string             // why the last grant was lost
+	lost   chan struct{}      // closed when authorization is needed and cannot be had alone
+	need   *NeedsAuthError    // why, while lost is closed
+	cc     *extauth.ClientCredentialsHandler
 }
 
 var _ auth.OAuthHandler = (*Handler)(nil)
