@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/switchboard-mcp/switchboard/internal/cli"
+	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
 )
 
 // asCLI makes this test binary act as switchboard when a test's config
@@ -39,6 +41,7 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(leakChecked{m}, map[string]func(){
 		"switchboard": func() { os.Exit(cli.Main(os.Args[1:], scriptIO())) },
+		"fakebrowser": fakeBrowser,
 	})
 }
 
@@ -89,6 +92,7 @@ func TestScripts(t *testing.T) {
 			"exits":   cmdExits,
 			"mkfifo":  cmdMkfifo,
 			"bigfile": cmdBigfile,
+			"oauth":   cmdOAuth,
 		},
 	})
 }
@@ -328,3 +332,84 @@ func startWatchArgs(t *testing.T, args ...string) (lines *bufio.Scanner, stop fu
 
 // watchBound is far beyond what any watch test needs on a working host.
 const watchBound = 2 * time.Minute
+
+// fakeBrowser is $BROWSER in the auth scripts: what a person's browser
+// does with an authorization page that approves at once. It loads the
+// url given, takes the redirect it answers with, and loads that (the
+// client's loopback callback).
+func fakeBrowser() {
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(u string) *http.Response {
+		resp, err := client.Get(u)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakebrowser:", err)
+			os.Exit(1)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := get(os.Args[1])
+	if resp.StatusCode != http.StatusFound {
+		fmt.Fprintln(os.Stderr, "fakebrowser: authorization page answered", resp.Status)
+		os.Exit(1)
+	}
+	if cb := get(resp.Header.Get("Location")); cb.StatusCode != http.StatusOK {
+		fmt.Fprintln(os.Stderr, "fakebrowser: callback answered", cb.Status)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// oauthServers are the authorization servers of running scripts.
+var oauthServers sync.Map // *testscript.TestScript → *oauthtest.Server
+
+// cmdOAuth runs a real authorization server, and an MCP server that needs
+// it, for the rest of the script (internal/oauthtest):
+//
+//	oauth start CONFIG   start them; write CONFIG naming the server "secure"
+//	oauth revoke         refuse every refresh and access token issued so far
+//	oauth nosecrets      fail if stdout or stderr holds a token it issued
+//	oauth filemode PERM  check the mode of the token file
+func cmdOAuth(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: oauth start CONFIG | revoke | nosecrets | filemode PERM")
+	}
+	if args[0] == "start" {
+		srv, err := oauthtest.Start(oauthtest.Options{})
+		ts.Check(err)
+		ts.Defer(srv.Close)
+		oauthServers.Store(ts, srv)
+		ts.Defer(func() { oauthServers.Delete(ts) })
+		cfg := `{"mcpServers": {"secure": {"type": "http", "url": "` + srv.URL + `"}}}`
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(cfg), 0o600))
+		return
+	}
+	v, ok := oauthServers.Load(ts)
+	if !ok {
+		ts.Fatalf("oauth: no server started")
+	}
+	srv := v.(*oauthtest.Server)
+	switch args[0] {
+	case "revoke":
+		srv.RevokeRefreshTokens()
+		srv.ExpireAccessTokens()
+	case "nosecrets":
+		for _, name := range []string{"stdout", "stderr"} {
+			out := ts.ReadFile(name)
+			for _, secret := range srv.Secrets() {
+				if secret != "" && strings.Contains(out, secret) {
+					ts.Fatalf("%s holds a token the authorization server issued", name)
+				}
+			}
+		}
+	case "filemode":
+		fi, err := os.Stat(filepath.Join(ts.Getenv("XDG_STATE_HOME"), "switchboard", "oauth", "tokens.json"))
+		ts.Check(err)
+		if got := fmt.Sprintf("%o", fi.Mode().Perm()); got != args[1] {
+			ts.Fatalf("token file mode %s, want %s", got, args[1])
+		}
+	default:
+		ts.Fatalf("oauth: unknown %q", args[0])
+	}
+}
