@@ -9,11 +9,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -51,6 +53,8 @@ type scenario struct {
 	// elicitation makes the host offer elicitation, answered by accepting
 	// with empty content: the host fills in the schema's defaults.
 	elicitation bool
+	// auth makes the host authorize with OAuth at connect.
+	auth bool
 	// run does the scenario's work once the host has connected.
 	run func(ctx context.Context, h *host.Host) error
 }
@@ -80,10 +84,31 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Stderr))
 }
 
+// authScenario is every auth/ scenario: the server asks for OAuth, the
+// host runs the flow at connect (its Options.Authorize is the suite's
+// "browser", which approves at once), and a tool call goes through with
+// the token. What the client is registered as comes from the config the
+// scenario's context makes (oauthConfig).
+var authScenario = scenario{auth: true, run: func(ctx context.Context, h *host.Host) error {
+	_, err := call(ctx, h, "test-tool", map[string]any{})
+	return err
+}}
+
+// lookup finds a scenario: a named one, or any auth scenario.
+func lookup(name string) (scenario, bool) {
+	if sc, ok := scenarios[name]; ok {
+		return sc, true
+	}
+	if strings.HasPrefix(name, "auth/") {
+		return authScenario, true
+	}
+	return scenario{}, false
+}
+
 // run executes one scenario and returns the exit code; failures are one
 // line on stderr.
 func run(args []string, name string, stderr io.Writer) int {
-	sc, ok := scenarios[name]
+	sc, ok := lookup(name)
 	if !ok || len(args) == 0 {
 		if !ok {
 			fmt.Fprintf(stderr, "conformance: unknown scenario %q (MCP_CONFORMANCE_SCENARIO); known: %s\n",
@@ -116,9 +141,18 @@ func runScenario(ctx context.Context, sc scenario, url string, stderr io.Writer)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
 		}
 	}
+	var oauth *config.OAuth
+	if sc.auth {
+		opts.Authorize = browse
+		var err error
+		if oauth, err = oauthConfig(os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Getenv("MCP_CONFORMANCE_CONTEXT")); err != nil {
+			return err
+		}
+	}
 	h := host.New(opts)
 	defer h.Close()
 	cfg := config.ServerConfig{
+		OAuth: oauth,
 		Name: serverName,
 		Type: config.TransportHTTP, // the suite serves streamable HTTP
 		URL:  url,
@@ -140,6 +174,72 @@ func runScenario(ctx context.Context, sc scenario, url string, stderr io.Writer)
 		}
 	}
 	return sc.run(ctx, h)
+}
+
+// clientMetadataURL is the client id the suite's authorization servers
+// take as a client ID metadata document, in the scenarios that offer one.
+const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
+
+// oauthConfig is the server's oauth config for a scenario's context
+// (MCP_CONFORMANCE_CONTEXT, JSON): a pre-registered client when it names
+// one, the client ID metadata document always (go-sdk uses it only where
+// the authorization server says it takes one), dynamic registration else.
+// The client credentials scenarios are machine-to-machine: the grant is
+// client_credentials, with the context's client id and secret.
+func oauthConfig(name, raw string) (*config.OAuth, error) {
+	o := &config.OAuth{ClientMetadataURL: clientMetadataURL}
+	if raw == "" {
+		return o, nil
+	}
+	var c map[string]any
+	if err := json.Unmarshal([]byte(raw), &c); err != nil {
+		return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+	}
+	o.ClientID, _ = c["client_id"].(string)
+	o.ClientSecret, _ = c["client_secret"].(string)
+	if o.ClientID == "" {
+		o.ClientSecret = ""
+	}
+	if strings.HasPrefix(name, "auth/client-credentials") && o.ClientSecret != "" {
+		o.Grant, o.ClientMetadataURL = config.GrantClientCredentials, ""
+	}
+	return o, nil
+}
+
+// browse is the person's browser in the auth scenarios: the suite's
+// authorization endpoint approves at once with a redirect, which browse
+// follows to the host's loopback callback.
+func browse(ctx context.Context, _, authURL string) error {
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(u string) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp, nil
+	}
+	resp, err := get(authURL)
+	if err != nil {
+		return fmt.Errorf("authorization page: %w", err)
+	}
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return fmt.Errorf("authorization page answered %s without a redirect", resp.Status)
+	}
+	cb, err := get(loc)
+	if err != nil {
+		return fmt.Errorf("redirect: %w", err)
+	}
+	if cb.StatusCode != http.StatusOK {
+		return fmt.Errorf("redirect to the callback answered %s", cb.Status)
+	}
+	return nil
 }
 
 // call calls a server tool by its exposed name and fails on an error
