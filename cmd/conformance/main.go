@@ -153,9 +153,9 @@ func runScenario(ctx context.Context, sc scenario, url string, stderr io.Writer)
 	defer h.Close()
 	cfg := config.ServerConfig{
 		OAuth: oauth,
-		Name: serverName,
-		Type: config.TransportHTTP, // the suite serves streamable HTTP
-		URL:  url,
+		Name:  serverName,
+		Type:  config.TransportHTTP, // the suite serves streamable HTTP
+		URL:   url,
 		// A dropped connection here is a failure to report, not to
 		// recover from quietly.
 		StartupTimeout: scenarioTimeout,
