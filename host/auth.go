@@ -122,6 +122,21 @@ func (h *Host) Logout(name string) (int, error) {
 	return n, nil
 }
 
+// RetryAuth connects again every server waiting in needs-auth, for
+// whoever saw the token file change: a login in another process.
+func (h *Host) RetryAuth() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	for _, s := range h.servers {
+		if s.phase == phaseNeedsAuth {
+			h.startLocked(s)
+		}
+	}
+}
+
 func (h *Host) remote(name string) (*server, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

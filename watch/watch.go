@@ -60,6 +60,10 @@ type Options struct {
 	// Notify gets every Event; nil ignores them. It is called from Run's
 	// goroutine and should not block for long.
 	Notify func(Event)
+	// TokenFile, when set, is the host's OAuth token file: a change to it
+	// (a login in another process) connects the servers waiting in
+	// needs-auth.
+	TokenFile string
 }
 
 // Run watches first.Files and reloads h with load's result whenever they
@@ -88,8 +92,14 @@ func Run(ctx context.Context, h *host.Host, first *Loaded, load func() (*Loaded,
 		return err
 	}
 	defer fw.close()
+	withTokens := func(files []string) []string {
+		if o.TokenFile == "" {
+			return files
+		}
+		return append(slices.Clone(files), o.TokenFile)
+	}
 	files := first.Files
-	fw.setFiles(files)
+	fw.setFiles(withTokens(files))
 	// A file may have changed between the first reading and now, before
 	// anything watched it: read once more (a no-op when nothing changed).
 	select {
@@ -111,8 +121,9 @@ func Run(ctx context.Context, h *host.Host, first *Loaded, load func() (*Loaded,
 			}
 			if !slices.Equal(l.Files, files) {
 				files = l.Files
-				fw.setFiles(files)
+				fw.setFiles(withTokens(files))
 			}
+			h.RetryAuth()
 			if len(l.Errors) > 0 {
 				for _, e := range l.Errors {
 					notify(Event{Type: EventConfigError, Error: e.Error()})

@@ -118,8 +118,9 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	}
 	o.emit = emit
 	err = watch.Run(ctx, h, first, o.watchLoad, &watch.Options{
-		Logger: o.Logger(),
-		Notify: func(e watch.Event) { emit(func() { o.printWatchEvent(e, true) }) },
+		Logger:    o.Logger(),
+		Notify:    func(e watch.Event) { emit(func() { o.printWatchEvent(e, true) }) },
+		TokenFile: o.TokenFile(),
 	})
 	stop()
 	return err
