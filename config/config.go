@@ -173,6 +173,10 @@ type OAuth struct {
 	// value, and is masked wherever the host prints.
 	ClientID     string `json:"clientId,omitempty"`
 	ClientSecret string `json:"clientSecret,omitempty"`
+	// PrivateKey, for the client_credentials grant, is a PEM private key
+	// (EC P-256 or P-384, or RSA) the client proves itself with instead of
+	// a secret (private_key_jwt). A secret, taken like ClientSecret.
+	PrivateKey string `json:"privateKey,omitempty"`
 	// ClientMetadataURL is an https URL where the client's metadata
 	// document is published, used as the client id by authorization
 	// servers that accept such documents.

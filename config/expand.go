@@ -304,7 +304,7 @@ func RecordLookups(prev map[string]string, lookup LookupFunc) (used map[string]s
 // where our own files allow one: an env or header value starting with
 // "!" (DESIGN.md, "Secrets").
 func IsCommandValue(field, s string) bool {
-	return strings.HasPrefix(s, "!") && (strings.HasPrefix(field, "env.") || strings.HasPrefix(field, "headers.") || field == "oauth.clientSecret")
+	return strings.HasPrefix(s, "!") && (strings.HasPrefix(field, "env.") || strings.HasPrefix(field, "headers.") || field == "oauth.clientSecret" || field == "oauth.privateKey")
 }
 
 // MapStrings applies fn to every string substitution reads, each named by
@@ -358,6 +358,9 @@ func MapStrings(c *ServerConfig, fn func(field, s string) (string, error)) error
 		}
 		if o.ClientSecret, err = one("oauth.clientSecret", o.ClientSecret); err != nil {
 			return fail("oauth.clientSecret", err)
+		}
+		if o.PrivateKey, err = one("oauth.privateKey", o.PrivateKey); err != nil {
+			return fail("oauth.privateKey", err)
 		}
 		out.OAuth = &o
 	}

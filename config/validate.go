@@ -100,10 +100,14 @@ func checkOAuth(c *ServerConfig) (field, msg string) {
 		return "oauth", "oauth is for remote servers (a url), not for a command"
 	case o.Grant != "" && o.Grant != GrantAuthorizationCode && o.Grant != GrantClientCredentials:
 		return "oauth.grant", fmt.Sprintf("unknown grant %q (want %q or %q)", clip.Text(o.Grant), GrantAuthorizationCode, GrantClientCredentials)
-	case o.Grant == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == ""):
-		return "oauth.grant", "the client_credentials grant needs a clientId and a clientSecret"
+	case o.Grant == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == "" && o.PrivateKey == ""):
+		return "oauth.grant", "the client_credentials grant needs a clientId and a clientSecret or privateKey"
 	case o.ClientSecret != "" && o.ClientID == "":
 		return "oauth.clientSecret", "a clientSecret needs its clientId"
+	case o.PrivateKey != "" && o.Grant != GrantClientCredentials:
+		return "oauth.privateKey", `a privateKey is for "grant": "client_credentials"`
+	case o.PrivateKey != "" && o.ClientSecret != "":
+		return "oauth.privateKey", "give a clientSecret or a privateKey, not both"
 	case strings.ContainsAny(o.ClientID, "\r\n\x00"):
 		return "oauth.clientId", "value contains a line break or NUL byte"
 	}

@@ -185,7 +185,8 @@ const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
 // one, the client ID metadata document always (go-sdk uses it only where
 // the authorization server says it takes one), dynamic registration else.
 // The client credentials scenarios are machine-to-machine: the grant is
-// client_credentials, with the context's client id and secret.
+// client_credentials, with the context's client id and its secret or its
+// private key.
 func oauthConfig(name, raw string) (*config.OAuth, error) {
 	o := &config.OAuth{ClientMetadataURL: clientMetadataURL}
 	if raw == "" {
@@ -200,8 +201,9 @@ func oauthConfig(name, raw string) (*config.OAuth, error) {
 	if o.ClientID == "" {
 		o.ClientSecret = ""
 	}
-	if strings.HasPrefix(name, "auth/client-credentials") && o.ClientSecret != "" {
+	if strings.HasPrefix(name, "auth/client-credentials") {
 		o.Grant, o.ClientMetadataURL = config.GrantClientCredentials, ""
+		o.PrivateKey, _ = c["private_key_pem"].(string) // private_key_jwt
 	}
 	return o, nil
 }

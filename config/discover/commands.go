@@ -33,11 +33,11 @@ func hasCommands(c *config.ServerConfig) bool {
 			}
 		}
 	}
-	return c.OAuth != nil && strings.HasPrefix(c.OAuth.ClientSecret, "!")
+	return c.OAuth != nil && (strings.HasPrefix(c.OAuth.ClientSecret, "!") || strings.HasPrefix(c.OAuth.PrivateKey, "!"))
 }
 
 // resolveCommands replaces each "!command" env or header value of c, and
-// an oauth.clientSecret that is one, by the
+// an oauth.clientSecret or privateKey that is one, by the
 // command's output, and "!!x" by "!x". With allowed false, a command is
 // ErrCommandNotAllowed, and with no run ErrNoCommandRunner. The error is
 // a *config.Diagnostic naming the field, positioned at c.Source; c's maps
@@ -72,22 +72,29 @@ func resolveCommands(ctx context.Context, c *config.ServerConfig, allowed bool, 
 		}
 		*m.vals = out
 	}
-	if c.OAuth != nil && strings.HasPrefix(c.OAuth.ClientSecret, "!") {
+	if c.OAuth != nil {
 		o := *c.OAuth
-		if strings.HasPrefix(o.ClientSecret, "!!") {
-			o.ClientSecret = o.ClientSecret[1:]
-		} else {
-			if !allowed {
-				return commandDiag(c, "oauth.clientSecret", ErrCommandNotAllowed)
+		for _, f := range []struct {
+			field string
+			val   *string
+		}{{"oauth.clientSecret", &o.ClientSecret}, {"oauth.privateKey", &o.PrivateKey}} {
+			v := *f.val
+			switch {
+			case strings.HasPrefix(v, "!!"):
+				*f.val = v[1:]
+			case strings.HasPrefix(v, "!"):
+				if !allowed {
+					return commandDiag(c, f.field, ErrCommandNotAllowed)
+				}
+				if run == nil {
+					return commandDiag(c, f.field, ErrNoCommandRunner)
+				}
+				res, err := run(ctx, v[1:], dir)
+				if err != nil {
+					return commandDiag(c, f.field, err)
+				}
+				*f.val = res
 			}
-			if run == nil {
-				return commandDiag(c, "oauth.clientSecret", ErrNoCommandRunner)
-			}
-			res, err := run(ctx, o.ClientSecret[1:], dir)
-			if err != nil {
-				return commandDiag(c, "oauth.clientSecret", err)
-			}
-			o.ClientSecret = res
 		}
 		c.OAuth = &o
 	}

@@ -165,6 +165,8 @@ func oauthSettings(e *entry, field string, v *doc.Value) *config.OAuth {
 			o.ClientID = e.str(m.Val, f)
 		case "clientSecret":
 			o.ClientSecret = e.str(m.Val, f)
+		case "privateKey":
+			o.PrivateKey = e.str(m.Val, f)
 		case "clientMetadataUrl":
 			o.ClientMetadataURL = e.str(m.Val, f)
 		case "scopes":

@@ -168,6 +168,9 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		return nil // another request's authorization finished meanwhile
 	}
 	if h.clientCredentials() {
+		if h.set.OAuth.PrivateKey != "" {
+			return h.grantPrivateKeyJWT(ctx, req, challenges)
+		}
 		return h.grantClientCredentials(ctx, req, resp)
 	}
 	// A token refused before it expired (revoked, or the server restarted
