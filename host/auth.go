@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ func (h *Host) newAuth(cfg *config.ServerConfig) *oauth.Handler {
 		Server: cfg.Name, URL: cfg.URL, OAuth: cfg.OAuth,
 		SSE:        cfg.TransportKind() == config.TransportSSE,
 		ClientName: h.opts.ClientName,
-		Client:     transport.NewAuthClient(), Probe: transport.NewProbeClient(cfg),
+		Client:     transport.NewAuthClient(cfg.URL), Probe: transport.NewProbeClient(cfg),
 		Store: h.tokens, Secret: h.redactor.Add,
 	}, consent)
 }
@@ -58,12 +59,16 @@ func (s *server) authLost() <-chan struct{} {
 	return s.auth.Lost()
 }
 
+// errAuthLost is why a connection ended when its authorization was lost
+// and taken back before the supervisor could read why (a login).
+var errAuthLost = errors.New("the authorization changed")
+
 // needsAuth reports the error that puts s in needs-auth, if err is one:
 // the handler's, however go-sdk wrapped it, or the handler's word that it
 // gave up.
 func (s *server) needsAuth(err error) (error, bool) {
 	var na *oauth.NeedsAuthError
-	if errors.As(err, &na) {
+	if errors.As(err, &na) && na != nil {
 		return na, true
 	}
 	if s.auth != nil && err != nil {
@@ -159,7 +164,7 @@ func (h *Host) remote(name string) (*server, error) {
 // `switchboard auth status`. It never holds a token.
 type AuthInfo struct {
 	Server string `json:"server"`
-	URL    string `json:"url"`
+	URL    string `json:"url"` // without userinfo and query, which may hold secrets
 	// Method is how the server is authorized: "oauth" (a grant from a
 	// person's consent), "client credentials" (from its config), "header"
 	// (an Authorization header in its config), or "none".
@@ -188,7 +193,7 @@ func Authorizations(tokenFile string, configs []config.ServerConfig) ([]AuthInfo
 		if c.URL == "" {
 			continue
 		}
-		a := AuthInfo{Server: c.Name, URL: c.URL, Method: "none"}
+		a := AuthInfo{Server: c.Name, URL: bareURL(c.URL), Method: "none"}
 		for k := range c.Headers {
 			if strings.EqualFold(k, "Authorization") {
 				a.Method = "header"
@@ -213,6 +218,16 @@ func Authorizations(tokenFile string, configs []config.ServerConfig) ([]AuthInfo
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// bareURL is u without userinfo and query, which may hold secrets.
+func bareURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	p.User, p.RawQuery, p.Fragment = nil, "", ""
+	return p.String()
 }
 
 // ForgetAuthorization removes what the token file at tokenFile holds for

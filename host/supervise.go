@@ -334,7 +334,10 @@ wait:
 		case err = <-done:
 			break wait
 		case <-lost:
-			err = s.auth.Need()
+			err = errAuthLost
+			if na := s.auth.Need(); na != nil {
+				err = na
+			}
 			c.close()
 			<-done
 			break wait

@@ -179,7 +179,7 @@ func (h *Handler) grantPrivateKeyJWT(ctx context.Context, req *http.Request, cha
 		tokenURL: asm.TokenEndpoint, resource: prm.Resource, scopes: scopes}
 	ts := oauth2.ReuseTokenSource(nil, src)
 	if _, err := ts.Token(); err != nil {
-		return fmt.Errorf("client credentials grant: %w", err)
+		return fmt.Errorf("client credentials grant: %w", plainError(err))
 	}
 	h.setSource(&learning{ts: ts, secret: h.set.Secret})
 	return nil

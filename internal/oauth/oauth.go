@@ -16,6 +16,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
 // NeedsAuthError is why a server cannot be used until a person authorizes
@@ -72,7 +74,7 @@ type Handler struct {
 	set     Settings
 	consent Consent // nil: a server that asks waits for Login
 
-	flow sync.Mutex // one authorization at a time
+	flow chan struct{} // holds a token while an authorization runs: one at a time
 
 	mu     sync.Mutex
 	loaded bool               // the store was read for a grant since the last loss
@@ -81,6 +83,9 @@ type Handler struct {
 	why    string             // why the last grant was lost
 	lost   chan struct{}      // closed when authorization is needed and cannot be had alone
 	need   *NeedsAuthError    // why, while lost is closed
+	// wanted are the scopes the server asked for, kept when a grant is
+	// lost, so the next flow (a Login after a step-up) asks for them all.
+	wanted []string
 	cc     *extauth.ClientCredentialsHandler
 }
 
@@ -99,8 +104,21 @@ func New(set Settings, consent Consent) *Handler {
 	if set.Client == nil {
 		set.Client = &http.Client{Timeout: 30 * time.Second}
 	}
-	return &Handler{set: set, consent: consent, lost: make(chan struct{})}
+	return &Handler{set: set, consent: consent, lost: make(chan struct{}), flow: make(chan struct{}, 1)}
 }
+
+// lockFlow waits for the authorization running, or for ctx: a person may
+// take minutes, and a request given up on must not wait for them.
+func (h *Handler) lockFlow(ctx context.Context) error {
+	select {
+	case h.flow <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (h *Handler) unlockFlow() { <-h.flow }
 
 func (h *Handler) clientCredentials() bool {
 	return h.set.OAuth != nil && h.set.OAuth.Grant == config.GrantClientCredentials
@@ -149,18 +167,22 @@ func (h *Handler) TokenSource(context.Context) (oauth2.TokenSource, error) {
 // server, the authorization code flow when a person can be asked, and
 // else a *NeedsAuthError.
 func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	boundBody(resp)
 	defer resp.Body.Close()
-	defer io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	defer io.Copy(io.Discard, resp.Body)
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusForbidden && challengeError(challenges) != "insufficient_scope" {
 		return nil // refused, not unauthorized: the repeated request says so
 	}
+	h.remember(challengeScopes(challenges))
 	h.mu.Lock()
 	gen, src := h.gen, h.src
 	h.mu.Unlock()
 
-	h.flow.Lock()
-	defer h.flow.Unlock()
+	if err := h.lockFlow(ctx); err != nil {
+		return err
+	}
+	defer h.unlockFlow()
 	h.mu.Lock()
 	renewed := h.gen != gen
 	h.mu.Unlock()
@@ -274,7 +296,7 @@ func (h *Handler) grantClientCredentials(ctx context.Context, req *http.Request,
 		h.cc = cc
 	}
 	if err := h.cc.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("client credentials grant: %w", err)
+		return fmt.Errorf("client credentials grant: %w", plainError(err))
 	}
 	ts, err := h.cc.TokenSource(ctx)
 	if err != nil {
@@ -301,7 +323,11 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirect,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			return cb.await(ctx, args.URL, consent)
+			res, err := cb.await(ctx, args.URL, consent)
+			if res != nil {
+				h.set.Secret(res.Code)
+			}
+			return res, err
 		},
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs:            []string{redirect},
@@ -334,7 +360,9 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 		}
 		g.setToken(tok)
 		h.set.Secret(g.Secrets()...)
-		if err := h.set.Store.Save(g); err != nil {
+		// A client the flow registered replaces the server's earlier ones:
+		// each login registers anew, and their grants must not pile up.
+		if err := h.set.Store.Replace(g, h.clientID() == ""); err != nil {
 			return nil, err
 		}
 		obtained = &source{h: h, g: g}
@@ -345,7 +373,7 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 		return fmt.Errorf("authorization: %w", err)
 	}
 	if err := flow.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("authorization failed: %w", err)
+		return fmt.Errorf("authorization failed: %w", plainError(err))
 	}
 	if obtained == nil {
 		return errors.New("authorization failed: no token was obtained")
@@ -355,25 +383,40 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 }
 
 // scopes is the flow's scope filter: the config's scopes when it names
-// some, else what the server asked for together with what was granted
-// before, so a step-up does not lose the earlier scopes.
+// some, else what the server asks for now together with what it asked
+// for and granted before, so a step-up does not lose the earlier scopes,
+// and a login after a step-up asks for the new ones too.
 func (h *Handler) scopes(discovered []string) []string {
 	if h.set.OAuth != nil && len(h.set.OAuth.Scopes) > 0 {
 		return h.set.OAuth.Scopes
 	}
 	h.mu.Lock()
 	src, _ := h.src.(*source)
+	out := slices.Clone(h.wanted)
 	h.mu.Unlock()
-	if src == nil {
-		return discovered
+	if src != nil {
+		out = union(out, src.scopes())
 	}
-	out := slices.Clone(src.scopes())
-	for _, s := range discovered {
-		if !slices.Contains(out, s) {
-			out = append(out, s)
+	return union(out, discovered)
+}
+
+// remember adds scopes to those the next flow asks for.
+func (h *Handler) remember(scopes []string) {
+	if len(scopes) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.wanted = union(h.wanted, scopes)
+}
+
+func union(a, b []string) []string {
+	for _, s := range b {
+		if !slices.Contains(a, s) {
+			a = append(a, s)
 		}
 	}
-	return out
+	return a
 }
 
 // Login runs the authorization code flow now, asking consent: it probes
@@ -388,10 +431,12 @@ func (h *Handler) Login(ctx context.Context, consent Consent) error {
 	if err != nil {
 		return err
 	}
+	boundBody(resp)
 	switch resp.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
 	default:
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		// Not drained: an SSE server that lets us in answers with a
+		// stream that never ends.
 		resp.Body.Close()
 		if resp.StatusCode < 300 {
 			h.endProbeSession(resp)
@@ -399,9 +444,13 @@ func (h *Handler) Login(ctx context.Context, consent Consent) error {
 		}
 		return fmt.Errorf("the server answered %s, not a request for authorization", resp.Status)
 	}
-	h.flow.Lock()
-	defer h.flow.Unlock()
 	defer resp.Body.Close()
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	h.remember(challengeScopes(challenges))
+	if err := h.lockFlow(ctx); err != nil {
+		return err
+	}
+	defer h.unlockFlow()
 	return h.authorizationCode(ctx, req, resp, consent)
 }
 
@@ -511,3 +560,58 @@ func (l *learning) Token() (*oauth2.Token, error) {
 	l.mu.Unlock()
 	return t, nil
 }
+
+// maxChallengeBody bounds what is read of a 401 or 403 body: nothing in
+// it is used, and a hostile server may send one without end.
+const maxChallengeBody = 64 << 10
+
+// boundBody caps the body of resp at maxChallengeBody, for go-sdk's
+// handlers, which drain it whole.
+func boundBody(resp *http.Response) {
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.LimitReader(resp.Body, maxChallengeBody), resp.Body}
+}
+
+// plainError is err without what an authorization server's answer put
+// in it: oauth2's RetrieveError carries the whole response body, which
+// may echo the request (the code, the verifier, the client secret). Its
+// error code and description stay, shortened.
+func plainError(err error) error {
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) {
+		return clippedError{err}
+	}
+	msg := "the authorization server refused the token request"
+	if re.Response != nil {
+		msg += " (HTTP " + strconv.Itoa(re.Response.StatusCode) + ")"
+	}
+	if re.ErrorCode != "" {
+		msg += ": " + clip.Text(re.ErrorCode)
+		if re.ErrorDescription != "" {
+			msg += ": " + clip.Text(re.ErrorDescription)
+		}
+	}
+	return &refusedError{msg: msg, code: re.ErrorCode}
+}
+
+// refusedError is a token endpoint's refusal, without its body.
+type refusedError struct{ msg, code string }
+
+func (e *refusedError) Error() string { return e.msg }
+
+// clippedError shortens a message that may quote a response (go-sdk puts
+// a registration response's body in its decoding errors).
+type clippedError struct{ err error }
+
+func (e clippedError) Error() string {
+	const max = 300
+	msg := e.err.Error()
+	if len(msg) > max {
+		return msg[:max] + "…"
+	}
+	return msg
+}
+
+func (e clippedError) Unwrap() error { return e.err }

@@ -53,60 +53,88 @@ func (s *source) refresh() bool {
 	return ok
 }
 
-// refreshTimeout bounds one refresh, which holds the store's lock.
+// refreshTimeout bounds one token request.
 const refreshTimeout = 30 * time.Second
 
 // renewLocked gets a new access token into s.g: another process's, when
 // the store has one newer than ours, else from the token endpoint with
-// the refresh token. The store's lock is held throughout, so processes
-// sharing the grant spend each refresh token once. A refused refresh
-// token (invalid_grant) removes the grant and tells the handler why.
+// the refresh token. The token request runs outside the store's lock
+// (it may take seconds, and the lock is every server's); two processes
+// that refresh at once both succeed where the server keeps refresh tokens
+// valid, and where it rotates them, the loser's invalid_grant is seen to
+// be the winner's rotation (the store has a new refresh token) and the
+// winner's tokens are taken. A refused refresh token otherwise removes
+// the grant and tells the handler why.
 func (s *source) renewLocked(force bool) (bool, error) {
-	now := time.Now()
-	var lost string
-	err := s.h.set.Store.Update(s.g.Server, s.g.ClientID, func(cur *Grant) (*Grant, error) {
-		if cur == nil {
-			lost = "the stored authorization was removed (logged out)"
-			return nil, nil
-		}
-		if cur.AccessToken != s.g.AccessToken && fresh(cur, now) {
-			s.g = *cur // renewed by another process meanwhile
-			s.h.set.Secret(s.g.Secrets()...)
-			return cur, nil
-		}
-		g := *cur
-		if g.RefreshToken == "" {
-			lost = "the access token expired and there is no refresh token"
-			if force {
-				lost = "the server refused the access token, and there is no refresh token"
-			}
-			return nil, nil
-		}
-		ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), oauth2.HTTPClient, s.h.set.Client), refreshTimeout)
-		defer cancel()
-		tok, err := g.config().TokenSource(ctx, &oauth2.Token{RefreshToken: g.RefreshToken}).Token()
-		var re *oauth2.RetrieveError
-		if errors.As(err, &re) && re.ErrorCode == "invalid_grant" {
-			lost = "the authorization server refused the refresh token (invalid_grant)"
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("refreshing the access token: %w", err)
-		}
-		g.setToken(tok)
-		g.Obtained = now
-		s.h.set.Secret(g.Secrets()...)
-		s.g = g
-		return &g, nil
-	})
+	store := s.h.set.Store
+	cur, err := store.Lookup(s.g.Server, s.g.ClientID)
 	if err != nil {
 		return false, err
 	}
-	if lost != "" {
-		s.h.lose(s, lost)
+	now := time.Now()
+	switch {
+	case cur == nil:
+		s.h.lose(s, "the stored authorization was removed (logged out)")
+		return false, nil
+	case cur.AccessToken != s.g.AccessToken && fresh(cur, now):
+		s.adopt(cur) // renewed by another process meanwhile
+		return true, nil
+	case cur.RefreshToken == "":
+		why := "the access token expired and there is no refresh token"
+		if force {
+			why = "the server refused the access token, and there is no refresh token"
+		}
+		s.forget(cur.RefreshToken, why)
 		return false, nil
 	}
+	used := cur.RefreshToken
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), oauth2.HTTPClient, s.h.set.Client), refreshTimeout)
+	defer cancel()
+	tok, err := cur.config().TokenSource(ctx, &oauth2.Token{RefreshToken: used}).Token()
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.ErrorCode == "invalid_grant" {
+		if again, _ := store.Lookup(s.g.Server, s.g.ClientID); again != nil && again.RefreshToken != used && again.AccessToken != "" {
+			s.adopt(again) // another process rotated it first
+			return true, nil
+		}
+		s.forget(used, "the authorization server refused the refresh token (invalid_grant)")
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("refreshing the access token: %w", plainError(err))
+	}
+	g := *cur
+	g.setToken(tok)
+	g.Obtained = now
+	s.h.set.Secret(g.Secrets()...)
+	s.g = g
+	if err := store.Update(g.Server, g.ClientID, func(stored *Grant) (*Grant, error) {
+		if stored == nil {
+			return nil, nil // logged out while we refreshed: stay out
+		}
+		return &g, nil
+	}); err != nil {
+		return false, err
+	}
 	return true, nil
+}
+
+// adopt takes a grant another process renewed.
+func (s *source) adopt(g *Grant) {
+	s.g = *g
+	s.h.set.Secret(s.g.Secrets()...)
+}
+
+// forget removes the grant whose refresh token is used, unless another
+// process has replaced it meanwhile, and tells the handler why it is gone.
+func (s *source) forget(used, why string) {
+	_ = s.h.set.Store.Update(s.g.Server, s.g.ClientID, func(stored *Grant) (*Grant, error) {
+		if stored != nil && stored.RefreshToken != used {
+			return stored, nil
+		}
+		return nil, nil
+	})
+	s.h.lose(s, why)
 }
 
 // fresh reports whether g's access token is good for a while yet: until

@@ -105,6 +105,17 @@ func (s *Store) Save(g Grant) error {
 	})
 }
 
+// Replace saves g; with alone, it removes the server's grants to other
+// clients too.
+func (s *Store) Replace(g Grant, alone bool) error {
+	return s.change(func(grants []Grant) ([]Grant, error) {
+		if alone {
+			grants = slices.DeleteFunc(grants, func(old Grant) bool { return old.Server == g.Server })
+		}
+		return put(grants, g.Server, g.ClientID, &g), nil
+	})
+}
+
 // Update replaces the grant of the server at url and the client with what
 // fn makes of it (cur is nil when there is none; nil removes it), holding
 // the lock across fn: a refresh runs inside it, so two processes sharing

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
@@ -11,9 +12,15 @@ import (
 // request carries the current access token, fetched fresh per request so
 // a renewal reaches the next one, and a 401 or 403 goes to the handler's
 // Authorize and the request is sent once more (DESIGN.md F40).
+//
+// The token goes only to the server's own origin (scheme and host): a
+// redirect, or a message endpoint the SSE stream names, elsewhere gets
+// none, as net/http keeps a caller's Authorization header from another
+// host.
 type oauthRoundTripper struct {
 	next    http.RoundTripper
 	handler auth.OAuthHandler
+	origin  *url.URL // the server's url
 }
 
 func (rt *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -38,6 +45,9 @@ func (rt *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 
 // send sends req with the current token, if there is one.
 func (rt *oauthRoundTripper) send(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != rt.origin.Scheme || req.URL.Host != rt.origin.Host {
+		return rt.next.RoundTrip(req)
+	}
 	ts, err := rt.handler.TokenSource(req.Context())
 	if err != nil {
 		return nil, err

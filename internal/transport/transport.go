@@ -6,7 +6,11 @@ package transport
 
 import (
 	"crypto/rand"
+	"errors"
+	"fmt"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -125,7 +129,9 @@ func NewHTTP(cfg *config.ServerConfig, kind config.Transport, hooks Hooks, oauth
 	limit := cfg.EffectiveMaxMessageSize()
 	var next http.RoundTripper = &headerRoundTripper{headers: cfg.Headers, next: baseTransport}
 	if kind == config.TransportSSE && oauth != nil {
-		next = &oauthRoundTripper{next: next, handler: oauth}
+		if origin, err := url.Parse(cfg.URL); err == nil {
+			next = &oauthRoundTripper{next: next, handler: oauth, origin: origin}
+		}
 	}
 	client := &http.Client{Transport: &limitRoundTripper{next: next, limit: limit, hooks: hooks, calls: &calls{}}}
 	if kind == config.TransportSSE {
@@ -144,9 +150,55 @@ func NewProbeClient(cfg *config.ServerConfig) *http.Client {
 	}}
 }
 
-// NewAuthClient is the HTTP client for requests to authorization servers
-// (metadata, registration, tokens): the shared connection pool, each
-// request bounded, no server's headers.
-func NewAuthClient() *http.Client {
-	return &http.Client{Transport: baseTransport, Timeout: authTimeout}
+// NewAuthClient is the HTTP client for a remote server's requests to
+// authorization servers (metadata, registration, tokens), each bounded,
+// with no server's headers. It never follows a redirect from https to
+// http, nor a POST (a token request, with its secrets) to another host.
+//
+// Where the server itself is on the public internet, its metadata may
+// not send the host to a private or link-local address (a cloud's
+// metadata service, the office network): go-sdk refuses those for
+// discovery when the client leaves dialing to it, so this client's
+// transport does. A server the person configured on a private address
+// or on loopback keeps the shared transport: its authorization server is
+// likely beside it.
+func NewAuthClient(serverURL string) *http.Client {
+	rt := http.RoundTripper(baseTransport)
+	if u, err := url.Parse(serverURL); err == nil && publicHost(u.Hostname()) {
+		rt = publicOnlyTransport
+	}
+	return &http.Client{Transport: rt, Timeout: authTimeout, CheckRedirect: authRedirect}
+}
+
+// publicOnlyTransport is the shared transport's settings without its
+// dialer, which go-sdk's discovery then replaces by one that refuses
+// private addresses.
+var publicOnlyTransport = func() *http.Transport {
+	t := baseTransport.Clone()
+	t.DialContext = nil
+	return t
+}()
+
+// publicHost reports whether host is a name, or an address that is not
+// loopback, private or link-local.
+func publicHost(host string) bool {
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return host != "localhost"
+	}
+	ip = ip.Unmap()
+	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+}
+
+func authRedirect(req *http.Request, via []*http.Request) error {
+	prev := via[len(via)-1]
+	switch {
+	case len(via) >= 5:
+		return errors.New("too many redirects")
+	case prev.URL.Scheme == "https" && req.URL.Scheme != "https":
+		return fmt.Errorf("refusing a redirect from https to %s", req.URL.Scheme)
+	case req.Method != http.MethodGet && req.URL.Host != via[0].URL.Host:
+		return errors.New("refusing to send a token request to another host")
+	}
+	return nil
 }
