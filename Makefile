@@ -89,7 +89,7 @@ conformance: peers
 # build either: the prerelease is news about the next spec, not a gate, and a
 # registry hiccup or a yanked alpha must not block a merge; the line in the
 # log says the report is missing. Its 48 scenarios take 25 to 35 s, the
-# first install 10 to 15 s more.
+# first install 8 to 13 s more. docs/CONFORMANCE.md reads the tables.
 PEERS_NEXT := test/peers-next
 PEERS_NEXT_STAMP := $(PEERS_NEXT)/node_modules/.switchboard-installed
 
