@@ -157,7 +157,7 @@ func TestRefreshHoldsNoStoreLock(t *testing.T) {
 	refreshed := make(chan struct{})
 	go func() { defer close(refreshed); tsA.Token() }()
 	defer func() { close(release); <-refreshed }() // before the store's folder goes
-	<-arrived // a's refresh is at the authorization server
+	<-arrived                                      // a's refresh is at the authorization server
 	done := make(chan error, 1)
 	go func() {
 		ts, err := b.TokenSource(context.Background())
