@@ -187,15 +187,46 @@ type OAuth struct {
 	// pre-registered client was registered with). Zero picks a free one.
 	CallbackPort int `json:"callbackPort,omitempty"`
 	// Grant is GrantAuthorizationCode (the default: a person consents in a
-	// browser) or GrantClientCredentials (a machine-to-machine server: the
-	// client id and secret are the authorization, no person involved).
+	// browser), GrantClientCredentials (a machine-to-machine server: the
+	// client id and secret are the authorization, no person involved) or
+	// GrantEnterprise (the person's identity provider vouches for them).
 	Grant string `json:"grant,omitempty"`
+	// IdentityProvider is the enterprise identity provider of
+	// GrantEnterprise.
+	IdentityProvider *IdentityProvider `json:"identityProvider,omitempty"`
+}
+
+// IdentityProvider is an enterprise identity provider (Enterprise-Managed
+// Authorization, SEP-990): the host trades the person's ID token from it
+// for an identity assertion grant (ID-JAG) to the server's authorization
+// server, and that for an access token, with nobody asked.
+type IdentityProvider struct {
+	// Issuer is the provider's issuer url; its token endpoint is found
+	// from its metadata unless TokenEndpoint names it.
+	Issuer        string `json:"issuer,omitempty"`
+	TokenEndpoint string `json:"tokenEndpoint,omitempty"`
+	// ClientID and ClientSecret are the host's client at the provider.
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// IDToken is the person's ID token from the provider: a secret, best
+	// given as "!command" (the provider's own login tool) or ${VAR}.
+	IDToken string `json:"idToken,omitempty"`
+}
+
+// Secrets are the values of o that must never be printed.
+func (o *OAuth) Secrets() []string {
+	out := []string{o.ClientSecret, o.PrivateKey}
+	if p := o.IdentityProvider; p != nil {
+		out = append(out, p.ClientSecret, p.IDToken)
+	}
+	return out
 }
 
 // OAuth grants a config may ask for.
 const (
 	GrantAuthorizationCode = "authorization_code"
 	GrantClientCredentials = "client_credentials"
+	GrantEnterprise        = "enterprise"
 )
 
 // TransportKind is the transport the host will use: Type, or stdio when a

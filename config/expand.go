@@ -304,7 +304,17 @@ func RecordLookups(prev map[string]string, lookup LookupFunc) (used map[string]s
 // where our own files allow one: an env or header value starting with
 // "!" (DESIGN.md, "Secrets").
 func IsCommandValue(field, s string) bool {
-	return strings.HasPrefix(s, "!") && (strings.HasPrefix(field, "env.") || strings.HasPrefix(field, "headers.") || field == "oauth.clientSecret" || field == "oauth.privateKey")
+	return strings.HasPrefix(s, "!") && (strings.HasPrefix(field, "env.") || strings.HasPrefix(field, "headers.") || secretField(field))
+}
+
+// secretField reports whether field is one of the oauth secrets that take
+// a "!command" like an env value.
+func secretField(field string) bool {
+	switch field {
+	case "oauth.clientSecret", "oauth.privateKey", "oauth.identityProvider.clientSecret", "oauth.identityProvider.idToken":
+		return true
+	}
+	return false
 }
 
 // MapStrings applies fn to every string substitution reads, each named by
@@ -361,6 +371,19 @@ func MapStrings(c *ServerConfig, fn func(field, s string) (string, error)) error
 		}
 		if o.PrivateKey, err = one("oauth.privateKey", o.PrivateKey); err != nil {
 			return fail("oauth.privateKey", err)
+		}
+		if o.IdentityProvider != nil {
+			p := *o.IdentityProvider
+			for _, f := range []struct {
+				name string
+				val  *string
+			}{{"issuer", &p.Issuer}, {"tokenEndpoint", &p.TokenEndpoint}, {"clientId", &p.ClientID}, {"clientSecret", &p.ClientSecret}, {"idToken", &p.IDToken}} {
+				field := "oauth.identityProvider." + f.name
+				if *f.val, err = one(field, *f.val); err != nil {
+					return fail(field, err)
+				}
+			}
+			o.IdentityProvider = &p
 		}
 		out.OAuth = &o
 	}

@@ -98,8 +98,18 @@ func checkOAuth(c *ServerConfig) (field, msg string) {
 	switch {
 	case c.URL == "":
 		return "oauth", "oauth is for remote servers (a url), not for a command"
-	case o.Grant != "" && o.Grant != GrantAuthorizationCode && o.Grant != GrantClientCredentials:
-		return "oauth.grant", fmt.Sprintf("unknown grant %q (want %q or %q)", clip.Text(o.Grant), GrantAuthorizationCode, GrantClientCredentials)
+	case o.Grant != "" && o.Grant != GrantAuthorizationCode && o.Grant != GrantClientCredentials && o.Grant != GrantEnterprise:
+		return "oauth.grant", fmt.Sprintf("unknown grant %q (want %q, %q or %q)", clip.Text(o.Grant), GrantAuthorizationCode, GrantClientCredentials, GrantEnterprise)
+	case o.Grant == GrantEnterprise && o.ClientID == "":
+		return "oauth.clientId", `"grant": "enterprise" needs the clientId registered at the server's authorization server`
+	case o.Grant == GrantEnterprise && o.IdentityProvider == nil:
+		return "oauth.identityProvider", `"grant": "enterprise" needs an identityProvider`
+	case o.IdentityProvider != nil && o.Grant != GrantEnterprise:
+		return "oauth.identityProvider", `an identityProvider is for "grant": "enterprise"`
+	case o.IdentityProvider != nil && o.IdentityProvider.Issuer == "" && o.IdentityProvider.TokenEndpoint == "":
+		return "oauth.identityProvider", "the identity provider needs an issuer or a tokenEndpoint"
+	case o.IdentityProvider != nil && (o.IdentityProvider.ClientID == "" || o.IdentityProvider.IDToken == ""):
+		return "oauth.identityProvider", "the identity provider needs the clientId the host has there and the person's idToken"
 	case o.Grant == GrantClientCredentials && (o.ClientID == "" || o.ClientSecret == "" && o.PrivateKey == ""):
 		return "oauth.grant", "the client_credentials grant needs a clientId and a clientSecret or privateKey"
 	case o.ClientSecret != "" && o.ClientID == "":

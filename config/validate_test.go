@@ -38,6 +38,18 @@ func TestValidate(t *testing.T) {
 		{"env name", ServerConfig{Name: "s", Command: "x", Env: map[string]string{"A=B": "x"}}, `f.json:4: server "s": field "env.A=B": invalid environment variable name "A=B"`},
 		{"header name", ServerConfig{Name: "s", URL: "https://h", Headers: map[string]string{"Bad Name": "x"}}, `f.json:4: server "s": field "headers.Bad Name": invalid HTTP header name "Bad Name"`},
 		{"header value", ServerConfig{Name: "s", URL: "https://h", Headers: map[string]string{"X": "a\r\nInjected: 1"}}, `f.json:4: server "s": field "headers.X": value contains a line break or NUL byte`},
+		{"oauth", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{ClientID: "c", ClientSecret: "x", Scopes: []string{"read"}, CallbackPort: 8976}}, ""},
+		{"oauth stdio", ServerConfig{Name: "s", Command: "x", OAuth: &OAuth{}}, `f.json:4: server "s": field "oauth": oauth is for remote servers (a url), not for a command`},
+		{"oauth grant", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{Grant: "password"}}, `f.json:4: server "s": field "oauth.grant": unknown grant "password" (want "authorization_code", "client_credentials" or "enterprise")`},
+		{"oauth cc no secret", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{Grant: GrantClientCredentials, ClientID: "c"}}, `f.json:4: server "s": field "oauth.grant": the client_credentials grant needs a clientId and a clientSecret or privateKey`},
+		{"oauth cc key", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{Grant: GrantClientCredentials, ClientID: "c", PrivateKey: "pem"}}, ""},
+		{"oauth key needs cc", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{ClientID: "c", PrivateKey: "pem"}}, `f.json:4: server "s": field "oauth.privateKey": a privateKey is for "grant": "client_credentials"`},
+		{"oauth secret alone", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{ClientSecret: "x"}}, `f.json:4: server "s": field "oauth.clientSecret": a clientSecret needs its clientId`},
+		{"oauth cimd http", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{ClientMetadataURL: "http://h/c.json"}}, `f.json:4: server "s": field "oauth.clientMetadataUrl": want an https URL with a path, where the client's metadata document is published`},
+		{"oauth scope", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{Scopes: []string{"a b"}}}, `f.json:4: server "s": field "oauth.scopes[0]": "a b" is not a scope (one word, no spaces or quotes)`},
+		{"oauth enterprise", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{Grant: GrantEnterprise, ClientID: "c", IdentityProvider: &IdentityProvider{Issuer: "https://idp", ClientID: "i", IDToken: "t"}}}, ""},
+		{"oauth enterprise no idp", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{Grant: GrantEnterprise, ClientID: "c"}}, `f.json:4: server "s": field "oauth.identityProvider": "grant": "enterprise" needs an identityProvider`},
+		{"oauth idp no token", ServerConfig{Name: "s", URL: "https://h", OAuth: &OAuth{Grant: GrantEnterprise, ClientID: "c", IdentityProvider: &IdentityProvider{Issuer: "https://idp", ClientID: "i"}}}, `f.json:4: server "s": field "oauth.identityProvider": the identity provider needs the clientId the host has there and the person's idToken`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

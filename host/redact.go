@@ -32,7 +32,7 @@ func (h *Host) learn(configs []config.ServerConfig) {
 		c := &configs[i]
 		h.redactor.AddConfig(redact.Values{Env: c.Env, Headers: c.Headers, URL: c.URL, Variables: c.Substituted})
 		if c.OAuth != nil {
-			h.redactor.Add(c.OAuth.ClientSecret, c.OAuth.PrivateKey)
+			h.redactor.Add(c.OAuth.Secrets()...)
 		}
 	}
 }

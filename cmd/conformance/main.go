@@ -203,6 +203,15 @@ func oauthConfig(name, raw string) (*config.OAuth, error) {
 	if o.ClientID == "" {
 		o.ClientSecret = ""
 	}
+	if idToken, _ := c["idp_id_token"].(string); idToken != "" {
+		// Enterprise-managed authorization: the context holds the ID
+		// token the identity provider issued, as its login tool would.
+		o.Grant, o.ClientMetadataURL = config.GrantEnterprise, ""
+		o.IdentityProvider = &config.IdentityProvider{IDToken: idToken}
+		o.IdentityProvider.Issuer, _ = c["idp_issuer"].(string)
+		o.IdentityProvider.TokenEndpoint, _ = c["idp_token_endpoint"].(string)
+		o.IdentityProvider.ClientID, _ = c["idp_client_id"].(string)
+	}
 	if strings.HasPrefix(name, "auth/client-credentials") {
 		o.Grant, o.ClientMetadataURL = config.GrantClientCredentials, ""
 		o.PrivateKey, _ = c["private_key_pem"].(string) // private_key_jwt

@@ -33,7 +33,29 @@ func hasCommands(c *config.ServerConfig) bool {
 			}
 		}
 	}
-	return c.OAuth != nil && (strings.HasPrefix(c.OAuth.ClientSecret, "!") || strings.HasPrefix(c.OAuth.PrivateKey, "!"))
+	if c.OAuth == nil {
+		return false
+	}
+	for _, v := range oauthSecrets(c.OAuth) {
+		if strings.HasPrefix(*v.val, "!") {
+			return true
+		}
+	}
+	return false
+}
+
+type secretRef struct {
+	field string
+	val   *string
+}
+
+// oauthSecrets are the fields of o that take a "!command".
+func oauthSecrets(o *config.OAuth) []secretRef {
+	refs := []secretRef{{"oauth.clientSecret", &o.ClientSecret}, {"oauth.privateKey", &o.PrivateKey}}
+	if p := o.IdentityProvider; p != nil {
+		refs = append(refs, secretRef{"oauth.identityProvider.clientSecret", &p.ClientSecret}, secretRef{"oauth.identityProvider.idToken", &p.IDToken})
+	}
+	return refs
 }
 
 // resolveCommands replaces each "!command" env or header value of c, and
@@ -74,10 +96,11 @@ func resolveCommands(ctx context.Context, c *config.ServerConfig, allowed bool, 
 	}
 	if c.OAuth != nil {
 		o := *c.OAuth
-		for _, f := range []struct {
-			field string
-			val   *string
-		}{{"oauth.clientSecret", &o.ClientSecret}, {"oauth.privateKey", &o.PrivateKey}} {
+		if o.IdentityProvider != nil {
+			p := *o.IdentityProvider
+			o.IdentityProvider = &p
+		}
+		for _, f := range oauthSecrets(&o) {
 			v := *f.val
 			switch {
 			case strings.HasPrefix(v, "!!"):

@@ -119,3 +119,28 @@ func TestCommandsNeedARunner(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoCommandRunner at the field", err)
 	}
 }
+
+// The oauth secrets take "!command" too, in our files, and a project
+// that is not trusted may not run them.
+func TestCommandsInOAuthSecrets(t *testing.T) {
+	m := newMachine(t)
+	m.write("~/.config/switchboard/mcp.json", `{"mcpServers": {
+  "cc":  {"url": "https://cc.example/mcp", "oauth": {"grant": "client_credentials", "clientId": "c", "clientSecret": "!printf cc-secret"}},
+  "ent": {"url": "https://e.example/mcp", "oauth": {"grant": "enterprise", "clientId": "c",
+          "identityProvider": {"issuer": "https://idp.example", "clientId": "i", "idToken": "!printf id-token", "clientSecret": "!!lit"}}}
+}}`)
+	m.write("./.switchboard/mcp.json", `{"mcpServers": {"proj": {"url": "https://p.example/mcp", "oauth": {"clientId": "c", "clientSecret": "!printf project"}}}}`)
+	byName := map[string]config.ServerConfig{}
+	for _, c := range m.discover().Servers {
+		byName[c.Name] = c
+	}
+	if c := byName["cc"]; c.Err != nil || c.OAuth.ClientSecret != "cc-secret" {
+		t.Errorf("cc: %+v %v", c.OAuth, c.Err)
+	}
+	if c := byName["ent"]; c.Err != nil || c.OAuth.IdentityProvider.IDToken != "id-token" || c.OAuth.IdentityProvider.ClientSecret != "!lit" {
+		t.Errorf("ent: %+v %v", c.OAuth.IdentityProvider, c.Err)
+	}
+	if c := byName["proj"]; !errors.Is(c.Err, ErrCommandNotAllowed) {
+		t.Errorf("untrusted project's oauth command: %v", c.Err)
+	}
+}

@@ -175,7 +175,37 @@ func oauthSettings(e *entry, field string, v *doc.Value) *config.OAuth {
 			o.CallbackPort = e.port(m.Val, f)
 		case "grant":
 			o.Grant = e.str(m.Val, f)
+		case "identityProvider":
+			o.IdentityProvider = identityProvider(e, f, m.Val)
 		}
 	}
 	return o
+}
+
+func identityProvider(e *entry, field string, v *doc.Value) *config.IdentityProvider {
+	e.at(field, v)
+	if v.Kind != doc.Object {
+		e.wrong(v, field, "an object naming the identity provider", true)
+		return nil
+	}
+	p := &config.IdentityProvider{}
+	for _, m := range v.Members {
+		if m.Val.Kind == doc.Null {
+			continue
+		}
+		f := field + "." + m.Key
+		switch m.Key {
+		case "issuer":
+			p.Issuer = e.str(m.Val, f)
+		case "tokenEndpoint":
+			p.TokenEndpoint = e.str(m.Val, f)
+		case "clientId":
+			p.ClientID = e.str(m.Val, f)
+		case "clientSecret":
+			p.ClientSecret = e.str(m.Val, f)
+		case "idToken":
+			p.IDToken = e.str(m.Val, f)
+		}
+	}
+	return p
 }

@@ -213,6 +213,10 @@ func TestParseNativeServerErrors(t *testing.T) {
 		{"size negative", `{"command": "x", "maxMessageSize": -1}`, `mcp.json:3:47: server "bad": field "maxMessageSize": -1 bytes is out of range (want at least 64 KiB and at most 1 GiB); ignored`},
 		{"size bool", `{"command": "x", "maxMessageSize": true}`, `mcp.json:3:47: server "bad": field "maxMessageSize": want a size like "64MiB" or a number of bytes, got boolean; ignored`},
 		{"autoApprove string", `{"command": "x", "autoApprove": "all"}`, `mcp.json:3:44: server "bad": field "autoApprove": want an array of strings, got string; ignored`},
+		{"oauth string", `{"url": "https://h", "oauth": "yes"}`, `mcp.json:3:42: server "bad": field "oauth": want an object of OAuth client settings, got string`},
+		{"oauth port", `{"url": "https://h", "oauth": {"callbackPort": 70000}}`, `mcp.json:3:59: server "bad": field "oauth.callbackPort": want a port number from 1 to 65535, got number`},
+		{"oauth port string", `{"url": "https://h", "oauth": {"callbackPort": "8976"}}`, `mcp.json:3:59: server "bad": field "oauth.callbackPort": want a port number from 1 to 65535, got string`},
+		{"oauth scopes", `{"url": "https://h", "oauth": {"scopes": "read"}}`, `mcp.json:3:53: server "bad": field "oauth.scopes": want an array of strings, got string`},
 		{"tools allow", `{"command": "x", "tools": {"allow": "*"}}`, `mcp.json:3:48: server "bad": field "tools.allow": want an array of strings, got string`},
 		{"server not object", `["npx"]`, `mcp.json:3:12: server "bad": want an object, got array`},
 		{"both command and url", `{"command": "x", "url": "https://h"}`, `mcp.json:3:36: server "bad": field "url": both command and url are set (want exactly one)`},
@@ -348,6 +352,29 @@ func TestParseNativeSecretsStayOut(t *testing.T) {
 		if msg := got[0].Err.Error(); strings.Contains(msg, "ghp_secret") {
 			t.Errorf("%s: error leaks the secret: %s", u, msg)
 		}
+	}
+}
+
+// The oauth block is read whole, its secrets substituted and recorded
+// (the host masks them), never quoted in an error.
+func TestParseNativeOAuth(t *testing.T) {
+	in := `{"mcpServers": {"s": {"url": "https://h/mcp", "oauth": {"clientId": "c", "clientSecret": "${GITHUB_TOKEN}",
+		"scopes": ["read", "write"], "callbackPort": 8976, "clientMetadataUrl": "https://app/c.json"}}}}`
+	got, _, err := ParseNative("mcp.json", []byte(in), config.LevelUser, testEnv)
+	if err != nil || len(got) != 1 || got[0].Err != nil {
+		t.Fatalf("%v, %v", err, got)
+	}
+	want := &config.OAuth{ClientID: "c", ClientSecret: "ghp_secret", Scopes: []string{"read", "write"}, CallbackPort: 8976, ClientMetadataURL: "https://app/c.json"}
+	if diff := cmp.Diff(want, got[0].OAuth); diff != "" {
+		t.Errorf("oauth (-want +got):\n%s", diff)
+	}
+	if got[0].Substituted["GITHUB_TOKEN"] != "ghp_secret" {
+		t.Error("the client secret's variable is not recorded as a secret")
+	}
+	in = `{"mcpServers": {"s": {"url": "https://h/mcp", "oauth": {"clientSecret": "${GITHUB_TOKEN}"}}}}`
+	got, _, _ = ParseNative("mcp.json", []byte(in), config.LevelUser, testEnv)
+	if got[0].Err == nil || strings.Contains(got[0].Err.Error(), "ghp_secret") {
+		t.Errorf("a secret without its client id: %v", got[0].Err)
 	}
 }
 

@@ -17,7 +17,7 @@ func maskDiscovery(r *redact.Redactor, d *discover.Discovery) {
 	learn := func(c *config.ServerConfig) {
 		r.AddConfig(redact.Values{Env: c.Env, Headers: c.Headers, URL: c.URL, Variables: c.Substituted})
 		if c.OAuth != nil {
-			r.Add(c.OAuth.ClientSecret, c.OAuth.PrivateKey)
+			r.Add(c.OAuth.Secrets()...)
 		}
 	}
 	for i := range d.Servers {

@@ -120,8 +120,10 @@ func (h *Handler) lockFlow(ctx context.Context) error {
 
 func (h *Handler) unlockFlow() { <-h.flow }
 
-func (h *Handler) clientCredentials() bool {
-	return h.set.OAuth != nil && h.set.OAuth.Grant == config.GrantClientCredentials
+// machine reports whether the server's grant needs no person: client
+// credentials, or an identity provider's word.
+func (h *Handler) machine() bool {
+	return h.set.OAuth != nil && (h.set.OAuth.Grant == config.GrantClientCredentials || h.set.OAuth.Grant == config.GrantEnterprise)
 }
 
 func (h *Handler) clientID() string {
@@ -146,7 +148,7 @@ func (h *Handler) Lost() <-chan struct{} {
 func (h *Handler) TokenSource(context.Context) (oauth2.TokenSource, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.src != nil || h.loaded || h.clientCredentials() {
+	if h.src != nil || h.loaded || h.machine() {
 		return h.src, nil
 	}
 	g, err := h.set.Store.Lookup(h.set.URL, h.clientID())
@@ -189,8 +191,11 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	if renewed {
 		return nil // another request's authorization finished meanwhile
 	}
-	if h.clientCredentials() {
-		if h.set.OAuth.PrivateKey != "" {
+	if h.machine() {
+		switch {
+		case h.set.OAuth.Grant == config.GrantEnterprise:
+			return h.grantEnterprise(ctx, req, challenges)
+		case h.set.OAuth.PrivateKey != "":
 			return h.grantPrivateKeyJWT(ctx, req, challenges)
 		}
 		return h.grantClientCredentials(ctx, req, resp)
@@ -424,8 +429,8 @@ func union(a, b []string) []string {
 // token), and stores the grant. A server that lets the host in without
 // authorization is ErrNotRequired.
 func (h *Handler) Login(ctx context.Context, consent Consent) error {
-	if h.clientCredentials() {
-		return errors.New("the server is authorized with client credentials from its config; there is nothing to log in to")
+	if h.machine() {
+		return errors.New("the server is authorized from its config (" + h.set.OAuth.Grant + "); there is nothing to log in to")
 	}
 	req, resp, err := h.probe(ctx)
 	if err != nil {
