@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -228,4 +231,36 @@ func TestOAuthClientCredentials(t *testing.T) {
 	}
 	h.Close()
 	noSecrets(t, srv, "the log", out.String())
+}
+
+// A client registered in advance, with its redirect on a fixed port: the
+// login listens on that port, and the authorization server, which takes
+// no dynamic registration, accepts it.
+func TestOAuthPreRegisteredCallbackPort(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", port)
+	srv := oauthtest.New(t, oauthtest.Options{NoDynamicRegistration: true,
+		PreRegistered: &oauthtest.Client{ID: "desk", Secret: "desk-secret-value", RedirectURIs: []string{redirect}}})
+	var seen string
+	h := start(t, &host.Options{Authorize: func(ctx context.Context, _, u string) error {
+		q, _ := url.Parse(u)
+		seen = q.Query().Get("redirect_uri")
+		return srv.Browse(ctx, u)
+	}}, config.ServerConfig{Name: "desk", Type: config.TransportHTTP, URL: srv.URL,
+		OAuth: &config.OAuth{ClientID: "desk", ClientSecret: "desk-secret-value", CallbackPort: port}})
+	h.WaitSettled(context.Background())
+	if st := status(t, h, "desk"); st.State != host.StateConnected {
+		t.Fatalf("desk: %s %q", st.State, st.Error)
+	}
+	if seen != redirect {
+		t.Errorf("redirect_uri %q, want %q", seen, redirect)
+	}
+	if got := srv.Stats().Registrations; got != 0 {
+		t.Errorf("%d dynamic registrations, want none", got)
+	}
 }
