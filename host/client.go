@@ -148,11 +148,12 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 		resources []*mcp.Resource
 		templates []*mcp.ResourceTemplate
 		prompts   []*mcp.Prompt
+		ttl       time.Duration
 		err       error
 	)
 	switch kind {
 	case listTools:
-		tools, err = collect(sess.Tools(ctx, nil))
+		tools, ttl, err = listToolsOf(ctx, sess)
 	case listResources:
 		if resources, err = collect(sess.Resources(ctx, nil)); err == nil {
 			templates, _ = collect(sess.ResourceTemplates(ctx, nil))
@@ -192,7 +193,7 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 	}
 	switch kind {
 	case listTools:
-		if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: tools, Protocol: sessionProtocol(sess)}); err != nil {
+		if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: tools, Protocol: sessionProtocol(sess), Expires: expiry(ttl)}); err != nil {
 			h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
 		}
 	case listResources:

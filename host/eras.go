@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/oauth"
 )
 
 // Protocol eras (DESIGN.md, "Protocol eras"). A server speaks 2025-11-25
@@ -32,45 +33,63 @@ const DefaultDiscoverTimeout = 5 * time.Second
 // methodDiscover is the 2026-07-28 handshake, and the era's probe.
 const methodDiscover = "server/discover"
 
-// protocolFor is the version to ask s for, and whether that is a probe
-// (the era is not known, so server/discover may go unanswered): the
-// config's pin, else what s spoke last time, else the modern version. SSE
-// is a transport of the legacy era.
-func (h *Host) protocolFor(s *server, kind config.Transport) (version string, probe bool) {
+// protocolFor is the version to ask s for: the config's pin, else what s
+// spoke last time, else the modern version. SSE is a transport of the
+// legacy era.
+func (h *Host) protocolFor(s *server, kind config.Transport) string {
 	h.mu.Lock()
 	era := s.era
 	h.mu.Unlock()
 	switch {
 	case s.cfg.ProtocolVersion != "":
-		return s.cfg.ProtocolVersion, false
+		return s.cfg.ProtocolVersion
 	case kind == config.TransportSSE:
-		return config.ProtocolLegacy, false
+		return config.ProtocolLegacy
 	case era != "":
-		return era, false
+		return era
 	}
-	return config.ProtocolModern, true
+	return config.ProtocolModern
 }
 
 // discoverProbe is the sending middleware that bounds a probe: a
 // server/discover left unanswered for timeout fails, and go-sdk goes on to
 // initialize on the same connection. timedOut records that it did.
+//
+// A probe the server refused for want of authorization (the host could
+// not get it) is not followed by go-sdk's initialize: that would ask for
+// the same authorization again, a second browser page for one connect.
+// The initialize fails with the probe's error instead.
 func discoverProbe(timeout time.Duration, timedOut *atomic.Bool) mcp.Middleware {
+	var authErr error // the probe's authorization failure; one connect's requests are sequential
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != methodDiscover {
+			switch method {
+			case methodDiscover:
+			case methodInitialize:
+				if authErr != nil {
+					return nil, authErr
+				}
+				return next(ctx, method, req)
+			default:
 				return next(ctx, method, req)
 			}
 			probeCtx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			res, err := next(probeCtx, method, req)
-			if err != nil && ctx.Err() == nil && errors.Is(probeCtx.Err(), context.DeadlineExceeded) {
+			switch {
+			case err != nil && ctx.Err() == nil && errors.Is(probeCtx.Err(), context.DeadlineExceeded):
 				timedOut.Store(true)
 				return nil, fmt.Errorf("no answer to %s within %s", methodDiscover, timeout)
+			case oauth.IsAuthError(err):
+				authErr = err
 			}
 			return res, err
 		}
 	}
 }
+
+// methodInitialize is the 2025-11-25 handshake.
+const methodInitialize = "initialize"
 
 func (h *Host) discoverTimeout() time.Duration {
 	if h.opts.DiscoverTimeout > 0 {

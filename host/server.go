@@ -124,7 +124,14 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 		s.auth = h.newAuth(&s.cfg)
 		s.fingerprint = toolcache.Fingerprint(&cfg, h.opts.ProjectDir)
 		if e, ok := h.cache.Load(cfg.Name, s.fingerprint); ok {
-			s.cached, s.era = e.Tools, e.Protocol
+			s.era = e.Protocol
+			// A list past the ttl its server gave it is not trusted to
+			// stand in at start (Start waits for the server, as for one
+			// never cached); a lazy server still offers it, deferred: it
+			// is the only way its tools are found before a call.
+			if !e.Stale || cfg.Lazy {
+				s.cached = e.Tools
+			}
 		}
 		if !cfg.Lazy {
 			// Placed starting, for its placer (Start, Reload) to start:
@@ -174,7 +181,10 @@ func describeFailure(err error, log *ringLog) error {
 func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transport.Stdio, config.Transport, error) {
 	cfg := &s.cfg
 	kind := cfg.TransportKind()
-	version, probe := h.protocolFor(s, kind)
+	version := h.protocolFor(s, kind)
+	// Every server/discover is bounded, also for a server cached as
+	// modern: it may have been replaced by one that ignores it.
+	probe := version >= config.ProtocolModern
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
 	var timedOut atomic.Bool
 	defer func() {
@@ -266,19 +276,56 @@ type catalog struct {
 // listToolsOf reads every page of the server's tools, if it advertises
 // them (asking for an unadvertised list is an error on strict servers).
 // Never nil: a server that lists none has none, which the tool cache
-// tells apart from a server never listed.
-func listToolsOf(ctx context.Context, sess *mcp.ClientSession) ([]*mcp.Tool, error) {
-	var tools []*mcp.Tool
+// tells apart from a server never listed. ttl is how long a 2026-07-28
+// server says the list stays good (the shortest of its pages' ttlMs),
+// noTTL for a legacy server, which gives no such hint.
+func listToolsOf(ctx context.Context, sess *mcp.ClientSession) (tools []*mcp.Tool, ttl time.Duration, err error) {
+	ttl = noTTL
 	if caps := sess.InitializeResult().Capabilities; caps != nil && caps.Tools != nil {
-		var err error
-		if tools, err = collect(sess.Tools(ctx, nil)); err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
+		seen := map[string]bool{}
+		params := &mcp.ListToolsParams{}
+		for page := 0; ; page++ {
+			res, err := sess.ListTools(ctx, params)
+			if err != nil {
+				return nil, 0, fmt.Errorf("tools/list: %w", err)
+			}
+			tools = append(tools, res.Tools...)
+			if modern(sess) {
+				ttl = minTTL(ttl, time.Duration(res.TTLMs)*time.Millisecond)
+			}
+			// A cursor seen before, or pages without end, would list for ever.
+			if res.NextCursor == "" || seen[res.NextCursor] || page >= maxListPages {
+				break
+			}
+			seen[res.NextCursor] = true
+			params = &mcp.ListToolsParams{Cursor: res.NextCursor}
 		}
 	}
 	if tools == nil {
 		tools = []*mcp.Tool{}
 	}
-	return tools, nil
+	return tools, ttl, nil
+}
+
+// noTTL says a list came with no ttl hint.
+const noTTL time.Duration = -1
+
+// maxListPages bounds how many pages of tools are read.
+const maxListPages = 1000
+
+// expiry is when a list with ttl goes stale, from now; zero for noTTL.
+func expiry(ttl time.Duration) time.Time {
+	if ttl == noTTL {
+		return time.Time{}
+	}
+	return time.Now().Add(ttl)
+}
+
+func minTTL(a, b time.Duration) time.Duration {
+	if a == noTTL || b < a {
+		return max(b, 0)
+	}
+	return a
 }
 
 func collect[T any](seq func(yield func(T, error) bool)) ([]T, error) {

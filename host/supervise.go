@@ -87,6 +87,7 @@ type conn struct {
 	stdio *transport.Stdio
 	kind  config.Transport
 	tools []*mcp.Tool
+	ttl   time.Duration // how long the server says its tools stay good; noTTL for no hint
 	took  time.Duration // to connect and list the tools
 	// listed is closed by listExtras once the rest of the catalog is
 	// listed, or the connection is gone.
@@ -230,7 +231,7 @@ func (h *Host) settle(ctx context.Context, s *server, to phase, why error, c *co
 // afterSettled does what a new connection needs once it is published and
 // that can wait for no lock: cache the tools.
 func (h *Host) afterSettled(s *server, c *conn) {
-	if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: c.tools, Protocol: sessionProtocol(c.sess)}); err != nil {
+	if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: c.tools, Protocol: sessionProtocol(c.sess), Expires: expiry(c.ttl)}); err != nil {
 		h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
 	}
 }
@@ -270,7 +271,7 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	levelCtx, stopLevel := context.WithCancel(ctx)
 	defer stopLevel()
 	levelSet := h.setLogLevel(levelCtx, s, sess, timeout)
-	tools, err := listToolsOf(ctx, sess)
+	tools, ttl, err := listToolsOf(ctx, sess)
 	if err != nil {
 		stopLevel() // go-sdk's Close waits for every call in flight
 	}
@@ -283,7 +284,7 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	}
 	tools = h.maskCatalog(catalog{tools: tools}).tools
 	h.log.Info("listed", "server", s.cfg.Name, "tools", len(tools), "took", since(listed))
-	return &conn{sess: sess, stdio: stdio, kind: kind, tools: tools, took: time.Since(start), listed: make(chan struct{})}, nil
+	return &conn{sess: sess, stdio: stdio, kind: kind, tools: tools, ttl: ttl, took: time.Since(start), listed: make(chan struct{})}, nil
 }
 
 // since is the time since t, rounded for a log line.

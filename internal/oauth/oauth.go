@@ -38,6 +38,21 @@ type NeedsAuthError struct {
 
 func (e *NeedsAuthError) Error() string { return "needs authorization: " + e.Why }
 
+// AuthError is a flow that ran and failed: the person refused, a
+// token request was refused, the metadata would not do.
+type AuthError struct{ Err error }
+
+func (e *AuthError) Error() string { return "authorization failed: " + e.Err.Error() }
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// IsAuthError reports whether err is an authorization that failed or
+// that needs a person: what repeating the request cannot mend.
+func IsAuthError(err error) bool {
+	var ae *AuthError
+	var na *NeedsAuthError
+	return errors.As(err, &ae) || errors.As(err, &na)
+}
+
 // ErrNotRequired is Login's answer for a server that lets the host in
 // without authorization.
 var ErrNotRequired = errors.New("the server does not ask for authorization")
@@ -192,13 +207,19 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		return nil // another request's authorization finished meanwhile
 	}
 	if h.machine() {
+		var err error
 		switch {
 		case h.set.OAuth.Grant == config.GrantEnterprise:
-			return h.grantEnterprise(ctx, req, challenges)
+			err = h.grantEnterprise(ctx, req, challenges)
 		case h.set.OAuth.PrivateKey != "":
-			return h.grantPrivateKeyJWT(ctx, req, challenges)
+			err = h.grantPrivateKeyJWT(ctx, req, challenges)
+		default:
+			err = h.grantClientCredentials(ctx, req, resp)
 		}
-		return h.grantClientCredentials(ctx, req, resp)
+		if err != nil && !IsAuthError(err) {
+			err = &AuthError{err}
+		}
+		return err
 	}
 	// A token refused before it expired (revoked, or the server restarted
 	// with new keys) may still be refreshed; a scope it lacks may not.
@@ -378,7 +399,7 @@ func (h *Handler) authorizationCode(ctx context.Context, req *http.Request, resp
 		return fmt.Errorf("authorization: %w", err)
 	}
 	if err := flow.Authorize(ctx, req, resp); err != nil {
-		return fmt.Errorf("authorization failed: %w", plainError(err))
+		return &AuthError{plainError(err)}
 	}
 	if obtained == nil {
 		return errors.New("authorization failed: no token was obtained")

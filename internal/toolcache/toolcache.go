@@ -53,14 +53,25 @@ type entry struct {
 	Saved       time.Time   `json:"saved"`
 	Tools       []*mcp.Tool `json:"tools"`
 	Protocol    string      `json:"protocol,omitempty"`
+	// Expires is when the tools stop being good, from the server's ttl
+	// hint (2026-07-28); zero for none.
+	Expires time.Time `json:"expires,omitzero"`
 }
 
 // Entry is what the cache keeps of a server: its tools, and the protocol
 // version it spoke, so the next start speaks it at once (DESIGN.md,
 // "Protocol eras").
+//
+// A server of the 2026-07-28 era says how long its list stays good (ttl,
+// SEP-2549): once that has passed, Load marks the entry Stale.
 type Entry struct {
 	Tools    []*mcp.Tool
 	Protocol string
+	// Stale, from Load, says the server's ttl for the list has passed.
+	Stale bool
+	// Expires, for Store, is when the server says the list goes stale
+	// (now, for a ttl of zero); zero for no hint.
+	Expires time.Time
 }
 
 // Fingerprint identifies what a server config connects to: its
@@ -104,7 +115,8 @@ func (c *Cache) Load(server, fingerprint string) (Entry, bool) {
 		c.now().Sub(e.Saved) > MaxAge || e.Tools == nil {
 		return Entry{}, false
 	}
-	return Entry{Tools: e.Tools, Protocol: e.Protocol}, true
+	stale := !e.Expires.IsZero() && !c.now().Before(e.Expires)
+	return Entry{Tools: e.Tools, Protocol: e.Protocol, Stale: stale}, true
 }
 
 // Store writes a server's entry atomically (internal/safefile), so a
@@ -117,7 +129,7 @@ func (c *Cache) Store(server, fingerprint string, ent Entry) error {
 	if tools == nil {
 		tools = []*mcp.Tool{}
 	}
-	data, err := json.Marshal(entry{Version: Version, Server: server, Fingerprint: fingerprint, Saved: c.now().UTC(), Tools: tools, Protocol: ent.Protocol})
+	data, err := json.Marshal(entry{Version: Version, Server: server, Fingerprint: fingerprint, Saved: c.now().UTC(), Tools: tools, Protocol: ent.Protocol, Expires: ent.Expires.UTC()})
 	if err != nil {
 		return fmt.Errorf("tool cache: %w", err)
 	}

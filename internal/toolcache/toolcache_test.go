@@ -110,3 +110,23 @@ func TestFingerprint(t *testing.T) {
 		t.Error("a user-level server's fingerprint depends on metadata or project")
 	}
 }
+
+// A list its server said goes stale (ttlMs, 2026-07-28) is marked so
+// once it has.
+func TestStaleListNotGiven(t *testing.T) {
+	c := Open(t.TempDir())
+	now := time.Now()
+	c.now = func() time.Time { return now }
+	fp := "0123456789abcdefff"
+	if err := c.Store("s", fp, Entry{Tools: tools(), Protocol: "2026-07-28", Expires: now.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := c.Load("s", fp); !ok || len(e.Tools) != 1 || e.Stale {
+		t.Fatalf("fresh entry: %+v %v", e, ok)
+	}
+	c.now = func() time.Time { return now.Add(time.Minute) }
+	e, ok := c.Load("s", fp)
+	if !ok || !e.Stale || len(e.Tools) != 1 || e.Protocol != "2026-07-28" {
+		t.Errorf("stale entry: %+v %v, want it marked stale", e, ok)
+	}
+}
