@@ -137,7 +137,8 @@ type Options struct {
 	// below go-sdk; NewServer ignores it.
 	IgnoreDiscover bool
 	// Stderr receives DiscoverLine for every server/discover the server
-	// reads, in every mode. Nil discards them; Run sets os.Stderr.
+	// reads and InitializeLine for every initialize, in every mode. Nil
+	// discards them; Run sets os.Stderr.
 	Stderr io.Writer
 
 	// ReexecArgs are the arguments that must precede demo flags for
@@ -214,7 +215,8 @@ Examples:
   $ switchboard demo-server --legacy
 
 Every server/discover it reads, in every mode, puts the line
-"demo: got server/discover" on stderr.
+"demo: got server/discover" on stderr, and every initialize
+"demo: got initialize".
 
 Flags:
 `)

@@ -24,36 +24,49 @@ const methodDiscover = "server/discover"
 // it reads, in every mode, so a test can count a client's probes.
 const DiscoverLine = "demo: got server/discover"
 
-// probeLog writes DiscoverLine to w (nil: nowhere), one whole line per
+// InitializeLine is what the demo writes to stderr for every initialize
+// it reads. A client sends initialize only after its probe, if any, has
+// ended, and the demo writes both lines in the order it reads the
+// requests: a test that has seen this line has seen every DiscoverLine
+// of the handshake before it.
+const InitializeLine = "demo: got initialize"
+
+// probeLog writes those lines to w (nil: nowhere), one whole line per
 // write and one write at a time: go-sdk handles requests concurrently.
 type probeLog struct {
 	mu sync.Mutex
 	w  io.Writer
 }
 
-func (p *probeLog) got() {
+func (p *probeLog) got(line string) {
 	if p.w == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, _ = io.WriteString(p.w, DiscoverLine+"\n")
+	_, _ = io.WriteString(p.w, line+"\n")
 }
 
-// discoverMiddleware reports every server/discover and, with legacy set,
-// refuses it as a server that predates it does: -32601, method not found.
+// handshakeMiddleware reports every server/discover and initialize and,
+// with legacy set, refuses server/discover as a server that predates it
+// does: -32601, method not found.
 //
 // go-sdk refuses server/discover itself (also -32601) when the request
 // carries no 2026-era protocol version in its _meta, before any middleware
 // runs; such a probe is refused but not reported. go-sdk's client always
 // sends the version.
-func discoverMiddleware(log *probeLog, legacy bool) mcp.Middleware {
+func handshakeMiddleware(log *probeLog, legacy bool) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != methodDiscover {
+			switch method {
+			case "initialize":
+				log.got(InitializeLine)
+				return next(ctx, method, req)
+			case methodDiscover:
+			default:
 				return next(ctx, method, req)
 			}
-			log.got()
+			log.got(DiscoverLine)
 			if legacy {
 				return nil, &jsonrpc.Error{
 					Code:    jsonrpc.CodeMethodNotFound,
@@ -78,7 +91,7 @@ func dropDiscover(in io.ReadCloser, log *probeLog) io.ReadCloser {
 		if !isDiscover(line) {
 			return false
 		}
-		log.got()
+		log.got(DiscoverLine)
 		return true
 	})
 }

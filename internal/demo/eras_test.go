@@ -97,9 +97,14 @@ func TestEras(t *testing.T) {
 			if len(probe.errs) != 1 || !tt.probe(probe.errs[0]) {
 				t.Errorf("server/discover ended with %v", probe.errs)
 			}
-			// Close waited for the process, and so for its stderr.
-			if n := strings.Count(stderr.String(), demo.DiscoverLine+"\n"); n != 1 {
-				t.Errorf("%d lines %q on stderr, want 1; stderr:\n%s", n, demo.DiscoverLine, stderr.String())
+			// Close waited for the process, and so for its stderr: the
+			// probe, then initialize where it fell back.
+			want := demo.DiscoverLine + "\n"
+			if tt.want == "2025-11-25" {
+				want += demo.InitializeLine + "\n"
+			}
+			if got := handshakeLines(stderr.String()); got != want {
+				t.Errorf("handshake lines on stderr %q, want %q; stderr:\n%s", got, want, stderr.String())
 			}
 		})
 	}
@@ -132,6 +137,17 @@ func TestDiscoverWire(t *testing.T) {
 			t.Errorf("legacy %v: exit: %v", legacy, err)
 		}
 	}
+}
+
+// handshakeLines keeps the DiscoverLine and InitializeLine lines of stderr.
+func handshakeLines(stderr string) string {
+	var b strings.Builder
+	for line := range strings.Lines(stderr) {
+		if line == demo.DiscoverLine+"\n" || line == demo.InitializeLine+"\n" {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }
 
 func anyStrings(v any) []string {

@@ -95,7 +95,7 @@ func NewServer(opts Options) *mcp.Server {
 		s.AddReceivingMiddleware(holdLists(opts.SlowLists, opts.HoldLists))
 	}
 	if opts.Legacy || opts.Stderr != nil {
-		s.AddReceivingMiddleware(discoverMiddleware(&probeLog{w: opts.Stderr}, opts.Legacy))
+		s.AddReceivingMiddleware(handshakeMiddleware(&probeLog{w: opts.Stderr}, opts.Legacy))
 	}
 	addTools(s)
 	if opts.TestTools {
