@@ -2,13 +2,11 @@ package host_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
@@ -23,14 +21,14 @@ import (
 // cache.
 
 const (
-	era2025 = "2025-11-25"
-	era2026 = "2026-07-28"
+	era2025 = config.ProtocolLegacy
+	era2026 = config.ProtocolModern
 )
 
 // eraStartupTimeout is the startup timeout of the server that never
 // answers server/discover: the host's own probe timeout bounds the probe,
 // and this leaves the fallback initialize room on a loaded machine.
-const eraStartupTimeout = 20 * time.Second
+const eraStartupTimeout = 4 * host.DefaultDiscoverTimeout
 
 // eraServer is one server of TestEras: its config, its era, and a tool
 // call that works on it.
@@ -99,7 +97,7 @@ func TestEras(t *testing.T) {
 				t.Errorf("%s: %s: %s %s", label, name, st.State, st.Error)
 				continue
 			}
-			if got := protocolVersion(t, st); got != s.era {
+			if got := st.ProtocolVersion; got != s.era {
 				t.Errorf("%s: %s: protocolVersion %q, want %q", label, name, got, s.era)
 			}
 			callEra(t, h, s)
@@ -152,7 +150,8 @@ func TestErasPinnedNeverProbed(t *testing.T) {
 	} {
 		name, flags := tt.name, tt.flags
 		t.Run(name, func(t *testing.T) {
-			cfg := pin(t, demoServer(t, name, flags...), era2025)
+			cfg := demoServer(t, name, flags...)
+			cfg.ProtocolVersion = config.ProtocolLegacy
 			h := host.New(nil)
 			t.Cleanup(func() { h.Close() })
 			sub := h.Subscribe()
@@ -164,7 +163,7 @@ func TestErasPinnedNeverProbed(t *testing.T) {
 			if st.State != host.StateConnected {
 				t.Fatalf("%s %s", st.State, st.Error)
 			}
-			if got := protocolVersion(t, st); got != era2025 {
+			if got := st.ProtocolVersion; got != era2025 {
 				t.Errorf("protocolVersion %q, want %q", got, era2025)
 			}
 			awaitInitialize(t, sub, name)
@@ -173,47 +172,6 @@ func TestErasPinnedNeverProbed(t *testing.T) {
 			}
 		})
 	}
-}
-
-// protocolVersion is st's era as `list --json` shows it, "protocolVersion".
-// It is read through the JSON so that this file compiles before the
-// Status field it reads exists.
-func protocolVersion(t *testing.T, st host.Status) string {
-	t.Helper()
-	b, err := json.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
-	return v.ProtocolVersion
-}
-
-// pin sets the config field protocolVersion, as a config file does; it
-// goes through the JSON for the same reason as protocolVersion.
-func pin(t *testing.T, cfg config.ServerConfig, version string) config.ServerConfig {
-	t.Helper()
-	b, err := json.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["protocolVersion"] = version
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	var out config.ServerConfig
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // awaitInitialize waits until each named demo server's stderr, in the
