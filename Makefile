@@ -46,7 +46,8 @@ tidy:
 	$(GO) mod tidy -diff
 
 # The speed harness (cmd/bench): host, bare go-sdk, TypeScript SDK and a raw
-# client taking turns round by round, and start-up with 1 to 100 servers.
+# client taking turns round by round, start-up with 1 to 100 servers, and
+# the connect time of a server of each protocol era (-eras: that alone).
 # Three to four minutes here; pass flags with BENCHFLAGS, e.g.
 # make bench BENCHFLAGS='-rounds 40 -servers floor'. The testing.B
 # benchmarks are `go test -run '^$$' -bench . ./host ./internal/benchpeer`.

@@ -37,7 +37,7 @@ func TestTinyRun(t *testing.T) {
 	// Fails under CI when the peers are missing, skips elsewhere.
 	peers.Dir(t)
 	o, err := parseFlags([]string{"-rounds", "2", "-calls", "20", "-warmup", "5", "-callers", "1,3",
-		"-startup", "1,2", "-warm", "2", "-startup-rounds", "1"}, os.Stderr)
+		"-startup", "1,2", "-warm", "2", "-startup-rounds", "1", "-era-rounds", "2"}, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,10 +69,25 @@ func TestTinyRun(t *testing.T) {
 	}
 	want(t, text, `(?m)^Start-up with a warm tool cache`)
 	want(t, text, `(?m)^\s*2\s+[0-9.]+\s+[0-9.]+–[0-9.]+\s+[0-9.]+`)
+	want(t, text, `(?m)^Connect time by protocol era`)
+	for _, c := range eraCases(0) {
+		want(t, text, `(?m)^\s*`+regexp.QuoteMeta(c.name)+`\s+[0-9.]+\s+[0-9.]+–[0-9.]+\s`)
+	}
 	// Two rounds of three contenders or more: progress shows the turns.
 	want(t, progress.String(), `round 2/2, p50 µs: bare [0-9.]+ ts [0-9.]+ raw [0-9.]+ host [0-9.]+`)
 	if left := leftovers(t); len(left) > 0 {
 		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
+	}
+}
+
+// -eras runs the eras alone.
+func TestErasOnly(t *testing.T) {
+	o, err := parseFlags([]string{"-eras", "-era-rounds", "3"}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Servers) > 0 || len(o.Startup) > 0 || len(o.WarmStartup) > 0 || o.EraRounds != 3 {
+		t.Errorf("-eras: %+v; want eras alone, 3 rounds", o)
 	}
 }
 

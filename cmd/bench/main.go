@@ -8,6 +8,7 @@
 //	$ make bench
 //	$ go run ./cmd/bench -rounds 20 -calls 2000
 //	$ go run ./cmd/bench -servers floor -transports stdio -startup '' -warm ''
+//	$ go run ./cmd/bench -eras
 package main
 
 import (
@@ -69,6 +70,10 @@ type Options struct {
 	// the counts for the host with a warm tool cache. Empty skips them.
 	Startup, WarmStartup []int
 	StartupRounds        int
+	// EraRounds are the rounds of connect time by protocol era (one
+	// demo server per run, each way it can take server/discover); zero
+	// skips them.
+	EraRounds int
 	// Timeout bounds every answer the harness waits for from a child: a
 	// round, a connect, a start-up.
 	Timeout time.Duration
@@ -94,13 +99,16 @@ func parseFlags(args []string, stderr io.Writer) (*Options, error) {
 	startup := fs.String("startup", "1,10,50,100", "server counts for cold start-up; empty skips it")
 	warm := fs.String("warm", "1,50,100", "server counts for the host's start-up with a warm tool cache; empty skips it")
 	fs.IntVar(&o.StartupRounds, "startup-rounds", 3, "rounds of each start-up count")
+	fs.IntVar(&o.EraRounds, "era-rounds", 5, "rounds of connect time by protocol era; 0 skips it")
+	erasOnly := fs.Bool("eras", false, "measure only connect time by protocol era: no calls, no start-up")
 	fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "longest wait for any child's answer")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: bench [flags]
 
 Measures tool calls and start-up of the switchboard host beside a bare
 go-sdk client, the TypeScript SDK client and a raw client, interleaved
-round by round, and prints tables of medians and per-round ratios.
+round by round, and prints tables of medians and per-round ratios; then
+the host's connect time by protocol era (-eras: that alone).
 Without the npm peers (make peers) the TypeScript client and
 server-everything are left out.
 
@@ -143,6 +151,12 @@ Flags:
 	}
 	if o.Rounds < 1 || o.Calls < 1 || o.StartupRounds < 1 || o.Warmup < 0 {
 		return nil, bad("rounds, -calls, -startup-rounds", fmt.Errorf("must be positive"))
+	}
+	if o.EraRounds < 0 || *erasOnly && o.EraRounds == 0 {
+		return nil, bad("era-rounds", fmt.Errorf("must be positive with -eras, and not negative"))
+	}
+	if *erasOnly {
+		o.Servers, o.Startup, o.WarmStartup = nil, nil, nil
 	}
 	return o, nil
 }

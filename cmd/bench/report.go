@@ -69,6 +69,12 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		}
 		remove()
 	}
+	var eras []*eraCase
+	if o.EraRounds > 0 && ctx.Err() == nil {
+		var err error
+		eras, err = e.runEras(ctx)
+		errs = append(errs, err)
+	}
 	errs = append(errs, ctx.Err())
 
 	w := &errWriter{w: stdout}
@@ -82,6 +88,9 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	}
 	if len(warm) > 0 {
 		printWarm(w, o, warm)
+	}
+	if len(eras) > 0 {
+		printEras(w, o, eras)
 	}
 	for _, n := range e.notes {
 		fmt.Fprintf(w, "note: %s\n", n)

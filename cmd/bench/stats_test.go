@@ -106,11 +106,12 @@ func TestParseFlags(t *testing.T) {
 	}
 	want := &Options{Rounds: 1, Calls: 20, Warmup: 300, Callers: []int{1, 4}, Servers: []string{"floor", "demo"},
 		Transports: []string{"stdio", "http"}, Contenders: []string{"host", "bare", "raw"}, WarmStartup: []int{2},
-		StartupRounds: 3, Timeout: o.Timeout}
+		StartupRounds: 3, EraRounds: 5, Timeout: o.Timeout}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Errorf("options (-want +got):\n%s", diff)
 	}
-	for _, bad := range [][]string{{"-callers", ""}, {"-callers", "0"}, {"-servers", "nope"}, {"-rounds", "0"}, {"extra"}} {
+	for _, bad := range [][]string{{"-callers", ""}, {"-callers", "0"}, {"-servers", "nope"}, {"-rounds", "0"}, {"extra"},
+		{"-era-rounds", "-1"}, {"-eras", "-era-rounds", "0"}} {
 		if _, err := parseFlags(bad, &discard{}); err == nil {
 			t.Errorf("parseFlags(%q): no error", bad)
 		}

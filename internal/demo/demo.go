@@ -126,6 +126,20 @@ type Options struct {
 	// (--hold-lists), so a test can let them go when it wants. Empty means
 	// no file to wait for.
 	HoldLists string
+	// Legacy makes the server one of the 2025 era, which predates
+	// server/discover: it refuses that request with -32601 (method not
+	// found) and serves everything else, initialize included (--legacy).
+	// False answers server/discover (the 2026-07-28 era) as go-sdk does.
+	Legacy bool
+	// IgnoreDiscover makes the server read every server/discover and never
+	// answer it, while it serves everything else: a 2025-era server a
+	// probing client must time out on (--ignore-discover). Run applies it,
+	// below go-sdk; NewServer ignores it.
+	IgnoreDiscover bool
+	// Stderr receives DiscoverLine for every server/discover the server
+	// reads and InitializeLine for every initialize, in every mode. Nil
+	// discards them; Run sets os.Stderr.
+	Stderr io.Writer
 
 	// ReexecArgs are the arguments that must precede demo flags for
 	// os.Executable() to enter demo mode again, such as ["demo-server"]; the
@@ -184,6 +198,8 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.LogFlood, "log-flood", 0, "write `n` log notifications to stdout before serving")
 	fs.DurationVar(&o.SlowLists, "slow-lists", 0, "answer resources/list, resources/templates/list and prompts/list only after this `duration`")
 	fs.StringVar(&o.HoldLists, "hold-lists", "", "answer those lists only once this `file` exists")
+	fs.BoolVar(&o.Legacy, "legacy", false, "be a 2025-era server: refuse server/discover with -32601 (method not found), serve the rest")
+	fs.BoolVar(&o.IgnoreDiscover, "ignore-discover", false, "never answer server/discover (read and dropped), serve the rest")
 	fs.BoolVar(&o.Escapes, "escapes", false, "put terminal escape sequences in stderr, tool and resource descriptions, results and errors")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: switchboard demo-server [flags]
@@ -196,6 +212,11 @@ Examples:
   $ switchboard demo-server
   $ switchboard demo-server --name slow --init-delay 5s
   $ switchboard demo-server --garbage --stderr-lines
+  $ switchboard demo-server --legacy
+
+Every server/discover it reads, in every mode, puts the line
+"demo: got server/discover" on stderr, and every initialize
+"demo: got initialize".
 
 Flags:
 `)
@@ -232,6 +253,9 @@ Flags:
 // process-level behaviour: it may ignore signals, spawn a process, block
 // forever or exit the process.
 func Run(opts Options) int {
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
 	if opts.Escapes {
 		fmt.Fprintln(os.Stderr, EscapeStderrLine)
 	}
@@ -298,6 +322,9 @@ func Run(opts Options) int {
 	if opts.ReplyTools {
 		lw := &lockedWriter{w: stdout}
 		stdin, stdout = newRawReplies(stdin, lw), lw
+	}
+	if opts.IgnoreDiscover {
+		stdin = dropDiscover(stdin, &probeLog{w: opts.Stderr})
 	}
 	t := &mcp.IOTransport{Reader: stdin, Writer: stdout}
 	err := NewServer(opts).Run(context.Background(), t)

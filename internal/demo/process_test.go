@@ -337,7 +337,8 @@ func TestHelp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, flag := range []string{"-name", "-init-delay", "-fail-start", "-hang", "-garbage", "-ignore-sigterm",
-		"-grandchild", "-grandchild-leaves", "-sleep-forever", "-stderr-lines", "-weird-names", "-tools-count", "-exit-after", "-escapes", "-dump-env"} {
+		"-grandchild", "-grandchild-leaves", "-sleep-forever", "-stderr-lines", "-weird-names", "-tools-count", "-exit-after", "-escapes", "-dump-env",
+		"-legacy", "-ignore-discover"} {
 		if !strings.Contains(stderr.String(), flag) {
 			t.Errorf("help does not mention %s", flag)
 		}

@@ -39,7 +39,7 @@ type depthIn struct {
 
 // DeepReplyTool is the --reply-tools tool whose result nests as deep as it
 // is asked to. go-sdk (through encoding/json) cannot encode more than 10000
-// levels, so the demo writes that reply itself, below go-sdk (rawReplies).
+// levels, so the demo writes that reply itself, below go-sdk (newRawReplies).
 const DeepReplyTool = "deep_reply"
 
 // addReplyTools adds what --reply-tools serves: replies and notifications
@@ -105,23 +105,24 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 func (l *lockedWriter) Close() error { return l.w.Close() }
 
-// rawReplies reads the server's input line by line, answers deep_reply
-// calls itself on out and passes every other line on to go-sdk.
-type rawReplies struct {
+// lineFilter reads its input line by line and passes on to go-sdk every
+// line that take does not take: the demo's way to handle a message below
+// go-sdk, which answers (or refuses) everything it reads.
+type lineFilter struct {
 	br      *bufio.Reader
 	rc      io.Closer
-	out     io.Writer
+	take    func(line []byte) bool
 	pending []byte
 }
 
-func newRawReplies(in io.ReadCloser, out io.Writer) *rawReplies {
-	return &rawReplies{br: bufio.NewReaderSize(in, 64*1024), rc: in, out: out}
+func newLineFilter(in io.ReadCloser, take func(line []byte) bool) *lineFilter {
+	return &lineFilter{br: bufio.NewReaderSize(in, 64*1024), rc: in, take: take}
 }
 
-func (r *rawReplies) Read(p []byte) (int, error) {
+func (r *lineFilter) Read(p []byte) (int, error) {
 	for len(r.pending) == 0 {
 		line, err := r.br.ReadBytes('\n')
-		if len(line) > 0 && !r.answer(line) {
+		if len(line) > 0 && !r.take(line) {
 			r.pending = line
 		}
 		if err != nil && len(r.pending) == 0 {
@@ -133,8 +134,16 @@ func (r *rawReplies) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// answer writes the reply to a deep_reply call and reports whether line was one.
-func (r *rawReplies) answer(line []byte) bool {
+func (r *lineFilter) Close() error { return r.rc.Close() }
+
+// newRawReplies answers deep_reply calls itself on out and passes every
+// other line on to go-sdk.
+func newRawReplies(in io.ReadCloser, out io.Writer) *lineFilter {
+	return newLineFilter(in, func(line []byte) bool { return answerDeepReply(out, line) })
+}
+
+// answerDeepReply writes the reply to a deep_reply call and reports whether line was one.
+func answerDeepReply(out io.Writer, line []byte) bool {
 	if !bytes.Contains(line, []byte(DeepReplyTool)) {
 		return false
 	}
@@ -150,8 +159,6 @@ func (r *rawReplies) answer(line []byte) bool {
 		return false
 	}
 	depth := max(req.Params.Arguments.Depth, 0)
-	_, _ = r.out.Write(deepReply(req.ID, depth))
+	_, _ = out.Write(deepReply(req.ID, depth))
 	return true
 }
-
-func (r *rawReplies) Close() error { return r.rc.Close() }

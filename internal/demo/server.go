@@ -75,8 +75,8 @@ func mustTinyPNG() []byte {
 
 // NewServer returns the demo MCP server configured by opts. Only Name,
 // WeirdNames, ToolsCount, TestTools, Roots, Escapes, ReplyTools, SlowLists,
-// HoldLists and Logger affect it; the other options are process-level
-// behaviour applied by Run.
+// HoldLists, Legacy, Stderr and Logger affect it; the other options are
+// process-level behaviour applied by Run.
 func NewServer(opts Options) *mcp.Server {
 	name := opts.Name
 	if name == "" {
@@ -93,6 +93,9 @@ func NewServer(opts Options) *mcp.Server {
 	})
 	if opts.SlowLists > 0 || opts.HoldLists != "" {
 		s.AddReceivingMiddleware(holdLists(opts.SlowLists, opts.HoldLists))
+	}
+	if opts.Legacy || opts.Stderr != nil {
+		s.AddReceivingMiddleware(handshakeMiddleware(&probeLog{w: opts.Stderr}, opts.Legacy))
 	}
 	addTools(s)
 	if opts.TestTools {

@@ -146,7 +146,7 @@ type process struct {
 	waitErr error         // set before exited is closed
 	drained chan struct{} // closed once the output pipe reached EOF
 	ready   chan struct{} // closed when the ready line was seen
-	want    string        // the ready line
+	want    string        // the ready line; empty: none
 	url     string
 
 	mu        sync.Mutex
@@ -203,7 +203,7 @@ func (p *process) drain() {
 		if strings.Contains(line, "EADDRINUSE") || strings.Contains(line, "already in use") {
 			p.portTaken = true
 		}
-		if !p.sawReady && strings.TrimSpace(line) == p.want {
+		if !p.sawReady && p.want != "" && strings.TrimSpace(line) == p.want {
 			p.sawReady = true
 			close(p.ready)
 		}
