@@ -77,6 +77,9 @@ func mustTinyPNG() []byte {
 // WeirdNames, ToolsCount, TestTools, Roots, Escapes, ReplyTools, SlowLists,
 // HoldLists, Legacy, Stderr and Logger affect it; the other options are
 // process-level behaviour applied by Run.
+// listTTL is how long the demo's lists stay good, as it tells clients.
+const listTTL = int(24 * time.Hour / time.Millisecond)
+
 func NewServer(opts Options) *mcp.Server {
 	name := opts.Name
 	if name == "" {
@@ -90,6 +93,10 @@ func NewServer(opts Options) *mcp.Server {
 		Instructions: "A demo server bundled with switchboard. Its tools are small and side-effect free; " +
 			"read " + ReadmeURI + " for more.",
 		Logger: logger,
+		// Its lists change only with a list_changed notification, so a
+		// client may keep them (2026-07-28's ttlMs; go-sdk's default, 0,
+		// says a list is stale at once).
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = listTTL },
 	})
 	if opts.SlowLists > 0 || opts.HoldLists != "" {
 		s.AddReceivingMiddleware(holdLists(opts.SlowLists, opts.HoldLists))
