@@ -121,6 +121,11 @@ type ServerConfig struct {
 	AutoApprove    []string      `json:"autoApprove,omitempty"`
 	Tools          ToolFilter    `json:"tools,omitzero"`
 	Lazy           bool          `json:"lazy,omitempty"`
+	// ProtocolVersion pins the MCP version spoken with the server, for one
+	// that misbehaves when asked which it speaks (DESIGN.md, "Protocol
+	// eras"). Empty negotiates: server/discover first, initialize at
+	// ProtocolLegacy when the server does not take it.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// PingInterval, when set, pings the server that often; a server that
 	// stops answering is treated as dropped and reconnected (DESIGN.md F32).
 	PingInterval time.Duration `json:"pingInterval,omitempty"`
@@ -221,6 +226,17 @@ func (o *OAuth) Secrets() []string {
 	}
 	return out
 }
+
+// The MCP versions a config may pin. ProtocolModern is stateless: no
+// initialize, server/discover and per-request metadata instead.
+const (
+	ProtocolModern = "2026-07-28"
+	ProtocolLegacy = "2025-11-25"
+)
+
+// ProtocolVersions are every version a server may be pinned to, newest
+// first: what go-sdk speaks.
+var ProtocolVersions = []string{ProtocolModern, ProtocolLegacy, "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // OAuth grants a config may ask for.
 const (

@@ -66,6 +66,12 @@ func Validate(c *ServerConfig) error {
 	if n := c.MaxMessageSize; n != 0 && (n < MinMessageSize || n > MaxMessageSizeLimit) {
 		return fail("maxMessageSize", "%d bytes is out of range (want at least %s and at most %s)", n, FormatSize(MinMessageSize), FormatSize(MaxMessageSizeLimit))
 	}
+	if v := c.ProtocolVersion; v != "" && !slices.Contains(ProtocolVersions, v) {
+		return fail("protocolVersion", "unknown version %q (want one of %s)", clip.Text(v), strings.Join(ProtocolVersions, ", "))
+	}
+	if v := c.ProtocolVersion; v == ProtocolModern && c.TransportKind() == TransportSSE {
+		return fail("protocolVersion", "%s is not spoken over legacy SSE", v)
+	}
 	if field, msg := checkOAuth(c); msg != "" {
 		return fail(field, "%s", msg)
 	}

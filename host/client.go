@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/internal/toolcache"
 )
 
 // listKind names a list a server can announce a change of.
@@ -71,6 +72,7 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 	}
 	h.serverRequests(s, opts)
 	c := mcp.NewClient(&mcp.Implementation{Name: h.opts.ClientName, Version: h.opts.ClientVersion}, opts)
+	c.AddSendingMiddleware(logLevelMeta(h.opts.LogLevel))
 	if len(h.opts.Roots) > 0 {
 		c.AddRoots(h.opts.Roots...)
 	}
@@ -190,7 +192,7 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 	}
 	switch kind {
 	case listTools:
-		if err := h.cache.Store(s.cfg.Name, s.fingerprint, tools); err != nil {
+		if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: tools, Protocol: sessionProtocol(sess)}); err != nil {
 			h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
 		}
 	case listResources:

@@ -141,7 +141,8 @@ func (h *Host) publishExtra(s *server, sess *mcp.ClientSession, set func()) bool
 // answer.
 func (h *Host) setLogLevel(ctx context.Context, s *server, sess *mcp.ClientSession, timeout time.Duration) <-chan struct{} {
 	caps := sess.InitializeResult().Capabilities
-	if caps == nil || caps.Logging == nil {
+	if caps == nil || caps.Logging == nil || modern(sess) {
+		// 2026-07-28 has no logging/setLevel: a server sends what it logs.
 		return closedChan()
 	}
 	done := make(chan struct{})

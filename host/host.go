@@ -32,10 +32,10 @@ import (
 // person does not notice, and long enough for local stdio servers.
 const DefaultStartupGate = 250 * time.Millisecond
 
-// ProtocolVersion is the MCP version the host asks for. go-sdk's default
-// first sends server/discover, which servers of this version may ignore
-// without answering, hanging the connect (DESIGN.md F11).
-const ProtocolVersion = "2025-11-25"
+// ProtocolVersion is the legacy era's version, the one the host speaks
+// with a server that does not take 2026-07-28 (eras.go). A config's
+// protocolVersion pins either.
+const ProtocolVersion = config.ProtocolLegacy
 
 // Options configure a Host. The zero value is usable.
 type Options struct {
@@ -104,6 +104,11 @@ type Options struct {
 	// on an older kernel) may be reaped. The last host to close puts the
 	// setting back as it found it. The command line turns it on.
 	Subreaper bool
+
+	// DiscoverTimeout bounds the server/discover probe of a server whose
+	// protocol era is not known yet (DESIGN.md, "Protocol eras"). Zero
+	// means DefaultDiscoverTimeout.
+	DiscoverTimeout time.Duration
 
 	// TokenFile is where OAuth grants are kept between runs (DESIGN.md
 	// F42): JSON of mode 0600, shared by every host of the user, locked

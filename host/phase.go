@@ -254,6 +254,7 @@ func (s *server) useLocked(c *conn) {
 	s.resources, s.templates, s.prompts = nil, nil, nil
 	s.listed = c.listed
 	s.initRes = c.sess.InitializeResult()
+		s.era = sessionProtocol(c.sess)
 }
 
 // removeLocked takes s out of the host for good, to stopping (announced

@@ -80,6 +80,10 @@ type server struct {
 
 	subscriptions map[string]bool // resource URIs to keep subscribed across reconnects
 
+	// era is the protocol version the server spoke last, from the tool
+	// cache until it connects (eras.go); "" when not known.
+	era string
+
 	// auth authorizes a remote server with OAuth when it asks (auth.go);
 	// nil for a process. It lives as long as the entry, across connections.
 	auth *oauth.Handler
@@ -119,7 +123,9 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 	if s.admin == "" {
 		s.auth = h.newAuth(&s.cfg)
 		s.fingerprint = toolcache.Fingerprint(&cfg, h.opts.ProjectDir)
-		s.cached, _ = h.cache.Load(cfg.Name, s.fingerprint)
+		if e, ok := h.cache.Load(cfg.Name, s.fingerprint); ok {
+			s.cached, s.era = e.Tools, e.Protocol
+		}
 		if !cfg.Lazy {
 			// Placed starting, for its placer (Start, Reload) to start:
 			// calls wait for it from the moment anyone can see it.
@@ -167,13 +173,27 @@ func describeFailure(err error, log *ringLog) error {
 // dial builds the transport and runs the handshake.
 func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transport.Stdio, config.Transport, error) {
 	cfg := &s.cfg
-	opts := &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion}
 	kind := cfg.TransportKind()
+	version, probe := h.protocolFor(s, kind)
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
+	var timedOut atomic.Bool
+	defer func() {
+		if timedOut.Load() {
+			h.addLog(s, LogLine{Level: LevelWarn, Text: fmt.Sprintf("no answer to %s within %s: speaking %s", methodDiscover, h.discoverTimeout(), config.ProtocolLegacy)})
+		}
+	}()
+	newClient := func(notes string) *mcp.Client {
+		c := h.newClient(s, notes)
+		if probe {
+			c.AddSendingMiddleware(discoverProbe(h.discoverTimeout(), &timedOut))
+		}
+		return c
+	}
 	if kind == config.TransportStdio {
-		sess, t, err := h.dialStdio(ctx, s, opts)
+		sess, t, err := h.dialStdio(ctx, s, opts, newClient)
 		return sess, t, kind, err
 	}
-	client := h.newClient(s, "")
+	client := newClient("")
 	hooks := transport.Hooks{Dropped: func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) }}
 	switch kind {
 	case config.TransportAuto:
@@ -187,6 +207,7 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 			return nil, nil, config.TransportHTTP, err
 		}
 		h.log.Info("streamable HTTP refused, trying SSE", "server", cfg.Name, "error", err)
+		opts.ProtocolVersion = config.ProtocolLegacy // SSE is the legacy era's transport
 		sess, err = client.Connect(ctx, transport.NewHTTP(cfg, config.TransportSSE, hooks, s.oauthHandler()), opts)
 		return sess, nil, config.TransportSSE, err
 	default:
@@ -201,7 +222,7 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 // skipped lines, refused messages, and its notes of dropped log
 // notifications, which come in the stream under a logger name of their
 // own so they keep their place among the server's lines.
-func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSessionOptions) (*mcp.ClientSession, *transport.Stdio, error) {
+func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSessionOptions, newClient func(notes string) *mcp.Client) (*mcp.ClientSession, *transport.Stdio, error) {
 	dir := h.workDir
 	if s.cfg.WorkDir != "" {
 		dir = s.cfg.WorkDir // discovery's decision, which follows trust across reloads
@@ -213,7 +234,7 @@ func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSession
 		Dropped:    func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) },
 		NoteLogger: notes,
 	})
-	sess, err := h.newClient(s, notes).Connect(ctx, t, opts)
+	sess, err := newClient(notes).Connect(ctx, t, opts)
 	if pid := t.PID(); pid != 0 {
 		h.log.Info("process started", "server", s.cfg.Name, "command", s.cfg.Command, "args", s.cfg.Args, "dir", t.Dir(), "pid", pid)
 	}

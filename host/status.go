@@ -29,6 +29,10 @@ type Status struct {
 	ConnectTime time.Duration `json:"connectTimeMs"`
 	// ServerInfo is what the server said about itself, once connected.
 	ServerInfo *mcp.Implementation `json:"serverInfo,omitempty"`
+	// ProtocolVersion is the MCP version the server speaks: its
+	// connection's, else the one it spoke last (remembered with its
+	// cached tools); "" when not known yet.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
 }
 
 // MarshalJSON writes ConnectTime in milliseconds, which scripts read more
@@ -70,6 +74,7 @@ func (h *Host) Status() []Status {
 		if s.err != nil {
 			st.Error = h.redactor.String(s.err.Error())
 		}
+		st.ProtocolVersion = s.era
 		if s.initRes != nil {
 			st.ServerInfo = h.maskInfo(s.initRes.ServerInfo)
 		}

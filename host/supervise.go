@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/toolcache"
 	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
 
@@ -229,7 +230,7 @@ func (h *Host) settle(ctx context.Context, s *server, to phase, why error, c *co
 // afterSettled does what a new connection needs once it is published and
 // that can wait for no lock: cache the tools.
 func (h *Host) afterSettled(s *server, c *conn) {
-	if err := h.cache.Store(s.cfg.Name, s.fingerprint, c.tools); err != nil {
+	if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: c.tools, Protocol: sessionProtocol(c.sess)}); err != nil {
 		h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
 	}
 }
@@ -394,7 +395,12 @@ var methodNotFound = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound}
 func ping(ctx context.Context, sess *mcp.ClientSession, interval time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, max(interval/2, 10*time.Millisecond))
 	defer cancel()
-	err := sess.Ping(ctx, nil)
+	var err error
+	if modern(sess) {
+		err = alive(ctx, sess) // 2026-07-28 has no ping
+	} else {
+		err = sess.Ping(ctx, nil)
+	}
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("none within %s", max(interval/2, 10*time.Millisecond))
 	}

@@ -107,6 +107,8 @@ func decodeNative(e *entry, v *doc.Value) bool {
 			c.StartupTimeout = e.durationText(val, m.Key)
 		case "timeout":
 			c.Timeout = e.durationText(val, m.Key)
+		case "protocolVersion":
+			c.ProtocolVersion = e.str(val, m.Key)
 		case "pingInterval":
 			c.PingInterval = e.durationText(val, m.Key)
 		case "maxMessageSize":

@@ -363,9 +363,11 @@ func addRootsTool(s *mcp.Server) {
 		Name:        "roots",
 		Description: "Asks the client for its roots (roots/list) and lists them, one \"URI name\" line each.",
 	}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		res, err := req.Session.ListRoots(ctx, nil)
-		if err != nil {
-			return nil, nil, err
+		res, err := listRoots(ctx, req)
+		if err != nil || res == nil {
+			// An input-required result (2026-07-28): the client answers
+			// the roots request and calls again.
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}}, nil, err
 		}
 		if len(res.Roots) == 0 {
 			return text("no roots"), nil, nil
@@ -376,4 +378,18 @@ func addRootsTool(s *mcp.Server) {
 		}
 		return text(strings.Join(lines, "\n")), nil, nil
 	})
+}
+
+// listRoots asks the client for its roots the way the call's protocol
+// era allows: a request of the server's own under 2025-11-25; under
+// 2026-07-28, which has no server-to-client requests, the answer to an
+// input request of an earlier round, or nil when there is none yet.
+func listRoots(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ListRootsResult, error) {
+	if r, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult); ok {
+		return r, nil
+	}
+	if req.Session.InitializeParams() != nil && req.Session.InitializeParams().ProtocolVersion >= "2026-07-28" {
+		return nil, nil
+	}
+	return req.Session.ListRoots(ctx, nil)
 }

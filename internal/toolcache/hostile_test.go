@@ -28,12 +28,12 @@ func TestHostileEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, server := range []string{"fifo", "zero"} {
-		if tools, ok := c.Load(server, fp); ok {
-			t.Errorf("%s: Load = %d tools, want no entry", server, len(tools))
+		if e, ok := c.Load(server, fp); ok {
+			t.Errorf("%s: Load = %d tools, want no entry", server, len(e.Tools))
 		}
 	}
 	huge := []*mcp.Tool{{Name: "t", Description: strings.Repeat("d", safefile.MaxConfigSize)}}
-	if err := c.Store("huge", fp, huge); err == nil || !strings.Contains(err.Error(), "more than") {
+	if err := c.Store("huge", fp, Entry{Tools: huge}); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Errorf("Store(huge) = %v, want an error", err)
 	}
 	if _, err := os.Stat(c.path("huge", fp)); err == nil {

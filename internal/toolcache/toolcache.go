@@ -52,6 +52,15 @@ type entry struct {
 	Fingerprint string      `json:"fingerprint"`
 	Saved       time.Time   `json:"saved"`
 	Tools       []*mcp.Tool `json:"tools"`
+	Protocol    string      `json:"protocol,omitempty"`
+}
+
+// Entry is what the cache keeps of a server: its tools, and the protocol
+// version it spoke, so the next start speaks it at once (DESIGN.md,
+// "Protocol eras").
+type Entry struct {
+	Tools    []*mcp.Tool
+	Protocol string
 }
 
 // Fingerprint identifies what a server config connects to: its
@@ -77,37 +86,38 @@ func (c *Cache) path(server, fingerprint string) string {
 	return filepath.Join(c.dir, name+"-"+fingerprint[:16]+".json")
 }
 
-// Load returns the cached tools of a server, or false when there is no
+// Load returns the cached entry of a server, or false when there is no
 // usable entry (missing, corrupt, other version or fingerprint, expired).
-func (c *Cache) Load(server, fingerprint string) ([]*mcp.Tool, bool) {
+func (c *Cache) Load(server, fingerprint string) (Entry, bool) {
 	if c == nil {
-		return nil, false
+		return Entry{}, false
 	}
 	data, err := safefile.ReadLimited(c.path(server, fingerprint), safefile.MaxConfigSize)
 	if err != nil {
-		return nil, false
+		return Entry{}, false
 	}
 	var e entry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, false
+		return Entry{}, false
 	}
 	if e.Version != Version || e.Server != server || e.Fingerprint != fingerprint ||
 		c.now().Sub(e.Saved) > MaxAge || e.Tools == nil {
-		return nil, false
+		return Entry{}, false
 	}
-	return e.Tools, true
+	return Entry{Tools: e.Tools, Protocol: e.Protocol}, true
 }
 
-// Store writes a server's tools atomically (internal/safefile), so a
+// Store writes a server's entry atomically (internal/safefile), so a
 // reader never sees half an entry.
-func (c *Cache) Store(server, fingerprint string, tools []*mcp.Tool) error {
+func (c *Cache) Store(server, fingerprint string, ent Entry) error {
 	if c == nil {
 		return nil
 	}
+	tools := ent.Tools
 	if tools == nil {
 		tools = []*mcp.Tool{}
 	}
-	data, err := json.Marshal(entry{Version: Version, Server: server, Fingerprint: fingerprint, Saved: c.now().UTC(), Tools: tools})
+	data, err := json.Marshal(entry{Version: Version, Server: server, Fingerprint: fingerprint, Saved: c.now().UTC(), Tools: tools, Protocol: ent.Protocol})
 	if err != nil {
 		return fmt.Errorf("tool cache: %w", err)
 	}

@@ -18,15 +18,18 @@ func tools() []*mcp.Tool {
 
 func TestStoreLoad(t *testing.T) {
 	c := Open(t.TempDir())
-	if err := c.Store("demo", "abcdef0123456789ff", tools()); err != nil {
+	if err := c.Store("demo", "abcdef0123456789ff", Entry{Tools: tools(), Protocol: "2026-07-28"}); err != nil {
 		t.Fatal(err)
 	}
 	got, ok := c.Load("demo", "abcdef0123456789ff")
 	if !ok {
 		t.Fatal("Load: no entry after Store")
 	}
-	if diff := cmp.Diff([]string{"echo"}, []string{got[0].Name}); diff != "" {
+	if diff := cmp.Diff([]string{"echo"}, []string{got.Tools[0].Name}); diff != "" {
 		t.Error(diff)
+	}
+	if got.Protocol != "2026-07-28" {
+		t.Errorf("protocol %q, want the one stored", got.Protocol)
 	}
 	if _, ok := c.Load("demo", "abcdef0123456789aa"); ok {
 		t.Error("Load with another fingerprint found an entry")
@@ -42,7 +45,7 @@ func TestExpiredAndCorrupt(t *testing.T) {
 	now := time.Now()
 	c.now = func() time.Time { return now }
 	fp := "00112233445566778899"
-	if err := c.Store("s", fp, tools()); err != nil {
+	if err := c.Store("s", fp, Entry{Tools: tools()}); err != nil {
 		t.Fatal(err)
 	}
 	c.now = func() time.Time { return now.Add(MaxAge + time.Hour) }
@@ -56,7 +59,7 @@ func TestExpiredAndCorrupt(t *testing.T) {
 	if _, ok := c.Load("s", fp); ok {
 		t.Error("corrupt entry was loaded")
 	}
-	if err := c.Store("s", fp, tools()); err != nil {
+	if err := c.Store("s", fp, Entry{Tools: tools()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := c.Load("s", fp); !ok {
@@ -70,7 +73,7 @@ func TestExpiredAndCorrupt(t *testing.T) {
 
 func TestNilCache(t *testing.T) {
 	var c *Cache
-	if err := c.Store("s", "0123456789abcdef", tools()); err != nil {
+	if err := c.Store("s", "0123456789abcdef", Entry{Tools: tools()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := c.Load("s", "0123456789abcdef"); ok {
