@@ -61,10 +61,14 @@ type scenario struct {
 	run func(ctx context.Context, h *host.Host) error
 }
 
+// connectOnly is the work of a scenario whose checks are all about the
+// connect: the handshake and the lists the host asks for after it.
+func connectOnly(context.Context, *host.Host) error { return nil }
+
 var scenarios = map[string]scenario{
 	// The suite checks the initialize request; the host lists what the
 	// server advertises right after it (here: nothing).
-	"initialize": {run: func(ctx context.Context, h *host.Host) error { return nil }},
+	"initialize": {run: connectOnly},
 	"tools_call": {run: func(ctx context.Context, h *host.Host) error {
 		_, err := call(ctx, h, "add_numbers", map[string]any{"a": 5, "b": 3})
 		return err
@@ -83,7 +87,7 @@ var scenarios = map[string]scenario{
 	// SEP-2575: every request carries MCP-Protocol-Version and the _meta
 	// envelope, and the connect retries with a version the server names
 	// after refusing the first (-32022). All of it is the connect's.
-	"request-metadata": {run: func(ctx context.Context, h *host.Host) error { return nil }},
+	"request-metadata": {run: connectOnly},
 	// SEP-2322: each tool answers input_required with an elicitation to
 	// fulfil (with requestState or without), or completes at once; the
 	// retries happen inside the host's session, so all four calls must
@@ -107,10 +111,10 @@ var scenarios = map[string]scenario{
 	// never lists skills nor reads a resource unasked, so connecting (the
 	// host lists resources and prompts) is all there is; the checks come
 	// out SKIPPED, a pass that says nothing either way.
-	"sep-2640-client-no-prefetch":        {run: func(ctx context.Context, h *host.Host) error { return nil }},
-	"sep-2640-client-verify-digest":      {run: func(ctx context.Context, h *host.Host) error { return nil }},
-	"sep-2640-client-verify-size":        {run: func(ctx context.Context, h *host.Host) error { return nil }},
-	"sep-2640-client-verify-frontmatter": {run: func(ctx context.Context, h *host.Host) error { return nil }},
+	"sep-2640-client-no-prefetch":        {run: connectOnly},
+	"sep-2640-client-verify-digest":      {run: connectOnly},
+	"sep-2640-client-verify-size":        {run: connectOnly},
+	"sep-2640-client-verify-frontmatter": {run: connectOnly},
 }
 
 // everyVerb (SEP-2243 standard headers) calls every tool, reads every
