@@ -191,20 +191,23 @@ func connectTime(s host.Status) string {
 // scripts rely on, secrets never included (config env and headers are not
 // part of it).
 type statusJSON struct {
-	Name          string  `json:"name"`
-	State         string  `json:"state"`
-	Transport     string  `json:"transport"`
-	Source        string  `json:"source"`
-	Provider      string  `json:"provider"`
-	Level         string  `json:"level"`
-	Tools         int     `json:"tools"`
-	Resources     int     `json:"resources"`
-	Prompts       int     `json:"prompts"`
-	Error         string  `json:"error"`
-	PID           int     `json:"pid"`
-	ConnectTimeMs float64 `json:"connectTimeMs"`
-	Attempts      int     `json:"attempts"`
-	Since         string  `json:"since"`
+	Name      string `json:"name"`
+	State     string `json:"state"`
+	Transport string `json:"transport"`
+	// ProtocolVersion is the MCP version the server speaks (or spoke
+	// last), "" when not known yet.
+	ProtocolVersion string  `json:"protocolVersion"`
+	Source          string  `json:"source"`
+	Provider        string  `json:"provider"`
+	Level           string  `json:"level"`
+	Tools           int     `json:"tools"`
+	Resources       int     `json:"resources"`
+	Prompts         int     `json:"prompts"`
+	Error           string  `json:"error"`
+	PID             int     `json:"pid"`
+	ConnectTimeMs   float64 `json:"connectTimeMs"`
+	Attempts        int     `json:"attempts"`
+	Since           string  `json:"since"`
 	// RetryAt is when a server that lost its connection is tried next.
 	RetryAt string `json:"retryAt,omitempty"`
 }
@@ -229,7 +232,7 @@ func toStatusJSON(statuses []host.Status) []statusJSON {
 	out := make([]statusJSON, 0, len(statuses))
 	for _, s := range statuses {
 		out = append(out, statusJSON{
-			Name: s.Name, State: string(s.State), Transport: transportJSON(s),
+			Name: s.Name, State: string(s.State), Transport: transportJSON(s), ProtocolVersion: s.ProtocolVersion,
 			Source: s.Source.String(), Provider: s.Source.Provider, Level: string(s.Source.Level),
 			Tools: s.Tools, Resources: s.Resources, Prompts: s.Prompts, Error: s.Error, PID: s.PID,
 			ConnectTimeMs: float64(s.ConnectTime.Microseconds()) / 1000, Attempts: s.Attempts,
