@@ -61,10 +61,14 @@ type scenario struct {
 	run func(ctx context.Context, h *host.Host) error
 }
 
+// connectOnly is the work of a scenario whose checks are all about the
+// connect: the handshake and the lists the host asks for after it.
+func connectOnly(context.Context, *host.Host) error { return nil }
+
 var scenarios = map[string]scenario{
 	// The suite checks the initialize request; the host lists what the
 	// server advertises right after it (here: nothing).
-	"initialize": {run: func(ctx context.Context, h *host.Host) error { return nil }},
+	"initialize": {run: connectOnly},
 	"tools_call": {run: func(ctx context.Context, h *host.Host) error {
 		_, err := call(ctx, h, "add_numbers", map[string]any{"a": 5, "b": 3})
 		return err
@@ -80,6 +84,158 @@ var scenarios = map[string]scenario{
 		_, err := call(ctx, h, "test_reconnection", map[string]any{})
 		return err
 	}},
+	// SEP-2575: every request carries MCP-Protocol-Version and the _meta
+	// envelope, and the connect retries with a version the server names
+	// after refusing the first (-32022). All of it is the connect's.
+	"request-metadata": {run: connectOnly},
+	// SEP-2322: each tool answers input_required with an elicitation to
+	// fulfil (with requestState or without), or completes at once; the
+	// retries happen inside the host's session, so all four calls must
+	// simply succeed.
+	"sep-2322-client-request-state": {elicitation: true, run: func(ctx context.Context, h *host.Host) error {
+		return callEach(ctx, h, []string{"test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_unrelated", "test_mrtr_no_result_type"}, nil)
+	}},
+	"http-standard-headers":     {run: everyVerb},
+	"http-custom-headers":       {run: contextToolCalls},
+	"http-invalid-tool-headers": {run: offeredTools},
+	// SEP-2106: the listed tool's schema $refs a canary URL that must not
+	// be fetched. The host lists tools at connect; the tool being offered
+	// shows the list arrived.
+	"json-schema-ref-no-deref": {run: func(ctx context.Context, h *host.Host) error {
+		_, err := exposed(h, "lookup_user")
+		return err
+	}},
+	"json-schema-2020-12-preservation": {run: echoSchema},
+	// SEP-2640 skills: the suite's checks look at skills/list and the
+	// skill files read after it. The host has no skills extension: it
+	// never lists skills nor reads a resource unasked, so connecting (the
+	// host lists resources and prompts) is all there is; the checks come
+	// out SKIPPED, a pass that says nothing either way.
+	"sep-2640-client-no-prefetch":        {run: connectOnly},
+	"sep-2640-client-verify-digest":      {run: connectOnly},
+	"sep-2640-client-verify-size":        {run: connectOnly},
+	"sep-2640-client-verify-frontmatter": {run: connectOnly},
+}
+
+// everyVerb (SEP-2243 standard headers) calls every tool, reads every
+// resource and gets every prompt the server offers, so the suite sees the
+// Mcp-Method and Mcp-Name headers of each kind of request. WaitSettled has
+// waited for the resource and prompt lists.
+func everyVerb(ctx context.Context, h *host.Host) error {
+	var errs []error
+	for _, t := range h.Tools().Tools {
+		if t.Server == serverName {
+			_, err := call(ctx, h, t.Tool, map[string]any{})
+			errs = append(errs, err)
+		}
+	}
+	resources, _ := h.Resources()
+	prompts := h.Prompts()
+	if len(resources) == 0 || len(prompts) == 0 {
+		errs = append(errs, fmt.Errorf("the server offered %d resources and %d prompts; want some of each", len(resources), len(prompts)))
+	}
+	for _, r := range resources {
+		_, err := h.ReadResource(ctx, r.Server, r.URI)
+		errs = append(errs, err)
+	}
+	for _, p := range prompts {
+		_, err := h.GetPrompt(ctx, p.Server, p.Name, map[string]string{})
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// contextToolCalls (SEP-2243 custom headers) makes the tool calls the
+// scenario's context lists, arguments passed on byte for byte: the
+// transport mirrors those the tool's schema marks with x-mcp-header into
+// Mcp-Param-* headers, and the suite compares header and body.
+func contextToolCalls(ctx context.Context, h *host.Host) error {
+	calls, err := toolCalls(os.Getenv("MCP_CONFORMANCE_CONTEXT"))
+	if err != nil {
+		return err
+	}
+	if len(calls) == 0 {
+		return errors.New("MCP_CONFORMANCE_CONTEXT lists no toolCalls")
+	}
+	var errs []error
+	for _, c := range calls {
+		_, err := call(ctx, h, c.Name, c.Arguments)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// toolCall is one entry of the context's toolCalls.
+type toolCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// toolCalls reads the toolCalls of a scenario context (JSON). Missing
+// arguments are an empty object.
+func toolCalls(raw string) ([]toolCall, error) {
+	var c struct {
+		ToolCalls []toolCall `json:"toolCalls"`
+	}
+	if raw == "" {
+		return nil, nil
+	}
+	if err := json.Unmarshal([]byte(raw), &c); err != nil {
+		return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT: %w", err)
+	}
+	for i := range c.ToolCalls {
+		if len(c.ToolCalls[i].Arguments) == 0 || string(c.ToolCalls[i].Arguments) == "null" {
+			c.ToolCalls[i].Arguments = json.RawMessage("{}")
+		}
+	}
+	return c.ToolCalls, nil
+}
+
+// offeredTools (SEP-2243 invalid x-mcp-header) calls every tool the host
+// offers. The server lists one valid tool and many whose x-mcp-header is
+// malformed; the host must drop those from its tool set, and the suite
+// fails the scenario for any of them called, or for the valid one not.
+func offeredTools(ctx context.Context, h *host.Host) error {
+	var names []string
+	for _, t := range h.Tools().Tools {
+		if t.Server == serverName {
+			names = append(names, t.Tool)
+		}
+	}
+	return callEach(ctx, h, names, map[string]any{"region": "us-west1"})
+}
+
+// echoSchema (SEP-1613, SEP-2106) passes the input schema the host holds
+// for json_schema_2020_12_tool back to the server through
+// json_schema_echo, as it is: the suite looks for the 2020-12 keywords
+// ($schema, $defs, additionalProperties, $anchor, allOf, if/then/else)
+// that a client's parsing could drop.
+func echoSchema(ctx context.Context, h *host.Host) error {
+	var schema any
+	for _, t := range h.Tools().Tools {
+		if t.Server == serverName && t.Tool == "json_schema_2020_12_tool" {
+			schema = t.InputSchema
+		}
+	}
+	if schema == nil {
+		return errors.New("tool json_schema_2020_12_tool not offered")
+	}
+	_, err := call(ctx, h, "json_schema_echo", map[string]any{"schema": schema})
+	return err
+}
+
+// callEach calls the named tools one after another with the same
+// arguments (nil: none) and reports every failure.
+func callEach(ctx context.Context, h *host.Host, tools []string, args map[string]any) error {
+	if args == nil {
+		args = map[string]any{}
+	}
+	var errs []error
+	for _, tool := range tools {
+		_, err := call(ctx, h, tool, args)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 func main() {
@@ -257,17 +413,10 @@ func browse(ctx context.Context, _, authURL string) error {
 
 // call calls a server tool by its exposed name and fails on an error
 // result as well as on a protocol error.
-func call(ctx context.Context, h *host.Host, tool string, args map[string]any) (*mcp.CallToolResult, error) {
-	name := ""
-	var offered []string
-	for _, t := range h.Tools().Tools {
-		if t.Server == serverName && t.Tool == tool {
-			name = t.Name
-		}
-		offered = append(offered, t.Tool)
-	}
-	if name == "" {
-		return nil, fmt.Errorf("tool %q not offered (tools: %v)", tool, offered)
+func call(ctx context.Context, h *host.Host, tool string, args any) (*mcp.CallToolResult, error) {
+	name, err := exposed(h, tool)
+	if err != nil {
+		return nil, err
 	}
 	res, err := h.CallTool(ctx, name, args)
 	if err != nil {
@@ -277,4 +426,16 @@ func call(ctx context.Context, h *host.Host, tool string, args map[string]any) (
 		return nil, errors.New("tool " + tool + " returned an error: " + host.ResultText(res))
 	}
 	return res, nil
+}
+
+// exposed is the name the host exposes a server tool under.
+func exposed(h *host.Host, tool string) (string, error) {
+	var offered []string
+	for _, t := range h.Tools().Tools {
+		if t.Server == serverName && t.Tool == tool {
+			return t.Name, nil
+		}
+		offered = append(offered, t.Tool)
+	}
+	return "", fmt.Errorf("tool %q not offered (tools: %v)", tool, offered)
 }
