@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
@@ -214,4 +217,64 @@ func logText(t *testing.T, h *host.Host, name string) string {
 		b.WriteString(l.Text + "\n")
 	}
 	return b.String()
+}
+
+// A 2026-07-28 server brings list changes on the subscriptions/listen
+// stream go-sdk opens at connect, and never opens again: when the server
+// lets it go (here it restarts, on the same address), the host
+// reconnects, with its backoff, and list changes come again.
+func TestListenStreamReopened(t *testing.T) {
+	bin := peers.GoEverythingBinary(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	run := func() *exec.Cmd {
+		cmd := exec.Command(bin, "-http", addr)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if c, err := net.Dial("tcp", addr); err == nil {
+				c.Close()
+				return cmd
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the everything-server does not listen")
+			}
+			time.Sleep(10 * time.Millisecond) // polling a port that is coming up
+		}
+	}
+	srv := run()
+	h := host.New(nil)
+	defer h.Close()
+	sub := h.Subscribe()
+	defer sub.Close()
+	ctx := context.Background()
+	if err := h.Start(ctx, []config.ServerConfig{{Name: "ev", Type: config.TransportHTTP, URL: "http://" + addr + "/mcp"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitSettled(ctx)
+	if st := status(t, h, "ev"); st.State != host.StateConnected || st.ProtocolVersion != config.ProtocolModern {
+		t.Fatalf("ev: %s %s %q", st.State, st.ProtocolVersion, st.Error)
+	}
+	changed := func(what string) {
+		t.Helper()
+		if _, err := h.CallTool(ctx, "mcp__ev__test_trigger_tool_change", map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+		await(t, sub, what, func(e host.Event) bool { return e.Type == host.EventTools })
+	}
+	changed("a tool-list change")
+
+	srv.Process.Kill()
+	srv.Wait()
+	awaitState(t, sub, "ev", host.StateConnecting)
+	run()
+	awaitState(t, sub, "ev", host.StateConnected)
+	changed("a tool-list change after the listen stream was re-opened")
 }

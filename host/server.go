@@ -178,7 +178,9 @@ func describeFailure(err error, log *ringLog) error {
 }
 
 // dial builds the transport and runs the handshake.
-func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transport.Stdio, config.Transport, error) {
+// listenEnded, called by the transport, says the connection's
+// subscriptions/listen stream ended (transport.Hooks.ListenEnded).
+func (h *Host) dial(ctx context.Context, s *server, listenEnded func()) (*mcp.ClientSession, *transport.Stdio, config.Transport, error) {
 	cfg := &s.cfg
 	kind := cfg.TransportKind()
 	version := h.protocolFor(s, kind)
@@ -200,11 +202,11 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 		return c
 	}
 	if kind == config.TransportStdio {
-		sess, t, err := h.dialStdio(ctx, s, opts, newClient)
+		sess, t, err := h.dialStdio(ctx, s, opts, newClient, listenEnded)
 		return sess, t, kind, err
 	}
 	client := newClient("")
-	hooks := transport.Hooks{Dropped: func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) }}
+	hooks := transport.Hooks{Dropped: func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) }, ListenEnded: listenEnded}
 	switch kind {
 	case config.TransportAuto:
 		h.log.Info("connecting", "server", cfg.Name, "url", cfg.URL, "transport", "streamable HTTP, else SSE")
@@ -232,17 +234,18 @@ func (h *Host) dial(ctx context.Context, s *server) (*mcp.ClientSession, *transp
 // skipped lines, refused messages, and its notes of dropped log
 // notifications, which come in the stream under a logger name of their
 // own so they keep their place among the server's lines.
-func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSessionOptions, newClient func(notes string) *mcp.Client) (*mcp.ClientSession, *transport.Stdio, error) {
+func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSessionOptions, newClient func(notes string) *mcp.Client, listenEnded func()) (*mcp.ClientSession, *transport.Stdio, error) {
 	dir := h.workDir
 	if s.cfg.WorkDir != "" {
 		dir = s.cfg.WorkDir // discovery's decision, which follows trust across reloads
 	}
 	notes := transport.NewNoteLogger()
 	t := transport.NewStdio(&s.cfg, dir, transport.Hooks{
-		Stderr:     func(line string) { h.serverLog(s, line, "") },
-		Skipped:    func(line string) { h.serverLog(s, line, "skipped non-JSON line on stdout: ") },
-		Dropped:    func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) },
-		NoteLogger: notes,
+		Stderr:      func(line string) { h.serverLog(s, line, "") },
+		Skipped:     func(line string) { h.serverLog(s, line, "skipped non-JSON line on stdout: ") },
+		Dropped:     func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) },
+		NoteLogger:  notes,
+		ListenEnded: listenEnded,
 	})
 	sess, err := newClient(notes).Connect(ctx, t, opts)
 	if pid := t.PID(); pid != 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -95,6 +96,10 @@ type conn struct {
 	// end ends the context of the host's own requests on the connection
 	// (listExtras), set once it is published.
 	end context.CancelFunc
+	// listenEnded is closed when the server lets the connection's
+	// subscriptions/listen stream go (2026-07-28): go-sdk opens it once,
+	// at connect, so only a new connection brings list changes again.
+	listenEnded chan struct{}
 }
 
 // close closes a published connection. The host's own requests end
@@ -254,7 +259,9 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	timeout := s.cfg.EffectiveStartupTimeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sess, stdio, kind, err := h.dial(ctx, s)
+	listenEnded := make(chan struct{})
+	var once sync.Once
+	sess, stdio, kind, err := h.dial(ctx, s, func() { once.Do(func() { close(listenEnded) }) })
 	if err != nil {
 		err = h.explain(ctx, transport.Explain(err), timeout)
 		h.log.Info("connect failed", "server", s.cfg.Name, "took", since(start), "error", err)
@@ -284,7 +291,7 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 	}
 	tools = h.maskCatalog(catalog{tools: tools}).tools
 	h.log.Info("listed", "server", s.cfg.Name, "tools", len(tools), "took", since(listed))
-	return &conn{sess: sess, stdio: stdio, kind: kind, tools: tools, ttl: ttl, took: time.Since(start), listed: make(chan struct{})}, nil
+	return &conn{sess: sess, stdio: stdio, kind: kind, tools: tools, ttl: ttl, took: time.Since(start), listed: make(chan struct{}), listenEnded: listenEnded}, nil
 }
 
 // since is the time since t, rounded for a log line.
@@ -334,6 +341,11 @@ wait:
 	for {
 		select {
 		case err = <-done:
+			break wait
+		case <-c.listenEnded:
+			err = errors.New("the server ended the subscriptions/listen stream")
+			c.close()
+			<-done
 			break wait
 		case <-lost:
 			err = errAuthLost

@@ -40,6 +40,7 @@ type stdioConn struct {
 	out   io.Writer       // the server's stdin
 	end   func() error    // ends the process, once stdin is to close
 	calls *calls
+	hooks Hooks
 
 	wmu  sync.Mutex // Write is called from many goroutines
 	wbuf []byte
@@ -59,8 +60,8 @@ type batchReply struct {
 	missing   int
 }
 
-func newStdioConn(in *jsonLineFilter, out io.Writer, end func() error, calls *calls) *stdioConn {
-	return &stdioConn{in: in, out: out, end: end, calls: calls}
+func newStdioConn(in *jsonLineFilter, out io.Writer, end func() error, calls *calls, hooks Hooks) *stdioConn {
+	return &stdioConn{in: in, out: out, end: end, calls: calls, hooks: hooks}
 }
 
 func (c *stdioConn) SessionID() string { return "" }
@@ -82,6 +83,9 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.addBatch(batch)
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if c.calls.method(resp.ID) == methodListen {
+			c.hooks.listenEnded() // a cancelled one was forgotten: the server ended it
+		}
 		c.calls.done(resp.ID)
 	}
 	return msg, nil

@@ -47,7 +47,7 @@ func newPipeConn(t *testing.T, limit int64, hooks Hooks) *pipeConn {
 	p.conn = newStdioConn(newJSONLineFilter(outR, limit, hooks, calls), inW, func() error {
 		p.ends.Add(1)
 		return inW.Close()
-	}, calls)
+	}, calls, hooks)
 	t.Cleanup(func() {
 		p.conn.Close()
 		outW.Close()

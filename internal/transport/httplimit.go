@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"bufio"
 	"bytes"
 	"io"
@@ -62,7 +63,28 @@ func (rt *limitRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	case "text/event-stream":
 		resp.Body = &sseBody{rc: resp.Body, f: newSSEFilter(resp.Body, rt)}
 	}
+	if call.method == methodListen {
+		resp.Body = &listenBody{ReadCloser: resp.Body, ctx: req.Context(), hooks: rt.hooks}
+	}
 	return resp, nil
+}
+
+// listenBody is the stream of a subscriptions/listen request: when it
+// ends (read to its end or failing) while its request is still wanted,
+// the server has let the subscription go (Hooks.ListenEnded).
+type listenBody struct {
+	io.ReadCloser
+	ctx   context.Context
+	hooks Hooks
+	once  sync.Once
+}
+
+func (b *listenBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && b.ctx.Err() == nil {
+		b.once.Do(b.hooks.listenEnded)
+	}
+	return n, err
 }
 
 // mediaType is a Content-Type without its parameters, in lower case, as

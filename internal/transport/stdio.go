@@ -129,7 +129,7 @@ func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	t.stdin = stdinW
 	// Closing the connection runs the shutdown sequence, so go-sdk's
 	// session Close ends the process.
-	return newStdioConn(newJSONLineFilter(stdoutR, t.limit, t.hooks, calls), stdinW, t.shutdown, calls), nil
+	return newStdioConn(newJSONLineFilter(stdoutR, t.limit, t.hooks, calls), stdinW, t.shutdown, calls, t.hooks), nil
 }
 
 // Close ends the process as the session's Close would. It is for a failed

@@ -34,6 +34,11 @@ type Hooks struct {
 	// Dropped gets a line for each message the transport did not pass on
 	// (too large or too deep: DESIGN.md F24) saying what it was and why.
 	Dropped func(what string)
+	// ListenEnded, when set, is called when a subscriptions/listen request
+	// of the 2026-07-28 era ends without the client ending it: its
+	// stream dropped, or the server answered it. go-sdk opens the one for
+	// list changes at connect and never again, so the host reconnects.
+	ListenEnded func()
 	// NoteLogger, when set, is the logger name of the log notifications a
 	// stdio transport writes into the server's stream itself, to say in
 	// order how many of the server's own it dropped (LogBurst): the host
@@ -58,6 +63,15 @@ func (h Hooks) skipped(line string) {
 		h.Skipped(line)
 	}
 }
+
+func (h Hooks) listenEnded() {
+	if h.ListenEnded != nil {
+		h.ListenEnded()
+	}
+}
+
+// methodListen is the 2026-07-28 request that carries notifications.
+const methodListen = "subscriptions/listen"
 
 func (h Hooks) dropped(what string) {
 	if h.Dropped != nil {
