@@ -44,6 +44,10 @@ func (t *target) serverConfig(name string) config.ServerConfig {
 	cfg := config.ServerConfig{
 		Name:   name,
 		Source: config.Source{Provider: "bench", Path: "cmd/bench", Level: config.LevelExplicit},
+		// The version the bare session and the raw client speak, so the
+		// call path is compared like for like: under 2026-07-28 every
+		// request carries its _meta.
+		ProtocolVersion: host.ProtocolVersion,
 	}
 	if t.Transport == "http" {
 		cfg.Type, cfg.URL = config.TransportHTTP, t.URL
