@@ -95,7 +95,9 @@ func (t *benchTarget) cmd() *exec.Cmd {
 }
 
 func (t *benchTarget) config() config.ServerConfig {
-	cfg := config.ServerConfig{Name: t.name, Source: config.Source{Provider: "test", Path: "bench_test.go", Level: config.LevelExplicit}}
+	cfg := config.ServerConfig{Name: t.name, Source: config.Source{Provider: "test", Path: "bench_test.go", Level: config.LevelExplicit},
+		// The bare session's version: a like-for-like call path.
+		ProtocolVersion: host.ProtocolVersion}
 	if t.url != "" {
 		cfg.Type, cfg.URL = config.TransportHTTP, t.url
 	} else {
