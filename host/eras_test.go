@@ -8,8 +8,11 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
@@ -277,4 +280,39 @@ func TestListenStreamReopened(t *testing.T) {
 	run()
 	awaitState(t, sub, "ev", host.StateConnected)
 	changed("a tool-list change after the listen stream was re-opened")
+}
+
+// Under 2026-07-28 a server asks for input (elicitation, sampling, roots)
+// in an input-required result, not a request of its own; go-sdk answers
+// and calls again, and the host's handlers are the ones asked, as under
+// 2025-11-25.
+func TestInputRequiredReachesTheHandlers(t *testing.T) {
+	var elicited, sampled atomic.Int32
+	opts := &host.Options{
+		Elicitation: func(_ context.Context, server string, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			elicited.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		Sampling: func(_ context.Context, server string, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			sampled.Add(1)
+			return &mcp.CreateMessageResult{Model: "test", Role: "assistant", Content: &mcp.TextContent{Text: "sampled"}}, nil
+		},
+		Roots: []*mcp.Root{{URI: "file:///work", Name: "work"}},
+	}
+	h := start(t, opts, config.ServerConfig{Name: "go", Type: config.TransportHTTP, URL: peers.StartGoEverything(t, true)})
+	ctx := context.Background()
+	h.WaitSettled(ctx)
+	if st := status(t, h, "go"); st.ProtocolVersion != config.ProtocolModern {
+		t.Fatalf("go: %s %s %q", st.State, st.ProtocolVersion, st.Error)
+	}
+	for _, tool := range []string{"test_input_required_result_elicitation", "test_input_required_result_sampling",
+		"test_input_required_result_list_roots", "test_input_required_result_multiple_inputs"} {
+		res, err := h.CallTool(ctx, "mcp__go__"+tool, map[string]any{})
+		if err != nil || res.IsError {
+			t.Errorf("%s: %v %v", tool, err, res)
+		}
+	}
+	if elicited.Load() < 2 || sampled.Load() < 2 {
+		t.Errorf("handlers asked: elicitation %d, sampling %d; want each at least twice", elicited.Load(), sampled.Load())
+	}
 }
