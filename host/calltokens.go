@@ -23,21 +23,28 @@ const finishedCalls = 256
 type callTokens struct {
 	seq      atomic.Uint64
 	mu       sync.Mutex
-	inflight map[uint64]string // token number -> exposed tool name
+	inflight map[uint64]tracked // token number -> the call
 	// finished holds the tokens of the last finishedCalls calls to end,
 	// which stay in inflight until pushed out.
 	finished [finishedCalls]uint64
 	next     int
 }
 
+// tracked is an in-flight call: its exposed tool, and whom to tell of its
+// progress besides the events (WithProgress), if anyone.
+type tracked struct {
+	tool     string
+	progress func(Progress, string)
+}
+
 // track registers an in-flight call of tool under a fresh token.
-func (c *callTokens) track(tool string) (token string, n uint64) {
+func (c *callTokens) track(tool string, progress func(Progress, string)) (token string, n uint64) {
 	n = c.seq.Add(1)
 	c.mu.Lock()
 	if c.inflight == nil {
-		c.inflight = map[uint64]string{}
+		c.inflight = map[uint64]tracked{}
 	}
-	c.inflight[n] = tool
+	c.inflight[n] = tracked{tool, progress}
 	c.mu.Unlock()
 	return tokenPrefix + strconv.FormatUint(n, 10), n
 }
@@ -56,18 +63,22 @@ func (c *callTokens) untrack(n uint64) {
 
 // tool names the tool a progress token belongs to, or "" for a token that
 // is not the host's or no longer known.
-func (c *callTokens) tool(token any) string {
+func (c *callTokens) tool(token any) string { return c.call(token).tool }
+
+// call is the call a progress token belongs to; zero for a token that is
+// not the host's or no longer known.
+func (c *callTokens) call(token any) tracked {
 	t, ok := token.(string)
 	if !ok {
-		return ""
+		return tracked{}
 	}
 	digits, ok := strings.CutPrefix(t, tokenPrefix)
 	if !ok {
-		return ""
+		return tracked{}
 	}
 	n, err := strconv.ParseUint(digits, 10, 64)
 	if err != nil || strconv.FormatUint(n, 10) != digits {
-		return ""
+		return tracked{}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

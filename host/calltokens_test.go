@@ -8,7 +8,7 @@ import (
 
 func TestCallTokens(t *testing.T) {
 	var c callTokens
-	token, n := c.track("mcp__a__x")
+	token, n := c.track("mcp__a__x", nil)
 	if got := c.tool(token); got != "mcp__a__x" {
 		t.Errorf("tool(%q) = %q while in flight", token, got)
 	}
@@ -23,7 +23,7 @@ func TestCallTokens(t *testing.T) {
 		if got := c.tool(token); got != "mcp__a__x" {
 			t.Fatalf("forgotten after %d calls", i)
 		}
-		_, m := c.track("mcp__a__y")
+		_, m := c.track("mcp__a__y", nil)
 		c.untrack(m)
 	}
 	if got := c.tool(token); got != "" {
@@ -37,7 +37,7 @@ func TestCallTokensConcurrent(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 100 {
-				token, n := c.track("t")
+				token, n := c.track("t", nil)
 				if c.tool(token) != "t" {
 					t.Error("a token in flight is not known")
 				}

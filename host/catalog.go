@@ -92,6 +92,19 @@ func (h *Host) GetPrompt(ctx context.Context, server, name string, args map[stri
 	return res, h.redactor.Error(err)
 }
 
+// Complete asks the named server to complete a prompt's or a resource
+// template's argument (completion/complete).
+func (h *Host) Complete(ctx context.Context, server string, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	sess, timeout, err := h.liveSession(server)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := sess.Complete(ctx, params)
+	return res, h.redactor.Error(err)
+}
+
 func (h *Host) liveSession(name string) (*mcp.ClientSession, time.Duration, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

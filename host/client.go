@@ -43,10 +43,12 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			p := req.Params
-			h.events.publish(Event{
-				Type: EventProgress, Server: s.cfg.Name, Message: p.Message, Tool: h.calls.tool(p.ProgressToken),
-				Progress: &Progress{Token: p.ProgressToken, Progress: p.Progress, Total: p.Total},
-			})
+			call := h.calls.call(p.ProgressToken)
+			prog := Progress{Token: p.ProgressToken, Progress: p.Progress, Total: p.Total}
+			if call.progress != nil {
+				call.progress(prog, h.redactor.String(p.Message))
+			}
+			h.events.publish(Event{Type: EventProgress, Server: s.cfg.Name, Message: p.Message, Tool: call.tool, Progress: &prog})
 		},
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			p := req.Params

@@ -65,6 +65,11 @@ type Options struct {
 	// ToolPrefix starts every exposed tool name. Empty means
 	// DefaultToolPrefix; use NoToolPrefix for none.
 	ToolPrefix string
+	// PassThroughNames exposes each tool under its own name where no other
+	// server's tool has it, and as ToolPrefix + server + "__" + tool only
+	// where one does: for a gateway in front of one server, which should
+	// look like that server.
+	PassThroughNames bool
 	// ClientName and ClientVersion are what servers see in initialize.
 	// Empty means "switchboard" and Version.
 	ClientName, ClientVersion string

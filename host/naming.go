@@ -82,6 +82,13 @@ func withHash(name string, k toolKey, n int) string {
 // name is taken gets a hash suffix, and the clash is returned, once, for
 // the host to report. With no prev, the outcome depends only on keys.
 func assignNames(prefix string, keys []toolKey, prev map[toolKey]string) (map[toolKey]string, []string) {
+	return assignNamesAs(prefix, false, keys, prev)
+}
+
+// assignNamesAs is assignNames; with passThrough, a tool's first choice
+// is its own name (sanitized), and only a tool whose own name is taken by
+// another server's gets prefix + server + "__" + tool (Options.PassThroughNames).
+func assignNamesAs(prefix string, passThrough bool, keys []toolKey, prev map[toolKey]string) (map[toolKey]string, []string) {
 	names := make(map[toolKey]string, len(keys))
 	taken := make(map[string]toolKey, len(keys))
 	var fresh []toolKey
@@ -105,6 +112,13 @@ func assignNames(prefix string, keys []toolKey, prev map[toolKey]string) (map[to
 			continue // listed twice
 		}
 		name := prefix + sanitizeNamePart(k.server) + "__" + sanitizeNamePart(k.tool)
+		if own := sanitizeNamePart(k.tool); passThrough && len(own) <= MaxToolNameLength {
+			if _, clash := taken[own]; !clash {
+				name = own
+			} else {
+				collisions = append(collisions, "tool "+k.server+"/"+k.tool+" and "+taken[own].server+"/"+taken[own].tool+" both want the name "+own+"; "+k.server+"'s is "+name)
+			}
+		}
 		if len(name) > MaxToolNameLength {
 			name = withHash(name, k, hashLen)
 		}

@@ -74,6 +74,22 @@ func (e *CallError) Unwrap() error { return e.Err }
 // secrets the host knows masked (F44). Cancelling ctx
 // aborts the call and sends notifications/cancelled to the server; then
 // the result is nil and the error wraps ctx.Err().
+// progressKey carries a call's own progress callback (WithProgress).
+type progressKey struct{}
+
+// WithProgress returns ctx for a CallTool whose progress reports (and
+// their messages, secrets masked) go to fn as well as to the events: for a gateway that passes each on to the
+// client whose call it is. fn is called from go-sdk's goroutines, in the
+// order the server sent them, and must not block for long.
+func WithProgress(ctx context.Context, fn func(Progress, string)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+func progressFrom(ctx context.Context) func(Progress, string) {
+	fn, _ := ctx.Value(progressKey{}).(func(Progress, string))
+	return fn
+}
+
 func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	sess, key, timeout, err := h.sessionFor(ctx, name)
 	if err != nil {
@@ -93,7 +109,7 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	params := &mcp.CallToolParams{Name: key.tool, Arguments: args}
 	// Every call carries a progress token, so a server can report progress
 	// and the report reaches events tagged with the tool it belongs to.
-	token, n := h.calls.track(name)
+	token, n := h.calls.track(name, progressFrom(ctx))
 	defer h.calls.untrack(n)
 	params.SetProgressToken(token)
 	began := time.Now()

@@ -127,7 +127,7 @@ func (h *Host) rebuildToolsLocked() bool {
 	for name, k := range h.index {
 		prev[k] = name
 	}
-	names, collisions := assignNames(h.opts.ToolPrefix, keys, prev)
+	names, collisions := assignNamesAs(h.opts.ToolPrefix, h.opts.PassThroughNames, keys, prev)
 	for _, c := range collisions {
 		h.log.Warn("tool name collision resolved", "detail", c)
 	}

@@ -167,7 +167,7 @@ disabled, blocked or untrusted server is not a failure.`,
 	root.SetVersionTemplate("switchboard {{.Version}}\n")
 	g.register(root)
 	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f),
-		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newAuthCmd(f), newDemoServerCmd())
+		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newAuthCmd(f), newServeCmd(f), newDemoServerCmd())
 	root.AddCommand(newEditCmds(f)...)
 	strictCompletion(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -52,7 +52,7 @@ type Factory struct {
 	// subscribe to its events first.
 	// untrustedProject says the project has not been trusted: the host
 	// starts the person's own servers outside it (host.Options).
-	NewHost func(untrustedProject bool) (*host.Host, error)
+	NewHost func(untrustedProject bool, adjust ...func(*host.Options)) (*host.Host, error)
 	// Logger is where the host and the config watcher log: stderr with
 	// --verbose, nil (discard) without.
 	Logger func() *slog.Logger
@@ -279,7 +279,7 @@ func (g *globalOptions) logger() *slog.Logger {
 	return slog.New(g.redactor.Handler(slog.NewTextHandler(g.io.Err, &slog.HandlerOptions{Level: slog.LevelDebug})))
 }
 
-func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
+func (g *globalOptions) newHost(untrustedProject bool, adjust ...func(*host.Options)) (*host.Host, error) {
 	dir, err := g.project()
 	if err != nil {
 		return nil, err
@@ -295,7 +295,7 @@ func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return host.New(&host.Options{
+	opts := &host.Options{
 		Logger:           g.logger(),
 		StartupGate:      g.gate,
 		CacheDir:         cache,
@@ -307,7 +307,11 @@ func (g *globalOptions) newHost(untrustedProject bool) (*host.Host, error) {
 		// leave are its own to end and reap (DESIGN.md F17).
 		Subreaper: true,
 		TokenFile: g.tokenFile(),
-	}), nil
+	}
+	for _, fn := range adjust {
+		fn(opts)
+	}
+	return host.New(opts), nil
 }
 
 // rootsFor is what servers that ask for roots (roots/list) are offered, so

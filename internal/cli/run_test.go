@@ -49,7 +49,7 @@ func newFakeFactory(d *discover.Discovery) *fakeFactory {
 			ff.modes = append(ff.modes, mode)
 			return d, nil
 		},
-		NewHost: func(bool) (*host.Host, error) { return host.New(nil), nil },
+		NewHost: func(bool, ...func(*host.Options)) (*host.Host, error) { return host.New(nil), nil },
 	}
 	return ff
 }

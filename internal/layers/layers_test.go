@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"internal/toolcache": {"config", "internal/safefile"},
 	"internal/transport": {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"watch":              {"config", "host"},
+	"gateway":            {"config", "host"},
 
 	// Leaves.
 	"internal/clip":      {},

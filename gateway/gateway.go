@@ -1,0 +1,207 @@
+// Package gateway serves the servers of a host as one MCP server
+// (DESIGN.md F50–F54): the tools, prompts and resources of every server,
+// kept in step with the host (list changes, reloads, reconnects), to any
+// MCP client over stdio or streamable HTTP. It is a consumer of the host
+// like the command line, never a second connection manager: every call,
+// read and prompt goes through the host, and its names are the host's.
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// Options configure a Gateway.
+type Options struct {
+	// Name and Version are what clients see of the gateway.
+	Name, Version string
+	// Logger gets the gateway's own diagnostics; nil discards them.
+	Logger *slog.Logger
+	// PassThrough names prompts by their own names where no other server
+	// has one by that name, as host.Options.PassThroughNames does tools.
+	PassThrough bool
+	// Instructions are given to clients in the handshake.
+	Instructions string
+}
+
+// maxViews bounds the views (distinct server lists asked for over HTTP)
+// a gateway keeps: each holds a server's worth of registrations.
+const maxViews = 64
+
+// Gateway serves a host. Create it with New, run Run for as long as it
+// serves, and serve its views with ServeStdio or Handler.
+type Gateway struct {
+	h    *host.Host
+	opts Options
+	log  *slog.Logger
+
+	mu    sync.Mutex
+	views map[string]*view
+	// calling holds, per upstream server, the client sessions with a call
+	// to it in flight: where a request of that server's (sampling,
+	// elicitation) goes.
+	calling map[string]map[*mcp.ServerSession]int
+	synced  chan struct{} // closed once Run has made its first sync
+}
+
+// New returns a gateway over h.
+func New(h *host.Host, opts *Options) *Gateway {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = "switchboard"
+	}
+	if o.Version == "" {
+		o.Version = host.Version
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[*mcp.ServerSession]int{}, synced: make(chan struct{})}
+}
+
+// view is one window on the host (host.ViewFilter): an MCP server with
+// what the filter shows registered on it.
+type view struct {
+	key    string
+	filter host.ViewFilter
+	srv    *mcp.Server
+
+	mu        sync.Mutex // orders syncs of this view
+	tools     map[string]string
+	prompts   map[string]string
+	resources map[string]string
+	templates map[string]string
+}
+
+// View returns the MCP server of the view filter shows, creating it on
+// first use; an error when the gateway keeps as many views as it may.
+func (g *Gateway) View(filter host.ViewFilter) (*mcp.Server, error) {
+	v, err := g.view(filter)
+	if err != nil {
+		return nil, err
+	}
+	return v.srv, nil
+}
+
+func (g *Gateway) view(filter host.ViewFilter) (*view, error) {
+	key := viewKey(filter)
+	g.mu.Lock()
+	v, ok := g.views[key]
+	if !ok && len(g.views) >= maxViews {
+		g.mu.Unlock()
+		return nil, fmt.Errorf("too many views (%d): ask for fewer distinct server lists", maxViews)
+	}
+	if !ok {
+		v = &view{key: key, filter: filter, tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]string{}, templates: map[string]string{}}
+		v.srv = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
+			Instructions:       g.opts.Instructions,
+			Logger:             g.log,
+			HasTools:           true,
+			HasPrompts:         true,
+			HasResources:       true,
+			CompletionHandler:  g.complete(v),
+			SubscribeHandler:   g.subscribe(v),
+			UnsubscribeHandler: g.unsubscribe(v),
+		})
+		g.views[key] = v
+	}
+	g.mu.Unlock()
+	if !ok {
+		g.sync(v)
+	}
+	return v, nil
+}
+
+// viewKey names a filter: views with the same key are one view.
+func viewKey(f host.ViewFilter) string {
+	servers := slices.Sorted(slices.Values(f.Servers))
+	b, _ := json.Marshal([]any{servers, f.Tools.Allow, f.Tools.Deny})
+	return string(b)
+}
+
+// Run keeps every view in step with the host until ctx ends: list changes,
+// reconnects and reloads reach connected clients as list_changed
+// notifications (go-sdk sends them when a view's lists change), resource
+// updates and server logs as notifications.
+func (g *Gateway) Run(ctx context.Context) error {
+	sub := g.h.Subscribe()
+	defer sub.Close()
+	g.syncAll()
+	close(g.synced)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e, ok := <-sub.C:
+			if !ok {
+				return nil
+			}
+			switch e.Type {
+			case host.EventTools, host.EventResources, host.EventPrompts, host.EventState:
+				g.syncAll()
+			case host.EventResourceUpdated:
+				g.each(func(v *view) {
+					if _, ok := v.resources[e.URI]; ok || v.shows(e.Server) {
+						_ = v.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: e.URI})
+					}
+				})
+			case host.EventLog:
+				g.forwardLog(ctx, e)
+			}
+		}
+	}
+}
+
+func (g *Gateway) each(fn func(*view)) {
+	g.mu.Lock()
+	views := make([]*view, 0, len(g.views))
+	for _, v := range g.views {
+		views = append(views, v)
+	}
+	g.mu.Unlock()
+	for _, v := range views {
+		fn(v)
+	}
+}
+
+func (g *Gateway) syncAll() { g.each(g.sync) }
+
+func (v *view) shows(server string) bool {
+	return len(v.filter.Servers) == 0 || slices.Contains(v.filter.Servers, server)
+}
+
+// forwardLog passes a server's log line to the clients that see it, at
+// the level each asked for (go-sdk's ServerSession.Log drops what is
+// below it).
+func (g *Gateway) forwardLog(ctx context.Context, e host.Event) {
+	level := mcp.LoggingLevel("info")
+	switch e.Level {
+	case host.LevelWarn:
+		level = "warning"
+	case host.LevelError:
+		level = "error"
+	}
+	g.each(func(v *view) {
+		if !v.shows(e.Server) {
+			return
+		}
+		for ss := range v.srv.Sessions() {
+			_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: e.Server, Data: e.Message})
+		}
+	})
+}
+
+// Synced is closed once Run has brought every view in step the first time.
+func (g *Gateway) Synced() <-chan struct{} { return g.synced }

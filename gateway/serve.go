@@ -1,0 +1,119 @@
+package gateway
+
+import (
+	"context"
+	"crypto/subtle"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// ServeStdio serves the view filter shows to one client over stdin and
+// stdout until the client leaves or ctx ends.
+func (g *Gateway) ServeStdio(ctx context.Context, filter host.ViewFilter) error {
+	srv, err := g.View(filter)
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx, &mcp.StdioTransport{})
+}
+
+// HTTPOptions configure Handler.
+type HTTPOptions struct {
+	// Token, when set, is required of every request as
+	// "Authorization: Bearer TOKEN" (compared in constant time).
+	Token string
+	// Filter is the view of a request that names no servers.
+	Filter host.ViewFilter
+}
+
+// Path is where Handler serves MCP.
+const Path = "/mcp"
+
+// Handler serves the gateway over streamable HTTP at Path (DESIGN.md
+// F50, F54), in both protocol eras: a request of 2026-07-28 (its
+// MCP-Protocol-Version header says so) goes to a stateless handler, any
+// other to a stateful one with sessions. ?servers=a,b picks a view. go-sdk
+// refuses a request that came to a loopback address with another Host
+// (DNS rebinding); an Origin header must be a loopback origin or the
+// request's own host.
+func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
+	getServer := func(r *http.Request) *mcp.Server {
+		filter := opts.Filter
+		if s := r.URL.Query().Get("servers"); s != "" {
+			filter.Servers = splitList(s)
+		}
+		srv, err := g.View(filter)
+		if err != nil {
+			g.log.Warn("view refused", "error", err)
+			return nil
+		}
+		return srv
+	}
+	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log})
+	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, Stateless: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != Path {
+			http.NotFound(w, r)
+			return
+		}
+		if opts.Token != "" && !bearer(r, opts.Token) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+			http.Error(w, "switchboard: a token is needed (Authorization: Bearer …)", http.StatusUnauthorized)
+			return
+		}
+		if !originAllowed(r) {
+			http.Error(w, "switchboard: Origin not allowed", http.StatusForbidden)
+			return
+		}
+		if v := r.Header.Get("Mcp-Protocol-Version"); v >= config.ProtocolModern {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}
+
+func bearer(r *http.Request, token string) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// originAllowed reports whether a browser's Origin may use the gateway:
+// none (not a browser), a loopback origin, or the host the request names.
+func originAllowed(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil {
+		return false
+	}
+	return IsLoopback(u.Hostname()) || u.Host == r.Host
+}
+
+// IsLoopback reports whether host names this machine only.
+func IsLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

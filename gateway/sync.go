@@ -1,0 +1,359 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// sync registers on v's server what the host has that v shows, and
+// removes what it no longer has. A registration is kept while what it
+// stands for is unchanged, so a sync that changes nothing sends no
+// list_changed. Whatever a server lists that go-sdk would refuse to serve
+// (a tool whose input schema is not an object, a bad URI) is left out
+// with a line in the log: an upstream cannot stop the gateway.
+func (g *Gateway) sync(v *view) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	g.syncTools(v)
+	g.syncPrompts(v)
+	g.syncResources(v)
+}
+
+func (g *Gateway) syncTools(v *view) {
+	want := map[string]host.Tool{}
+	for _, t := range g.h.View(v.filter).Tools().Tools {
+		want[t.Name] = t
+	}
+	var gone []string
+	for name := range v.tools {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+			delete(v.tools, name)
+		}
+	}
+	if len(gone) > 0 {
+		v.srv.RemoveTools(gone...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		t := want[name]
+		fp := fingerprint(t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.Server, t.Tool)
+		if v.tools[name] == fp {
+			continue
+		}
+		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: objectSchema(t.InputSchema),
+			OutputSchema: t.OutputSchema, Annotations: t.Annotations}
+		if err := guarded(func() { v.srv.AddTool(tool, g.callTool(t.Name, t.Server)) }); err != nil {
+			tool.OutputSchema = nil // the one part left that go-sdk checks and may refuse
+			if err := guarded(func() { v.srv.AddTool(tool, g.callTool(t.Name, t.Server)) }); err != nil {
+				g.log.Warn("tool left out", "server", t.Server, "tool", t.Tool, "error", err)
+				continue
+			}
+		}
+		v.tools[name] = fp
+	}
+}
+
+// objectSchema is a tool's input schema as go-sdk takes it: an object
+// schema. One that is not (a broken server's) becomes the schema that
+// takes any object; the host's name lookup and the server still judge the
+// arguments.
+func objectSchema(s any) any {
+	var m map[string]any
+	if b, err := json.Marshal(s); err == nil && json.Unmarshal(b, &m) == nil && m["type"] == "object" {
+		return json.RawMessage(b)
+	}
+	return json.RawMessage(`{"type":"object"}`)
+}
+
+// callTool is the handler of an exposed tool: the host's call, with the
+// client's progress token and cancellation passed on, and the client
+// noted as the one an upstream request during the call goes to.
+func (g *Gateway) callTool(name, server string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			ss := req.Session
+			ctx = host.WithProgress(ctx, func(p host.Progress, msg string) {
+				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: p.Progress, Total: p.Total, Message: msg})
+			})
+		}
+		defer g.calls(server, req.Session)()
+		var args any
+		if len(req.Params.Arguments) > 0 {
+			args = req.Params.Arguments
+		}
+		res, err := g.h.CallTool(ctx, name, args)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(err, host.ErrUnknownTool):
+			return nil, err
+		case res != nil:
+			return ownResult(res), nil // a failed call is a tool error, saying which server and why
+		}
+		return nil, err
+	}
+}
+
+// ownResult is an upstream's result as the gateway's: the same content,
+// without the protocol's own _meta keys (io.modelcontextprotocol/…),
+// which describe the upstream connection (its server info), not this one.
+func ownResult(res *mcp.CallToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{Content: res.Content, StructuredContent: res.StructuredContent, IsError: res.IsError}
+	for k, v := range res.Meta {
+		if !strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			if out.Meta == nil {
+				out.Meta = mcp.Meta{}
+			}
+			out.Meta[k] = v
+		}
+	}
+	return out
+}
+
+// calls notes that ss has a call to server in flight, until the returned
+// function is called.
+func (g *Gateway) calls(server string, ss *mcp.ServerSession) func() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.calling[server] == nil {
+		g.calling[server] = map[*mcp.ServerSession]int{}
+	}
+	g.calling[server][ss]++
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.calling[server][ss]--; g.calling[server][ss] <= 0 {
+			delete(g.calling[server], ss)
+		}
+	}
+}
+
+func (g *Gateway) syncPrompts(v *view) {
+	type prompt struct {
+		server string
+		p      *mcp.Prompt
+	}
+	var all []prompt
+	owners := map[string]int{} // a prompt's own name, by how many servers have it
+	for _, p := range g.h.Prompts() {
+		if v.shows(p.Server) {
+			all = append(all, prompt{p.Server, p.Prompt})
+			owners[p.Prompt.Name]++
+		}
+	}
+	want := map[string]prompt{}
+	for _, p := range all {
+		name := p.server + "__" + p.p.Name
+		if g.opts.PassThrough && owners[p.p.Name] == 1 {
+			name = p.p.Name
+		}
+		if _, taken := want[name]; taken {
+			g.log.Warn("prompt left out: its name is taken", "server", p.server, "prompt", p.p.Name, "name", name)
+			continue
+		}
+		want[name] = p
+	}
+	var gone []string
+	for name := range v.prompts {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+			delete(v.prompts, name)
+		}
+	}
+	if len(gone) > 0 {
+		v.srv.RemovePrompts(gone...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		p := want[name]
+		fp := fingerprint(p.server, p.p)
+		if v.prompts[name] == fp {
+			continue
+		}
+		exposed := *p.p
+		exposed.Name = name
+		server, upstream := p.server, p.p.Name
+		handler := func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return g.h.GetPrompt(ctx, server, upstream, req.Params.Arguments)
+		}
+		if err := guarded(func() { v.srv.AddPrompt(&exposed, handler) }); err != nil {
+			g.log.Warn("prompt left out", "server", server, "prompt", upstream, "error", err)
+			continue
+		}
+		v.prompts[name] = fp
+	}
+}
+
+func (g *Gateway) syncResources(v *view) {
+	resources, templates := g.h.Resources()
+	wantRes := map[string]host.Resource{}
+	for _, r := range resources {
+		if !v.shows(r.Server) {
+			continue
+		}
+		if other, taken := wantRes[r.URI]; taken {
+			// Resources are sorted by server: the first one keeps the URI.
+			if other.Server != r.Server {
+				g.log.Warn("resource left out: another server has its URI", "server", r.Server, "uri", r.URI, "kept", other.Server)
+			}
+			continue
+		}
+		wantRes[r.URI] = r
+	}
+	wantTpl := map[string]host.ResourceTemplate{}
+	for _, t := range templates {
+		if _, taken := wantTpl[t.URITemplate]; v.shows(t.Server) && !taken {
+			wantTpl[t.URITemplate] = t
+		}
+	}
+	var gone []string
+	for uri := range v.resources {
+		if _, ok := wantRes[uri]; !ok {
+			gone = append(gone, uri)
+			delete(v.resources, uri)
+		}
+	}
+	if len(gone) > 0 {
+		v.srv.RemoveResources(gone...)
+	}
+	gone = gone[:0]
+	for tpl := range v.templates {
+		if _, ok := wantTpl[tpl]; !ok {
+			gone = append(gone, tpl)
+			delete(v.templates, tpl)
+		}
+	}
+	if len(gone) > 0 {
+		v.srv.RemoveResourceTemplates(gone...)
+	}
+	for _, uri := range slices.Sorted(maps.Keys(wantRes)) {
+		r := wantRes[uri]
+		fp := fingerprint(r.Server, r.Resource)
+		if v.resources[uri] == fp {
+			continue
+		}
+		res := *r.Resource
+		if err := guarded(func() { v.srv.AddResource(&res, g.read(r.Server)) }); err != nil {
+			g.log.Warn("resource left out", "server", r.Server, "uri", uri, "error", err)
+			continue
+		}
+		v.resources[uri] = fp
+	}
+	for _, tpl := range slices.Sorted(maps.Keys(wantTpl)) {
+		t := wantTpl[tpl]
+		fp := fingerprint(t.Server, t.ResourceTemplate)
+		if v.templates[tpl] == fp {
+			continue
+		}
+		rt := *t.ResourceTemplate
+		if err := guarded(func() { v.srv.AddResourceTemplate(&rt, g.read(t.Server)) }); err != nil {
+			g.log.Warn("resource template left out", "server", t.Server, "template", tpl, "error", err)
+			continue
+		}
+		v.templates[tpl] = fp
+	}
+}
+
+func (g *Gateway) read(server string) mcp.ResourceHandler {
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return g.h.ReadResource(ctx, server, req.Params.URI)
+	}
+}
+
+// owner is the server of a resource URI or template in v.
+func (g *Gateway) owner(v *view, uri string) (string, bool) {
+	resources, templates := g.h.Resources()
+	for _, r := range resources {
+		if r.URI == uri && v.shows(r.Server) {
+			return r.Server, true
+		}
+	}
+	for _, t := range templates {
+		if t.URITemplate == uri && v.shows(t.Server) {
+			return t.Server, true
+		}
+	}
+	return "", false
+}
+
+func (g *Gateway) subscribe(v *view) func(context.Context, *mcp.SubscribeRequest) error {
+	return func(ctx context.Context, req *mcp.SubscribeRequest) error {
+		server, ok := g.owner(v, req.Params.URI)
+		if !ok {
+			return fmt.Errorf("no server offers %s", req.Params.URI)
+		}
+		return g.h.SubscribeResource(ctx, server, req.Params.URI)
+	}
+}
+
+func (g *Gateway) unsubscribe(v *view) func(context.Context, *mcp.UnsubscribeRequest) error {
+	return func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+		if server, ok := g.owner(v, req.Params.URI); ok {
+			return g.h.UnsubscribeResource(ctx, server, req.Params.URI)
+		}
+		return nil
+	}
+}
+
+// complete routes completion/complete by its reference: a prompt's to the
+// prompt's server (under its own name), a resource template's to its.
+func (g *Gateway) complete(v *view) func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+		ref := req.Params.Ref
+		if ref == nil {
+			return nil, errors.New("completion without a reference")
+		}
+		params := *req.Params
+		switch ref.Type {
+		case "ref/prompt":
+			v.mu.Lock()
+			_, known := v.prompts[ref.Name]
+			v.mu.Unlock()
+			if !known {
+				return nil, fmt.Errorf("unknown prompt %q", ref.Name)
+			}
+			for _, p := range g.h.Prompts() {
+				if !v.shows(p.Server) {
+					continue
+				}
+				if p.Prompt.Name == ref.Name || p.Server+"__"+p.Prompt.Name == ref.Name {
+					r := *ref
+					r.Name = p.Prompt.Name
+					params.Ref = &r
+					return g.h.Complete(ctx, p.Server, &params)
+				}
+			}
+		case "ref/resource":
+			if server, ok := g.owner(v, ref.URI); ok {
+				return g.h.Complete(ctx, server, &params)
+			}
+		}
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+	}
+}
+
+// guarded runs a go-sdk registration, which panics on what it refuses,
+// and returns the refusal as an error.
+func guarded(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	fn()
+	return nil
+}
+
+// fingerprint is what a registration stands for, to tell a changed one.
+func fingerprint(parts ...any) string {
+	b, _ := json.Marshal(parts)
+	return string(b)
+}
