@@ -21,6 +21,9 @@
 #                                 -stateless=false): the reference table
 #                direct-stateless the same with -stateless (2026-07-28 only)
 #   -a ARGS    arguments of `serve` after --http ADDR (default --no-prefix)
+#   -p VERSION pin the protocol version switchboard speaks with the upstream
+#              (its config's "protocolVersion", e.g. 2025-11-25); default: none,
+#              so over stdio it negotiates the newest both speak
 #   -e FILE    expected failures, in the suite's own baseline format
 #              (`server:` followed by `- name` lines, or `server: [a, b]`).
 #              A failing scenario not in FILE fails the run; so does one in
@@ -44,15 +47,16 @@
 # report).
 set -euo pipefail
 
-target=stdio serve_args="--no-prefix" expected="" report=0 label=conformance-serve logdir="" verbose=0
+target=stdio serve_args="--no-prefix" pin="" expected="" report=0 label=conformance-serve logdir="" verbose=0
 usage() {
-	echo "usage: $0 [-t stdio|http|direct|direct-stateless] [-a ARGS] [-e FILE] [-r] [-n LABEL] [-l DIR] [-v] NODE_MODULES EVERYTHING [SWITCHBOARD]" >&2
+	echo "usage: $0 [-t stdio|http|direct|direct-stateless] [-a ARGS] [-p VERSION] [-e FILE] [-r] [-n LABEL] [-l DIR] [-v] NODE_MODULES EVERYTHING [SWITCHBOARD]" >&2
 	exit 2
 }
-while getopts "t:a:e:rn:l:v" opt; do
+while getopts "t:a:p:e:rn:l:v" opt; do
 	case $opt in
 	t) target=$OPTARG ;;
 	a) serve_args=$OPTARG ;;
+	p) pin=$OPTARG ;;
 	e) expected=$OPTARG ;;
 	r) report=1 ;;
 	n) label=$OPTARG ;;
@@ -232,11 +236,13 @@ start_gateway() {
 	local attempt port i sb
 	local home=$work/home cfg=$work/config.json
 	mkdir -p "$home/state" "$home/cache" "$home/config" "$home/project"
+	local pinned=""
+	[ -z "$pin" ] || pinned=", \"protocolVersion\": \"$pin\""
 	if [ "$target" = stdio ]; then
-		printf '{"mcpServers": {"everything": {"command": "%s"}}}\n' "$everything" >"$cfg"
+		printf '{"mcpServers": {"everything": {"command": "%s"%s}}}\n' "$everything" "$pinned" >"$cfg"
 	else
 		start_upstream false || return 1
-		printf '{"mcpServers": {"everything": {"type": "http", "url": "%s"}}}\n' "$upstream_url" >"$cfg"
+		printf '{"mcpServers": {"everything": {"type": "http", "url": "%s"%s}}}\n' "$upstream_url" "$pinned" >"$cfg"
 	fi
 	# The suite's sessions are the only clients: nothing of this user's is read.
 	sb=("$switchboard" --config "$cfg" --no-discover --state-dir "$home/state" --cache-dir "$home/cache" --project "$home/project")
@@ -336,8 +342,8 @@ width=0
 for s in "${scenarios[@]}"; do [ ${#s} -le $width ] || width=${#s}; done
 passed=0 failed=0 unexpected=() stale=() expected_failed=0
 case $target in
-stdio) what="switchboard serve $serve_args, everything-server over stdio behind it" ;;
-http) what="switchboard serve $serve_args, everything-server over HTTP behind it" ;;
+stdio) what="switchboard serve $serve_args, everything-server over stdio${pin:+ ($pin)} behind it" ;;
+http) what="switchboard serve $serve_args, everything-server over HTTP${pin:+ ($pin)} behind it" ;;
 direct) what="everything-server directly (stateful)" ;;
 direct-stateless) what="everything-server directly (stateless)" ;;
 esac
