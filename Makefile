@@ -18,7 +18,7 @@ PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 # internal/peers finds the npm peers here (PEERS.md).
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
 
-.PHONY: all peers peers-next test bench build fuzz conformance conformance-next crossbuild tidy
+.PHONY: all peers peers-next test bench build fuzz conformance conformance-next conformance-serve conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
 
 all: build
 
@@ -110,6 +110,65 @@ conformance-next:
 			$(CURDIR)/$(PEERS_NEXT)/node_modules $(CONFORMANCE_CLIENT) || \
 			echo "conformance-next: the prerelease suite could not run; no report (not a failure)"; \
 	fi
+
+# The suite's SERVER scenarios against `switchboard serve --http ADDR
+# --no-prefix` (pass-through names: the suite calls exact tool and prompt
+# names), with go-sdk's everything-server (PEERS.md) as the only upstream:
+# once over stdio, where the two agree on 2026-07-28, and once over HTTP,
+# stateful 2025-11-25. test/conformance-serve.sh asks the suite for its
+# server scenarios (`conformance list --server`, the 2 pending ones
+# included), runs each in a suite run of its own, and prints PASS/FAIL per
+# scenario with the failed checks' ids. Against the expected failures in
+# test/conformance-serve-expected-failures.yml (stdio) and
+# test/conformance-serve-http-expected-failures.yml (HTTP) it marks a new
+# failure UNEXPECTED and a listed pass STALE. Report only for now
+# (CONFORMANCE_SERVE_REPORT=-r, so it exits 0 unless it cannot run at all);
+# CONFORMANCE_SERVE_REPORT= makes it a gate. 32 scenarios take 15 to 17 s
+# per upstream here.
+CONFORMANCE_SERVE_RUN := test/conformance-serve.sh
+EVERYTHING_SERVER := $(CURDIR)/bin/everything-server
+CONFORMANCE_SERVE_REPORT ?= -r
+
+everything-server:
+	$(GO) build -o $(EVERYTHING_SERVER) github.com/modelcontextprotocol/go-sdk/conformance/everything-server
+
+conformance-serve: peers build everything-server
+	$(CONFORMANCE_SERVE_RUN) $(CONFORMANCE_SERVE_REPORT) -t stdio -n conformance-serve \
+		-e test/conformance-serve-expected-failures.yml \
+		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
+	$(CONFORMANCE_SERVE_RUN) $(CONFORMANCE_SERVE_REPORT) -t http -n conformance-serve-http \
+		-e test/conformance-serve-http-expected-failures.yml \
+		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
+
+# The prerelease suite's 65 server scenarios, the same two ways, report
+# only, and like conformance-next a failed install or build is one line in
+# the log, not a failure. About 40 s per upstream here.
+conformance-serve-next:
+	@if ! $(MAKE) --no-print-directory peers-next; then \
+		echo "conformance-serve-next: installing $(PEERS_NEXT) failed; no prerelease report (not a failure)"; \
+	elif ! $(MAKE) --no-print-directory build everything-server; then \
+		echo "conformance-serve-next: building failed; no prerelease report (not a failure)"; \
+	else \
+		for t in stdio http; do \
+			$(CONFORMANCE_SERVE_RUN) -r -t $$t -n conformance-serve-next-$$t \
+				$(CURDIR)/$(PEERS_NEXT)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard || \
+				echo "conformance-serve-next-$$t: the prerelease suite could not run; no report (not a failure)"; \
+		done; \
+	fi
+
+# The reference tables: the same scenarios against the everything-server
+# itself (stateful 2025-11-25; for the prerelease also stateless
+# 2026-07-28), and serve with the stdio upstream pinned to 2025-11-25.
+# Not part of `make test`; docs/CONFORMANCE.md has the tables.
+conformance-serve-reference: peers peers-next build everything-server
+	$(CONFORMANCE_SERVE_RUN) -r -t direct -n reference \
+		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER)
+	$(CONFORMANCE_SERVE_RUN) -r -t stdio -p 2025-11-25 -n conformance-serve-2025 \
+		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
+	$(CONFORMANCE_SERVE_RUN) -r -t direct -n reference-next \
+		$(CURDIR)/$(PEERS_NEXT)/node_modules $(EVERYTHING_SERVER)
+	$(CONFORMANCE_SERVE_RUN) -r -t direct-stateless -n reference-next-stateless \
+		$(CURDIR)/$(PEERS_NEXT)/node_modules $(EVERYTHING_SERVER)
 
 # fuzz_all runs every Fuzz target in the repository, one at a time (go test
 # fuzzes one target of one package per run), so new targets join by themselves.

@@ -24,6 +24,7 @@
 #   -p VERSION pin the protocol version switchboard speaks with the upstream
 #              (its config's "protocolVersion", e.g. 2025-11-25); default: none,
 #              so over stdio it negotiates the newest both speak
+#   -s REGEX   run only the scenarios whose name matches REGEX (grep -E)
 #   -e FILE    expected failures, in the suite's own baseline format
 #              (`server:` followed by `- name` lines, or `server: [a, b]`).
 #              A failing scenario not in FILE fails the run; so does one in
@@ -47,16 +48,17 @@
 # report).
 set -euo pipefail
 
-target=stdio serve_args="--no-prefix" pin="" expected="" report=0 label=conformance-serve logdir="" verbose=0
+target=stdio serve_args="--no-prefix" pin="" only="" expected="" report=0 label=conformance-serve logdir="" verbose=0
 usage() {
-	echo "usage: $0 [-t stdio|http|direct|direct-stateless] [-a ARGS] [-p VERSION] [-e FILE] [-r] [-n LABEL] [-l DIR] [-v] NODE_MODULES EVERYTHING [SWITCHBOARD]" >&2
+	echo "usage: $0 [-t stdio|http|direct|direct-stateless] [-a ARGS] [-p VERSION] [-s REGEX] [-e FILE] [-r] [-n LABEL] [-l DIR] [-v] NODE_MODULES EVERYTHING [SWITCHBOARD]" >&2
 	exit 2
 }
-while getopts "t:a:p:e:rn:l:v" opt; do
+while getopts "t:a:p:s:e:rn:l:v" opt; do
 	case $opt in
 	t) target=$OPTARG ;;
 	a) serve_args=$OPTARG ;;
 	p) pin=$OPTARG ;;
+	s) only=$OPTARG ;;
 	e) expected=$OPTARG ;;
 	r) report=1 ;;
 	n) label=$OPTARG ;;
@@ -133,6 +135,11 @@ expected_list() {
 version=$("$suite" --version 2>/dev/null | strip_ansi | tr -d '[:space:]') || true
 mapfile -t scenarios < <(scenario_list)
 [ "${#scenarios[@]}" -gt 0 ] || die "\`conformance list --server\` listed no scenarios"
+all_scenarios=("${scenarios[@]}")
+if [ -n "$only" ]; then
+	mapfile -t scenarios < <(printf '%s\n' "${scenarios[@]}" | grep -E -- "$only" || true)
+	[ "${#scenarios[@]}" -gt 0 ] || die "no scenario matches -s $only"
+fi
 declare -A want_fail=()
 if [ -n "$expected" ]; then
 	while IFS= read -r name; do want_fail[$name]=1; done < <(expected_list "$expected")
@@ -372,7 +379,7 @@ done
 unknown=()
 for name in "${!want_fail[@]}"; do
 	found=0
-	for s in "${scenarios[@]}"; do [ "$s" = "$name" ] && found=1 && break; done
+	for s in "${all_scenarios[@]}"; do [ "$s" = "$name" ] && found=1 && break; done
 	[ $found -eq 1 ] || unknown+=("$name")
 done
 
