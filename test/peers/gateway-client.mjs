@@ -20,9 +20,12 @@
 //                             "progressToken" and "progress" (each
 //                             notification's progress, total, message)
 //   --cancel NAME             tools/call aborted (AbortSignal) after
-//                             --after MS: "outcome" is "aborted" (ok),
-//                             "result" or "error" (what came back instead),
-//                             "pingOk" whether the session still answers
+//                             --after MS, or at its first progress
+//                             notification with --after progress (the call
+//                             then carries a progress token): "outcome" is
+//                             "aborted" (ok), "result" or "error" (what came
+//                             back instead), "progressCount", "pingOk"
+//                             whether the session still answers
 //   --wait-list-changed MS    wait up to MS for a notifications/tools/
 //                             list_changed not yet consumed by an earlier
 //                             wait: "waitedMs", "seen" (the count so far)
@@ -33,7 +36,7 @@
 //   --list-prompts            prompts/list: "count", "prompts" (names)
 // step modifiers (for the step just before them):
 //   --args JSON               the tool's arguments (default {})
-//   --after MS                --cancel's delay (default 100)
+//   --after MS|progress       --cancel's delay (default 100 ms)
 // a step's NAME may be a JSON object {"name","arguments"} instead.
 //
 // options:
@@ -117,9 +120,11 @@ function parseArgs(argv) {
       case '--args':
         last(a, ['call', 'progress', 'cancel']).arguments = json(need(++i, a), a);
         break;
-      case '--after':
-        last(a, ['cancel']).after = number(need(++i, a), a);
+      case '--after': {
+        const v = need(++i, a);
+        last(a, ['cancel']).after = v === 'progress' ? v : number(v, a);
         break;
+      }
       case '--sampling':
         o.sampling = need(++i, a);
         break;
@@ -303,10 +308,20 @@ async function runStep(client, o, s) {
     }
     case 'cancel': {
       const ac = new AbortController();
-      const timer = setTimeout(() => ac.abort(new Error(`cancelled after ${s.after} ms`)), s.after);
+      const began = performance.now();
+      let progressCount = 0;
+      const callOpts = { ...opts, signal: ac.signal };
+      let timer;
+      if (s.after === 'progress') {
+        callOpts.onprogress = () => {
+          if (progressCount++ === 0) ac.abort(new Error(`cancelled at the first progress notification`));
+        };
+      } else {
+        timer = setTimeout(() => ac.abort(new Error(`cancelled after ${s.after} ms`)), s.after);
+      }
       let out;
       try {
-        const res = await client.callTool(params(), CallToolResultSchema, { ...opts, signal: ac.signal });
+        const res = await client.callTool(params(), CallToolResultSchema, callOpts);
         out = { ok: false, outcome: 'result', ...callFields(res) };
       } catch (err) {
         out = ac.signal.aborted
@@ -315,6 +330,8 @@ async function runStep(client, o, s) {
       } finally {
         clearTimeout(timer);
       }
+      out.cancelledAtMs = ac.signal.aborted ? Math.round(performance.now() - began) : null;
+      if (s.after === 'progress') out.progressCount = progressCount;
       // The session goes on after a cancellation.
       try {
         await client.ping(opts);
