@@ -29,14 +29,21 @@
 //   --wait-list-changed MS    wait up to MS for a notifications/tools/
 //                             list_changed not yet consumed by an earlier
 //                             wait: "waitedMs", "seen" (the count so far)
+//   --wait-for-tool NAME      wait (up to --within MS, default 30000) until a
+//                             tools/list_changed brings a list holding NAME:
+//                             it lists after each notification not yet
+//                             consumed; "notifications", "lists", "tools"
 //   --ping                    ping
 //   --pause                   print {"event":"pause"} and wait for a line on
 //                             stdin (or its end), so a driver can act
-//                             between steps, e.g. edit a config
+//                             between steps, e.g. edit a config; the
+//                             list_changed notifications seen before it
+//                             count as consumed
 //   --list-prompts            prompts/list: "count", "prompts" (names)
 // step modifiers (for the step just before them):
 //   --args JSON               the tool's arguments (default {})
 //   --after MS|progress       --cancel's delay (default 100 ms)
+//   --within MS               --wait-for-tool's bound (default 30000)
 // a step's NAME may be a JSON object {"name","arguments"} instead.
 //
 // options:
@@ -113,6 +120,12 @@ function parseArgs(argv) {
       case '--progress':
       case '--cancel':
         o.steps.push({ kind: a.slice(2), ...tool(need(++i, a)), after: 100 });
+        break;
+      case '--wait-for-tool':
+        o.steps.push({ kind: 'wait-for-tool', name: need(++i, a), within: 30000 });
+        break;
+      case '--within':
+        last(a, ['wait-for-tool']).within = number(need(++i, a), a);
         break;
       case '--wait-list-changed':
         o.steps.push({ kind: 'wait-list-changed', bound: number(need(++i, a), a) });
@@ -347,7 +360,25 @@ async function runStep(client, o, s) {
       const ok = await waitListChanged(s.bound);
       return { ok, bound: s.bound, seen: state.listChanged, ...(ok ? {} : { error: `no notifications/tools/list_changed within ${s.bound} ms` }) };
     }
+    case 'wait-for-tool': {
+      const deadline = performance.now() + s.within;
+      let notifications = 0;
+      let lists = 0;
+      for (;;) {
+        const left = deadline - performance.now();
+        if (left <= 0 || !(await waitListChanged(left))) {
+          return { ok: false, name: s.name, notifications, lists, error: `no list with ${s.name} within ${s.within} ms` };
+        }
+        notifications++;
+        const { tools } = await client.listTools(undefined, opts);
+        lists++;
+        if (tools.some((t) => t.name === s.name)) {
+          return { ok: true, name: s.name, notifications, lists, tools: tools.map((t) => t.name) };
+        }
+      }
+    }
     case 'pause': {
+      state.consumed = state.listChanged;
       print({ event: 'pause' });
       const line = await nextStdinLine();
       return { ok: true, resumed: line === null ? 'stdin ended' : 'line' };
