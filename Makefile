@@ -33,6 +33,7 @@ test: peers tidy crossbuild
 	$(GO) test -race -count=1 -timeout 15m ./...
 	$(MAKE) --no-print-directory conformance
 	$(MAKE) --no-print-directory conformance-next
+	$(MAKE) --no-print-directory conformance-serve
 	$(fuzz_all)
 
 # The module builds for every platform a person may run it on; Linux is
