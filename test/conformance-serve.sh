@@ -268,10 +268,10 @@ start_gateway() {
 		gateway_pid=$!
 		for ((i = 0; i < ready_tenths; i++)); do
 			alive "$gateway_pid" || break
-			if tail -n +"$((mark + 1))" "$logs/switchboard.log" | grep -q 'serving on http://'; then
-				gateway_url="http://127.0.0.1:$port/mcp"
-				return 0
-			fi
+			# The line names the address it listens on: that is the URL.
+			gateway_url=$(tail -n +"$((mark + 1))" "$logs/switchboard.log" |
+				sed -n 's|.*serving on \(http://[^[:space:]]*\).*|\1|p' | head -n 1)
+			[ -z "$gateway_url" ] || return 0
 			sleep 0.1
 		done
 		stop "$gateway_pid" "switchboard serve"
