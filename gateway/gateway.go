@@ -45,11 +45,20 @@ type Gateway struct {
 
 	mu    sync.Mutex
 	views map[string]*view
-	// calling holds, per upstream server, the client sessions with a call
-	// to it in flight: where a request of that server's (sampling,
-	// elicitation) goes.
-	calling map[string]map[*mcp.ServerSession]int
-	synced  chan struct{} // closed once Run has made its first sync
+	// calling holds, per upstream server, the callers with a call to it in
+	// flight (a client session, or a round of a new-era client's): where
+	// a request of that server's (sampling, elicitation) goes.
+	calling map[string]map[caller]int
+	rounds  map[string]*round // new-era calls waiting for their client, by requestState
+	wg      sync.WaitGroup    // the rounds' upstream calls
+	synced  chan struct{}     // closed once Run has made its first sync
+}
+
+// caller is who a call in flight is for: a session of the legacy era, or
+// a round of the new era's.
+type caller struct {
+	ss *mcp.ServerSession
+	r  *round
 }
 
 // New returns a gateway over h.
@@ -68,7 +77,7 @@ func New(h *host.Host, opts *Options) *Gateway {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[*mcp.ServerSession]int{}, synced: make(chan struct{})}
+	return &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[caller]int{}, synced: make(chan struct{})}
 }
 
 // view is one window on the host (host.ViewFilter): an MCP server with
@@ -138,6 +147,7 @@ func viewKey(f host.ViewFilter) string {
 func (g *Gateway) Run(ctx context.Context) error {
 	sub := g.h.Subscribe()
 	defer sub.Close()
+	defer g.endRounds()
 	g.syncAll()
 	close(g.synced)
 	for {
@@ -205,3 +215,14 @@ func (g *Gateway) forwardLog(ctx context.Context, e host.Event) {
 
 // Synced is closed once Run has brought every view in step the first time.
 func (g *Gateway) Synced() <-chan struct{} { return g.synced }
+
+// endRounds gives up the rounds still waiting for their clients, and waits
+// for their upstream calls to end.
+func (g *Gateway) endRounds() {
+	g.mu.Lock()
+	for _, r := range g.rounds {
+		r.cancel()
+	}
+	g.mu.Unlock()
+	g.wg.Wait()
+}

@@ -85,11 +85,14 @@ func (g *Gateway) callTool(name, server string) mcp.ToolHandler {
 				_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: p.Progress, Total: p.Total, Message: msg})
 			})
 		}
-		defer g.calls(server, req.Session)()
 		var args any
 		if len(req.Params.Arguments) > 0 {
 			args = req.Params.Arguments
 		}
+		if modernClient(req.Session) {
+			return g.callRound(ctx, req, name, server, args)
+		}
+		defer g.calls(server, caller{ss: req.Session})()
 		res, err := g.h.CallTool(ctx, name, args)
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -119,20 +122,20 @@ func ownResult(res *mcp.CallToolResult) *mcp.CallToolResult {
 	return out
 }
 
-// calls notes that ss has a call to server in flight, until the returned
+// calls notes that c has a call to server in flight, until the returned
 // function is called.
-func (g *Gateway) calls(server string, ss *mcp.ServerSession) func() {
+func (g *Gateway) calls(server string, c caller) func() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.calling[server] == nil {
-		g.calling[server] = map[*mcp.ServerSession]int{}
+		g.calling[server] = map[caller]int{}
 	}
-	g.calling[server][ss]++
+	g.calling[server][c]++
 	return func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		if g.calling[server][ss]--; g.calling[server][ss] <= 0 {
-			delete(g.calling[server], ss)
+		if g.calling[server][c]--; g.calling[server][c] <= 0 {
+			delete(g.calling[server], c)
 		}
 	}
 }

@@ -62,6 +62,8 @@ type Factory struct {
 	// TokenFile is where OAuth grants are kept (DESIGN.md F42), "" when
 	// there is no state directory.
 	TokenFile func() string
+	// StateDir is the state directory, "" when there is none.
+	StateDir func() string
 
 	// ScanProject finds the project's config files: what trust trusts.
 	ScanProject func() (dir string, files []trust.ProjectFile, err error)
@@ -158,6 +160,7 @@ func (g *globalOptions) factory() *Factory {
 		Logger:       g.logger,
 		TrustStore:   g.trustStore,
 		TokenFile:    g.tokenFile,
+		StateDir:     g.stateDirPath,
 		ScanProject:  g.scanProject,
 		TrustProject: g.trustProjectFiles,
 		ConfigPath:   g.configPath,

@@ -140,25 +140,37 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	case <-ctx.Done():
 		return nil
 	}
+	var names []string
+	for _, st := range h.Status() {
+		names = append(names, st.Name)
+	}
+	status := serveStatus{PID: os.Getpid(), Address: "stdio", Started: time.Now().UTC(), Servers: names}
 	if o.HTTP == "" {
+		defer writeServeStatus(o.StateDir(), status)()
 		err := gw.ServeStdio(ctx, filter)
 		if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) {
 			return nil // the client left, or an interrupt
 		}
 		return err
 	}
-	return serveHTTP(ctx, o.IO, o.HTTP, gw.Handler(gateway.HTTPOptions{Token: token, Filter: filter}))
+	return serveHTTP(ctx, o.IO, o.HTTP, gw.Handler(gateway.HTTPOptions{Token: token, Filter: filter}), func(addr string) func() {
+		status.Address = addr
+		return writeServeStatus(o.StateDir(), status)
+	})
 }
 
 // serveHTTP serves handler at addr until ctx ends, then lets requests in
-// flight finish for a moment.
-func serveHTTP(ctx context.Context, ios IO, addr string, handler http.Handler) error {
+// flight finish for a moment. listening is told the url once it listens,
+// and returns what to do when it stops.
+func serveHTTP(ctx context.Context, ios IO, addr string, handler http.Handler, listening func(url string) func()) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(ios.Err, "serving on http://%s%s\n", ln.Addr(), gateway.Path)
+	url := fmt.Sprintf("http://%s%s", ln.Addr(), gateway.Path)
+	defer listening(url)()
+	fmt.Fprintf(ios.Err, "serving on %s\n", url)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -1,0 +1,313 @@
+package gateway_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/peers"
+)
+
+// TestMain doubles as the demo server: a config that runs this test binary
+// with SWITCHBOARD_DEMO_SERVER=1 gets a real MCP server child process.
+func TestMain(m *testing.M) {
+	if os.Getenv(demo.EnvServerMode) == "1" {
+		os.Exit(demo.Main(os.Args[1:]))
+	}
+	os.Setenv("GORACE", "atexit_sleep_ms=0")
+	goleak.VerifyTestMain(m)
+}
+
+func demoServer(t testing.TB, name string, flags ...string) config.ServerConfig {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return config.ServerConfig{
+		Name: name, Command: exe, Args: append([]string{"--name", name}, flags...),
+		Env:    map[string]string{demo.EnvServerMode: "1"},
+		Source: config.Source{Provider: "test", Path: "gateway_test.go", Level: config.LevelExplicit},
+	}
+}
+
+// served is a host with a gateway in front of it, over HTTP on loopback.
+type served struct {
+	h   *host.Host
+	gw  *gateway.Gateway
+	url string
+}
+
+func serve(t *testing.T, http gateway.HTTPOptions, configs ...config.ServerConfig) *served {
+	t.Helper()
+	var gw *gateway.Gateway
+	h := host.New(&host.Options{
+		ToolPrefix: host.NoToolPrefix,
+		Sampling: func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			return gw.Sampling(ctx, server, req)
+		},
+	})
+	gw = gateway.New(h, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- gw.Run(ctx) }()
+	srv := httptest.NewServer(gw.Handler(http))
+	t.Cleanup(func() {
+		cancel() // ends the gateway's rounds, whose handlers the server waits for
+		<-done
+		srv.CloseClientConnections()
+		srv.Close()
+		h.Close()
+	})
+	if err := h.Start(ctx, configs); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitSettled(ctx)
+	<-gw.Synced()
+	return &served{h: h, gw: gw, url: srv.URL + gateway.Path}
+}
+
+// client connects a go-sdk client to the gateway (or a view of it).
+func (s *served) client(t *testing.T, suffix string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	return s.clientAt(t, suffix, opts, "")
+}
+
+// clientAt connects a client that asks for protocol version ("" for the
+// newest).
+func (s *served) clientAt(t *testing.T, suffix string, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
+	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.url + suffix}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+func toolNames(t *testing.T, sess *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := sess.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// Tools of every server under SERVER__TOOL; a call, its progress passed
+// through to the client's own token; a tool the server adds reaches the
+// client as list_changed.
+func TestCallProgressAndListChanged(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo", "--test-tools"), demoServer(t, "other"))
+	var mu sync.Mutex
+	var progress []string
+	changed := make(chan struct{}, 8)
+	// A client of the stateful era: its cancellation reaches the call (a
+	// new-era client's goes in a request of its own, which a stateless
+	// server cannot tie to the call it cancels).
+	sess := s.clientAt(t, "", &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, req.Params.Message)
+			mu.Unlock()
+		},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}, config.ProtocolLegacy)
+	names := toolNames(t, sess)
+	for _, want := range []string{"demo__echo", "other__echo", "demo__progress"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no %s in %v", want, names)
+		}
+	}
+	ctx := context.Background()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "other__echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil || textOf(res) != "hi" {
+		t.Fatalf("echo: %v %v", res, err)
+	}
+	// Progress during a call reaches the client under its own token; the
+	// client's cancellation ends the call. (A server's last report sent
+	// just before its result may be lost: go-sdk hands notifications on
+	// apart from results, and once the call is answered there is no
+	// request left to carry it.)
+	callCtx, cancel := context.WithCancel(ctx)
+	params := &mcp.CallToolParams{Name: "demo__sleep", Arguments: map[string]any{"ms": 600000}}
+	params.SetProgressToken("client-token")
+	ended := make(chan error, 1)
+	go func() { _, err := sess.CallTool(callCtx, params); ended <- err }()
+	deadline := time.After(20 * time.Second)
+	for {
+		mu.Lock()
+		got := slices.Clone(progress)
+		mu.Unlock()
+		if len(got) > 0 {
+			if got[0] != "sleeping 600000 ms" {
+				t.Errorf("progress seen by the client: %v", got)
+			}
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatal("no progress reached the client")
+		case <-time.After(10 * time.Millisecond): // progress comes on its own goroutine
+		}
+	}
+	cancel()
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Error("a cancelled call succeeded")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the cancelled call did not end")
+	}
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__add_tool", Arguments: map[string]any{"name": "extra"}}); err != nil {
+		t.Fatal(err)
+	}
+	for !slices.Contains(toolNames(t, sess), "demo__extra") {
+		select {
+		case <-changed:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no list_changed with demo__extra; tools %v", toolNames(t, sess))
+		}
+	}
+}
+
+// A reload that adds a server reaches a connected client as list_changed.
+func TestReloadReachesClient(t *testing.T) {
+	first := demoServer(t, "one")
+	s := serve(t, gateway.HTTPOptions{}, first)
+	changed := make(chan struct{}, 8)
+	sess := s.client(t, "", &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	if _, err := s.h.Reload(context.Background(), []config.ServerConfig{first, demoServer(t, "two")}); err != nil {
+		t.Fatal(err)
+	}
+	for !slices.Contains(toolNames(t, sess), "two__echo") {
+		select {
+		case <-changed:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no list_changed after the reload; tools %v", toolNames(t, sess))
+		}
+	}
+}
+
+// ?servers= is a view; a token is required when set; a foreign Origin is
+// refused.
+func TestViewsTokenOrigin(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{Token: "sekrit-token"}, demoServer(t, "a"), demoServer(t, "b"))
+	do := func(header map[string]string, query string) int {
+		req, _ := http.NewRequest(http.MethodPost, s.url+query, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := do(nil, ""); code != http.StatusUnauthorized {
+		t.Errorf("no token: %d, want 401", code)
+	}
+	if code := do(map[string]string{"Authorization": "Bearer wrong"}, ""); code != http.StatusUnauthorized {
+		t.Errorf("wrong token: %d, want 401", code)
+	}
+	if code := do(map[string]string{"Authorization": "Bearer sekrit-token", "Origin": "https://evil.example"}, ""); code != http.StatusForbidden {
+		t.Errorf("foreign origin: %d, want 403", code)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: s.url + "?servers=a", HTTPClient: &http.Client{Transport: bearerTransport("sekrit-token")}}
+	sess, err := c.Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	names := toolNames(t, sess)
+	if !slices.Contains(names, "a__echo") || slices.Contains(names, "b__echo") {
+		t.Errorf("view of a: %v", names)
+	}
+}
+
+type bearerTransport string
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// An upstream's sampling request goes to the client whose call led to it,
+// in both eras (a request of the server's own under 2025-11-25, an
+// input-required result under 2026-07-28); a client that does not offer
+// sampling gets a refusal that says so.
+func TestSamplingGoesToTheCaller(t *testing.T) {
+	command, args := peers.GoEverythingStdio(t)
+	for _, era := range []struct{ version, tool string }{
+		{config.ProtocolLegacy, "ev__test_sampling"},
+		{config.ProtocolModern, "ev__test_input_required_result_sampling"},
+	} {
+		for _, client := range []string{config.ProtocolLegacy, config.ProtocolModern} {
+			t.Run("upstream "+era.version+" client "+client, func(t *testing.T) {
+				s := serve(t, gateway.HTTPOptions{}, config.ServerConfig{Name: "ev", Command: command, Args: args, ProtocolVersion: era.version,
+					Source: config.Source{Provider: "test", Level: config.LevelExplicit}})
+				asked := make(chan string, 4)
+				sess := s.clientAt(t, "", &mcp.ClientOptions{
+					CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+						asked <- "asked"
+						return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "from the client"}}, nil
+					},
+				}, client)
+				if got := sess.InitializeResult().ProtocolVersion; got != client {
+					t.Fatalf("the client speaks %s, want %s", got, client)
+				}
+				args := map[string]any{"prompt": "hello"}
+				res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: era.tool, Arguments: args})
+				if err != nil || res.IsError || !strings.Contains(textOf(res), "from the client") {
+					t.Fatalf("sampling through the gateway: %q %v", textOf(res), err)
+				}
+				select {
+				case <-asked:
+				default:
+					t.Error("the client's sampling handler was not asked")
+				}
+				plain := s.clientAt(t, "", nil, client)
+				res, err = plain.CallTool(context.Background(), &mcp.CallToolParams{Name: era.tool, Arguments: args})
+				if err == nil && !res.IsError && strings.Contains(textOf(res), "from the client") {
+					t.Errorf("a client without sampling was asked anyway: %v", textOf(res))
+				}
+			})
+		}
+	}
+}
