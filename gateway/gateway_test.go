@@ -51,7 +51,7 @@ type served struct {
 	url string
 }
 
-func serve(t *testing.T, http gateway.HTTPOptions, configs ...config.ServerConfig) *served {
+func serve(t testing.TB, http gateway.HTTPOptions, configs ...config.ServerConfig) *served {
 	t.Helper()
 	var gw *gateway.Gateway
 	h := host.New(&host.Options{
@@ -88,7 +88,7 @@ func (s *served) client(t *testing.T, suffix string, opts *mcp.ClientOptions) *m
 
 // clientAt connects a client that asks for protocol version ("" for the
 // newest).
-func (s *served) clientAt(t *testing.T, suffix string, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+func (s *served) clientAt(t testing.TB, suffix string, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
 	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.url + suffix}, &mcp.ClientSessionOptions{ProtocolVersion: version})
