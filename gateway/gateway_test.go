@@ -130,9 +130,8 @@ func TestCallProgressAndListChanged(t *testing.T) {
 	var mu sync.Mutex
 	var progress []string
 	changed := make(chan struct{}, 8)
-	// A client of the stateful era: its cancellation reaches the call (a
-	// new-era client's goes in a request of its own, which a stateless
-	// server cannot tie to the call it cancels).
+	// A client of the stateful era, whose cancellation is a notification
+	// (a new-era client's is the end of its POST: the stress test has it).
 	sess := s.clientAt(t, "", &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()

@@ -175,7 +175,7 @@ func TestStress(t *testing.T) {
 	var rounds, sessionCallers, roundCallers int
 	for {
 		rounds, sessionCallers, roundCallers = s.gw.InFlight()
-		if sessionCallers == 0 && (rounds == 0 && roundCallers == 0 || knownRoundLeak) || time.Now().After(deadline) {
+		if sessionCallers == 0 && rounds == 0 && roundCallers == 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond) // polled, bounded by deadline
@@ -184,22 +184,9 @@ func TestStress(t *testing.T) {
 		t.Errorf("after the last call the gateway still holds %d calls of 2025-11-25 clients", sessionCallers)
 	}
 	if rounds > 0 || roundCallers > 0 {
-		msg := fmt.Sprintf("after the last call the gateway still holds %d rounds (%d upstream calls) of 2026-07-28 clients", rounds, roundCallers)
-		if knownRoundLeak {
-			t.Log("known issue: " + msg)
-		} else {
-			t.Error(msg)
-		}
+		t.Errorf("after the last call the gateway still holds %d rounds (%d upstream calls) of 2026-07-28 clients", rounds, roundCallers)
 	}
 }
-
-// knownRoundLeak says a new-era client's cancelled call is known to keep
-// running upstream: the gateway's stateless handler does not set go-sdk's
-// StreamableHTTPOptions.PropagateRequestCancellation, so the closed POST
-// never cancels the handler, and the round waits for its upstream call
-// (here a 60 s sleep) to end by itself. Set it false once that is fixed:
-// the test then requires every round to end.
-const knownRoundLeak = true
 
 // stressCall makes one call of client c on a random server: mostly echo
 // with a text of the call's own, else the pid tool, else a long sleep
