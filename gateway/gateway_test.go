@@ -51,7 +51,7 @@ type served struct {
 	url string
 }
 
-func serve(t *testing.T, http gateway.HTTPOptions, configs ...config.ServerConfig) *served {
+func serve(t testing.TB, http gateway.HTTPOptions, configs ...config.ServerConfig) *served {
 	t.Helper()
 	var gw *gateway.Gateway
 	h := host.New(&host.Options{
@@ -88,7 +88,7 @@ func (s *served) client(t *testing.T, suffix string, opts *mcp.ClientOptions) *m
 
 // clientAt connects a client that asks for protocol version ("" for the
 // newest).
-func (s *served) clientAt(t *testing.T, suffix string, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+func (s *served) clientAt(t testing.TB, suffix string, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
 	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.url + suffix}, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -130,9 +130,8 @@ func TestCallProgressAndListChanged(t *testing.T) {
 	var mu sync.Mutex
 	var progress []string
 	changed := make(chan struct{}, 8)
-	// A client of the stateful era: its cancellation reaches the call (a
-	// new-era client's goes in a request of its own, which a stateless
-	// server cannot tie to the call it cancels).
+	// A client of the stateful era, whose cancellation is a notification
+	// (a new-era client's is the end of its POST: the stress test has it).
 	sess := s.clientAt(t, "", &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()

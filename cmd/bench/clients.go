@@ -67,9 +67,10 @@ type caller interface {
 
 // dialers are the Go contenders, by name.
 var dialers = map[string]func(context.Context, *target) (caller, error){
-	"host": dialHost,
-	"bare": dialBare,
-	"raw":  dialRaw,
+	"host":    dialHost,
+	"gateway": dialGateway,
+	"bare":    dialBare,
+	"raw":     dialRaw,
 }
 
 // bareTerminate is how long a bare session's Close waits after closing the

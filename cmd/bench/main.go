@@ -1,6 +1,7 @@
 // Command bench measures switchboard's tool calls and start-up side by side
 // with a bare go-sdk client, the TypeScript SDK client and a raw client
-// that sends pre-encoded lines, against a floor server, the demo server and
+// that sends pre-encoded lines (and its calls through the gateway of
+// `switchboard serve` beside the host's own), against a floor server, the demo server and
 // server-everything, over stdio and streamable HTTP. Contenders take turns
 // round by round (A B C, B C A, …); a ratio is taken within a round, and
 // its median and range over the rounds are printed.
@@ -9,6 +10,7 @@
 //	$ go run ./cmd/bench -rounds 20 -calls 2000
 //	$ go run ./cmd/bench -servers floor -transports stdio -startup '' -warm ''
 //	$ go run ./cmd/bench -eras
+//	$ go run ./cmd/bench -servers demo -contenders host,gateway -startup '' -warm '' -era-rounds 0
 package main
 
 import (
@@ -65,7 +67,7 @@ type Options struct {
 	Callers    []int    // concurrent callers, a case each
 	Servers    []string // floor, demo, everything
 	Transports []string // stdio, http
-	Contenders []string // host, bare, ts, raw
+	Contenders []string // host, gateway, bare, ts, raw
 	// Startup are the counts of servers started at once, cold; WarmStartup
 	// the counts for the host with a warm tool cache. Empty skips them.
 	Startup, WarmStartup []int
@@ -82,7 +84,7 @@ type Options struct {
 var (
 	allServers    = []string{"floor", "demo", "everything"}
 	allTransports = []string{"stdio", "http"}
-	allContenders = []string{"host", "bare", "ts", "raw"}
+	allContenders = []string{"host", "gateway", "bare", "ts", "raw"}
 )
 
 func parseFlags(args []string, stderr io.Writer) (*Options, error) {
@@ -95,7 +97,7 @@ func parseFlags(args []string, stderr io.Writer) (*Options, error) {
 	callers := fs.String("callers", "1,16", "concurrent callers, comma-separated: a case each")
 	servers := fs.String("servers", strings.Join(allServers, ","), "servers to call: floor, demo, everything")
 	transports := fs.String("transports", strings.Join(allTransports, ","), "transports: stdio, http")
-	contenders := fs.String("contenders", strings.Join(allContenders, ","), "contenders: host, bare, ts, raw (host is always one)")
+	contenders := fs.String("contenders", strings.Join(allContenders, ","), "contenders: host, gateway, bare, ts, raw (host is always one)")
 	startup := fs.String("startup", "1,10,50,100", "server counts for cold start-up; empty skips it")
 	warm := fs.String("warm", "1,50,100", "server counts for the host's start-up with a warm tool cache; empty skips it")
 	fs.IntVar(&o.StartupRounds, "startup-rounds", 3, "rounds of each start-up count")

@@ -165,10 +165,11 @@ func loadavg() string {
 }
 
 var contenderLegend = map[string]string{
-	"host": "host: switchboard host.Host.CallTool",
-	"bare": "bare: a go-sdk ClientSession",
-	"ts":   "ts: the TypeScript SDK Client",
-	"raw":  "raw: pre-encoded requests, answers not decoded (no MCP library)",
+	"host":    "host: switchboard host.Host.CallTool",
+	"gateway": "gateway: a go-sdk ClientSession over HTTP to switchboard's gateway over a host, in one process",
+	"bare":    "bare: a go-sdk ClientSession",
+	"ts":      "ts: the TypeScript SDK Client",
+	"raw":     "raw: pre-encoded requests, answers not decoded (no MCP library)",
 }
 
 func printCalls(w io.Writer, o *Options, cases []*callCase) {
@@ -210,16 +211,17 @@ func printCalls(w io.Writer, o *Options, cases []*callCase) {
 
 func printRatios(w io.Writer, cases []*callCase) {
 	fmt.Fprintln(w, "Ratios of p50, the host's over the other client's, taken round by round: median [lowest–highest round].")
-	fmt.Fprintln(w, "Above 1 the host is slower.")
+	fmt.Fprintln(w, "Above 1 the host is slower; gateway/host is the gateway's over the host's, above 1 the gateway is slower.")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "server\ttransport\tcallers\thost/bare\thost/ts\thost/raw\t")
+	fmt.Fprintln(tw, "server\ttransport\tcallers\thost/bare\thost/ts\thost/raw\tgateway/host\t")
 	for _, cc := range cases {
 		host := cc.series("host", p50us)
 		fmt.Fprintf(tw, "%s\t%s\t%d\t", cc.server, cc.transport, cc.callers)
 		for _, other := range []string{"bare", "ts", "raw"} {
 			fmt.Fprintf(tw, "%s\t", ratioText(summarize(ratios(host, cc.series(other, p50us)))))
 		}
+		fmt.Fprintf(tw, "%s\t", ratioText(summarize(ratios(cc.series("gateway", p50us), host))))
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()

@@ -85,7 +85,7 @@ func parseTarget(s string) (*target, error) {
 // ready, then runs a round for every request on stdin until stdin closes.
 func clientRole(args []string) int {
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
-	kind := fs.String("contender", "", "host, bare or raw")
+	kind := fs.String("contender", "", "host, gateway, bare or raw")
 	spec := fs.String("target", "", "the target, as JSON")
 	warmup := fs.Int("warmup", 0, "calls made before the first round")
 	if err := fs.Parse(args); err != nil {

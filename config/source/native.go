@@ -211,3 +211,84 @@ func identityProvider(e *entry, field string, v *doc.Value) *config.IdentityProv
 	}
 	return p
 }
+
+// Profile is a named view in switchboard's own config file (the top-level
+// "profiles" object): the servers it shows and the tools, by glob, for
+// `switchboard serve --profile NAME`.
+type Profile struct {
+	Servers []string          `json:"servers,omitempty"`
+	Tools   config.ToolFilter `json:"tools,omitzero"`
+}
+
+// ParseProfiles reads the profiles of one of our config files:
+//
+//	{"profiles": {"work": {"servers": ["github", "linear"], "tools": {"deny": ["*delete*"]}}}}
+//
+// A file without profiles has none. A profile that is not an object, or
+// a field of the wrong type, is an error naming the file, line and field.
+func ParseProfiles(path string, data []byte) (map[string]Profile, error) {
+	d, err := parseObject(Location{Path: path}, data, true)
+	if err != nil || d == nil {
+		return nil, err
+	}
+	obj := d.Root.Member("profiles")
+	if doc.Nullish(obj) {
+		return nil, nil
+	}
+	if obj.Kind != doc.Object {
+		return nil, d.Diag(obj.Off, "", "profiles", "want an object of profiles by name, got "+obj.Kind.String())
+	}
+	out := map[string]Profile{}
+	for _, m := range obj.Members {
+		v := m.Val
+		if v.Kind != doc.Object {
+			return nil, d.Diag(v.Off, "", "profiles."+m.Key, "want an object with servers and tools, got "+v.Kind.String())
+		}
+		var p Profile
+		for _, f := range v.Members {
+			field := "profiles." + m.Key + "." + f.Key
+			switch f.Key {
+			case "servers":
+				list, err := stringList(d, f.Val, field)
+				if err != nil {
+					return nil, err
+				}
+				p.Servers = list
+			case "tools":
+				if f.Val.Kind != doc.Object {
+					return nil, d.Diag(f.Val.Off, "", field, "want an object with allow and deny lists, got "+f.Val.Kind.String())
+				}
+				for _, g := range f.Val.Members {
+					list, err := stringList(d, g.Val, field+"."+g.Key)
+					if err != nil {
+						return nil, err
+					}
+					switch g.Key {
+					case "allow":
+						p.Tools.Allow = list
+					case "deny":
+						p.Tools.Deny = list
+					}
+				}
+			}
+		}
+		if _, dup := out[m.Key]; !dup {
+			out[m.Key] = p
+		}
+	}
+	return out, nil
+}
+
+func stringList(d *doc.Doc, v *doc.Value, field string) ([]string, error) {
+	if v.Kind != doc.Array {
+		return nil, d.Diag(v.Off, "", field, "want an array of strings, got "+v.Kind.String())
+	}
+	var out []string
+	for _, el := range v.Elems {
+		if el.Kind != doc.String {
+			return nil, d.Diag(el.Off, "", field, "want an array of strings, got a "+el.Kind.String()+" in it")
+		}
+		out = append(out, el.Str)
+	}
+	return out, nil
+}

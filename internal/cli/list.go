@@ -55,7 +55,9 @@ func runList(ctx context.Context, o *listOptions) error {
 		err = writeJSON(o.IO.Out, toStatusJSON(statuses))
 	} else {
 		o.IO.serverTable(statuses)
-		o.IO.noteServes(o.StateDir())
+		if o.StateDir != nil {
+			o.IO.noteServes(o.StateDir())
+		}
 	}
 	if err == nil && (anyFailed(statuses) || len(s.loaded.problems) > 0) {
 		err = exitError{ExitFailure}

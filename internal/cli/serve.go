@@ -4,18 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/safefile"
 	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
@@ -27,6 +32,7 @@ type serveOptions struct {
 	NoPrefix    bool
 	Servers     []string
 	Tools       []string
+	Profile     string
 	PrintConfig string
 }
 
@@ -66,6 +72,7 @@ go to stderr; over stdio, stdout is the client's.`,
 	fl.BoolVar(&o.NoPrefix, "no-prefix", false, "expose tool and prompt names unchanged where they do not collide")
 	fl.StringSliceVar(&o.Servers, "servers", nil, "serve only these `servers` (comma-separated)")
 	fl.StringArrayVar(&o.Tools, "tools", nil, "serve only tools whose exposed name matches this `glob` (repeatable)")
+	fl.StringVar(&o.Profile, "profile", "", "serve the view the `profile` of that name in your config names (\"profiles\": {NAME: {\"servers\": […], \"tools\": {\"allow\": […], \"deny\": […]}}})")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
 	return cmd
 }
@@ -88,6 +95,15 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		}
 	}
 	filter := host.ViewFilter{Servers: o.Servers, Tools: config.ToolFilter{Allow: o.Tools}}
+	if o.Profile != "" {
+		p, err := o.findProfile(o.Profile)
+		if err != nil {
+			return err
+		}
+		filter.Servers = append(filter.Servers, p.Servers...)
+		filter.Tools.Allow = append(filter.Tools.Allow, p.Tools.Allow...)
+		filter.Tools.Deny = p.Tools.Deny
+	}
 
 	// Everything but the protocol goes to stderr: over stdio, stdout is
 	// the client's.
@@ -157,6 +173,37 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		status.Address = addr
 		return writeServeStatus(o.StateDir(), status)
 	})
+}
+
+// findProfile is the profile of that name in our own config files, the
+// first that defines it in their order of precedence.
+func (o *serveOptions) findProfile(name string) (source.Profile, error) {
+	d, err := o.Discover(namesOnly)
+	if err != nil {
+		return source.Profile{}, err
+	}
+	var known []string
+	for _, src := range d.Sources {
+		if src.Provider != source.NativeName || !src.Found {
+			continue
+		}
+		data, err := safefile.ReadLimited(src.Path, safefile.MaxConfigSize)
+		if err != nil {
+			continue // reported with the source
+		}
+		profiles, err := source.ParseProfiles(src.Path, data)
+		if err != nil {
+			return source.Profile{}, err
+		}
+		if p, ok := profiles[name]; ok {
+			return p, nil
+		}
+		known = append(known, slices.Sorted(maps.Keys(profiles))...)
+	}
+	if len(known) == 0 {
+		return source.Profile{}, usagef("no profile %q: your config has no \"profiles\"", name)
+	}
+	return source.Profile{}, usagef("no profile %q (profiles: %s)", name, strings.Join(known, ", "))
 }
 
 // serveHTTP serves handler at addr until ctx ends, then lets requests in

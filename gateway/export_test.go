@@ -1,0 +1,21 @@
+package gateway
+
+// InFlight reports what the gateway holds for calls not yet ended: the
+// new-era rounds waiting, and the callers noted per upstream server, of
+// the legacy era (client sessions) and of rounds. A test that has seen
+// every call end awaits zero of each: what is left is a call whose
+// cancellation never reached its upstream.
+func (g *Gateway) InFlight() (rounds, sessionCallers, roundCallers int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, cs := range g.calling {
+		for c, n := range cs {
+			if c.r != nil {
+				roundCallers += n
+			} else {
+				sessionCallers += n
+			}
+		}
+	}
+	return len(g.rounds), sessionCallers, roundCallers
+}
