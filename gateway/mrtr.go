@@ -32,6 +32,7 @@ type round struct {
 	id     string // the requestState the client echoes: unguessable
 	asks   chan ask
 	done   chan callOutcome
+	ctx    context.Context // the round's life: ended by cancel, its idle timeout, or Run's end
 	cancel context.CancelFunc
 	caps   *mcp.ClientCapabilities // the client's, from its request's _meta
 	mu     sync.Mutex
@@ -104,7 +105,7 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, name,
 
 func (g *Gateway) startRound(name, server string, args any, req *mcp.CallToolRequest, notify func(host.Progress, string)) *round {
 	ctx, cancel := context.WithTimeout(context.Background(), roundIdle)
-	r := &round{id: rand.Text(), asks: make(chan ask), done: make(chan callOutcome, 1), cancel: cancel, waiting: map[string]ask{}, notify: notify}
+	r := &round{id: rand.Text(), asks: make(chan ask), done: make(chan callOutcome, 1), ctx: ctx, cancel: cancel, waiting: map[string]ask{}, notify: notify}
 	if p := req.Session.InitializeParams(); p != nil {
 		r.caps = p.Capabilities
 	}
@@ -171,18 +172,30 @@ func (r *round) askClient(ctx context.Context, kind string, req mcp.InputRequest
 	r.seq++
 	a := ask{key: fmt.Sprintf("%s-%d", kind, r.seq), req: req, reply: make(chan mcp.InputResponse, 1)}
 	r.mu.Unlock()
+	// The upstream's request may come with a context of its own (a
+	// request of the legacy era's), which the round's end must end too:
+	// else a round nobody comes back to holds the upstream's request, and
+	// the host's close waits for it.
 	select {
 	case r.asks <- a:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-r.ctx.Done():
+		return nil, errRoundEnded
 	}
 	select {
 	case resp := <-a.reply:
 		return resp, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-r.ctx.Done():
+		return nil, errRoundEnded
 	}
 }
+
+// errRoundEnded is an upstream's input request whose client did not come
+// back with the answer in time, or gave the call up.
+var errRoundEnded = errors.New("switchboard: the client did not answer the input request (its call ended)")
 
 func roundFrom(ctx context.Context) *round {
 	r, _ := ctx.Value(roundKey{}).(*round)
