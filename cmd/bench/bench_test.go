@@ -74,7 +74,7 @@ func TestTinyRun(t *testing.T) {
 		want(t, text, `(?m)^\s*`+regexp.QuoteMeta(c.name)+`\s+[0-9.]+\s+[0-9.]+–[0-9.]+\s`)
 	}
 	// Two rounds of three contenders or more: progress shows the turns.
-	want(t, progress.String(), `round 2/2, p50 µs: bare [0-9.]+ ts [0-9.]+ raw [0-9.]+ host [0-9.]+`)
+	want(t, progress.String(), `round 2/2, p50 µs: gateway [0-9.]+ bare [0-9.]+ ts [0-9.]+ raw [0-9.]+ host [0-9.]+`)
 	if left := leftovers(t); len(left) > 0 {
 		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
 	}

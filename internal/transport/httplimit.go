@@ -1,9 +1,9 @@
 package transport
 
 import (
-	"context"
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strconv"
