@@ -3,6 +3,8 @@ package host
 import (
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // EventType says what an Event reports.
@@ -49,6 +51,12 @@ type Event struct {
 	URI      string    `json:"uri,omitempty"`
 	Tool     string    `json:"tool,omitempty"` // the exposed tool a progress event is about
 	Progress *Progress `json:"progress,omitempty"`
+	// ServerInfo, Instructions and Protocol, on a state event that says
+	// connected, are who the server says it is, what it tells agents
+	// (MaxInstructions at most, masked), and the protocol version spoken.
+	ServerInfo   *mcp.Implementation `json:"serverInfo,omitempty"`
+	Instructions string              `json:"instructions,omitempty"`
+	Protocol     string              `json:"protocolVersion,omitempty"`
 }
 
 // notification reports whether an event is one the backlog keeps for a

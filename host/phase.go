@@ -223,6 +223,9 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 		if why != nil {
 			ev.Error = why.Error()
 		}
+		if to == phaseConnected && s.initRes != nil {
+			ev.ServerInfo, ev.Instructions, ev.Protocol = h.maskInfo(s.initRes.ServerInfo), h.instructions(s.initRes), s.era
+		}
 		h.events.publish(ev)
 	}
 	if !to.removed() {

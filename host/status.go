@@ -3,6 +3,7 @@ package host
 import (
 	"encoding/json"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,6 +30,9 @@ type Status struct {
 	ConnectTime time.Duration `json:"connectTimeMs"`
 	// ServerInfo is what the server said about itself, once connected.
 	ServerInfo *mcp.Implementation `json:"serverInfo,omitempty"`
+	// Instructions are what the server tells agents about itself (its
+	// handshake's instructions), MaxInstructions at most, secrets masked.
+	Instructions string `json:"instructions,omitempty"`
 	// ProtocolVersion is the MCP version the server speaks: its
 	// connection's, else the one it spoke last (remembered with its
 	// cached tools); "" when not known yet.
@@ -77,6 +81,7 @@ func (h *Host) Status() []Status {
 		st.ProtocolVersion = s.era
 		if s.initRes != nil {
 			st.ServerInfo = h.maskInfo(s.initRes.ServerInfo)
+			st.Instructions = h.instructions(s.initRes)
 		}
 		out = append(out, st)
 	}
@@ -106,4 +111,28 @@ func asMap(v any) (map[string]any, bool) {
 		return nil, false
 	}
 	return m, true
+}
+
+// MaxInstructions caps a server's instructions as the host passes them on
+// (Status, events, the prompt section): they go into an agent's context,
+// and a server could otherwise fill it. Claude Code caps them at 2 KB too.
+const MaxInstructions = 2048
+
+// instructions are a server's instructions, masked and capped at
+// MaxInstructions bytes (cut at a character, with "…" to say so).
+func (h *Host) instructions(r *mcp.InitializeResult) string {
+	return capText(h.redactor.String(r.Instructions), MaxInstructions)
+}
+
+// capText cuts s to at most max bytes at a character boundary, ending it
+// with "…" when it was cut.
+func capText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -210,6 +210,16 @@ type statusJSON struct {
 	Since           string  `json:"since"`
 	// RetryAt is when a server that lost its connection is tried next.
 	RetryAt string `json:"retryAt,omitempty"`
+	// ServerInfo and Instructions are what a connected server said of
+	// itself in its handshake (instructions capped, masked).
+	ServerInfo   *serverInfoJSON `json:"serverInfo,omitempty"`
+	Instructions string          `json:"instructions,omitempty"`
+}
+
+type serverInfoJSON struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version,omitempty"`
 }
 
 // nextTry says when a reconnecting server is tried next, for a table or
@@ -237,7 +247,11 @@ func toStatusJSON(statuses []host.Status) []statusJSON {
 			Tools: s.Tools, Resources: s.Resources, Prompts: s.Prompts, Error: s.Error, PID: s.PID,
 			ConnectTimeMs: float64(s.ConnectTime.Microseconds()) / 1000, Attempts: s.Attempts,
 			Since: s.Since.UTC().Format(time.RFC3339Nano), RetryAt: timeJSON(s.Retry),
+			Instructions: s.Instructions,
 		})
+		if i := s.ServerInfo; i != nil {
+			out[len(out)-1].ServerInfo = &serverInfoJSON{Name: i.Name, Title: i.Title, Version: i.Version}
+		}
 	}
 	return out
 }

@@ -147,6 +147,11 @@ type eventJSON struct {
 	Version *uint64 `json:"version,omitempty"`
 	Level   string  `json:"level,omitempty"`
 	Message string  `json:"message,omitempty"`
+	// On a state event that says connected: who the server is, and what
+	// it tells agents.
+	ServerInfo      *serverInfoJSON `json:"serverInfo,omitempty"`
+	Instructions    string          `json:"instructions,omitempty"`
+	ProtocolVersion string          `json:"protocolVersion,omitempty"`
 }
 
 func writeEventJSON(ios IO, e host.Event) {
@@ -159,6 +164,10 @@ func writeEventJSON(ios IO, e host.Event) {
 	case host.EventState:
 		pid := e.PID
 		out.PID = &pid
+		out.Instructions, out.ProtocolVersion = e.Instructions, e.Protocol
+		if i := e.ServerInfo; i != nil {
+			out.ServerInfo = &serverInfoJSON{Name: i.Name, Title: i.Title, Version: i.Version}
+		}
 	case host.EventTools:
 		v := e.Version
 		out.Version = &v
