@@ -1,0 +1,45 @@
+package host_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// The prompt section lists servers with their instructions and tools with
+// a line each, the same bytes every time for the same host, and fits its
+// budget by giving up detail, never the order.
+func TestPromptSection(t *testing.T) {
+	h := start(t, nil, demoServer(t, "beta"), demoServer(t, "alpha"))
+	h.WaitSettled(context.Background())
+	full := h.PromptSection(host.PromptOptions{})
+	for _, want := range []string{"### alpha (switchboard demo server)\n", "A demo server bundled", "- mcp__alpha__echo: ", "- mcp__beta__echo: "} {
+		if !strings.Contains(full, want) {
+			t.Errorf("section has no %q:\n%s", want, full)
+		}
+	}
+	if strings.Index(full, "### alpha") > strings.Index(full, "### beta") {
+		t.Error("servers are not in name order")
+	}
+	if again := h.PromptSection(host.PromptOptions{}); again != full {
+		t.Error("the same host rendered two different sections")
+	}
+	for _, budget := range []int{len(full) - 1, 900, 500, 200} {
+		got := h.PromptSection(host.PromptOptions{Budget: budget})
+		if len(got) > budget {
+			t.Errorf("budget %d: %d bytes", budget, len(got))
+		}
+		if !strings.HasPrefix(got, "## MCP tools") {
+			t.Errorf("budget %d: %q", budget, got)
+		}
+	}
+	if tight := h.PromptSection(host.PromptOptions{Budget: 300}); !strings.Contains(tight, "more tools are not listed") {
+		t.Errorf("a tight budget does not say what it left out:\n%s", tight)
+	}
+	only := h.PromptSection(host.PromptOptions{Filter: host.ViewFilter{Servers: []string{"beta"}}})
+	if strings.Contains(only, "alpha") || !strings.Contains(only, "mcp__beta__echo") {
+		t.Errorf("a view's section:\n%s", only)
+	}
+}
