@@ -30,6 +30,11 @@ type Options struct {
 	PassThrough bool
 	// Instructions are given to clients in the handshake.
 	Instructions string
+	// MaxResultText caps the text of a tool result given to clients, in
+	// bytes (zero: no cap). A longer one is cut with a note, and the whole
+	// is kept, for a while, as a resource the client can read
+	// (switchboard://results/ID).
+	MaxResultText int
 }
 
 // maxViews bounds the views (distinct server lists asked for over HTTP)
@@ -50,6 +55,7 @@ type Gateway struct {
 	// a request of that server's (sampling, elicitation) goes.
 	calling map[string]map[caller]int
 	rounds  map[string]*round // new-era calls waiting for their client, by requestState
+	kept    keptResults       // whole results of cut ones (MaxResultText)
 	wg      sync.WaitGroup    // the rounds' upstream calls
 	synced  chan struct{}     // closed once Run has made its first sync
 }
@@ -124,6 +130,10 @@ func (g *Gateway) view(filter host.ViewFilter) (*view, error) {
 			SubscribeHandler:   g.subscribe(v),
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
+		if g.opts.MaxResultText > 0 {
+			v.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "result", URITemplate: resultURIPrefix + "{id}",
+				Description: "The whole text of a tool result switchboard cut to size.", MIMEType: "text/plain"}, g.readKept)
+		}
 		g.views[key] = v
 	}
 	g.mu.Unlock()

@@ -53,6 +53,12 @@ type served struct {
 
 func serve(t testing.TB, http gateway.HTTPOptions, configs ...config.ServerConfig) *served {
 	t.Helper()
+	return serveWith(t, nil, http, configs...)
+}
+
+// serveWith is serve with the gateway's options.
+func serveWith(t testing.TB, opts *gateway.Options, http gateway.HTTPOptions, configs ...config.ServerConfig) *served {
+	t.Helper()
 	var gw *gateway.Gateway
 	h := host.New(&host.Options{
 		ToolPrefix: host.NoToolPrefix,
@@ -60,7 +66,7 @@ func serve(t testing.TB, http gateway.HTTPOptions, configs ...config.ServerConfi
 			return gw.Sampling(ctx, server, req)
 		},
 	})
-	gw = gateway.New(h, nil)
+	gw = gateway.New(h, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- gw.Run(ctx) }()
@@ -308,5 +314,38 @@ func TestSamplingGoesToTheCaller(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A result over MaxResultText is cut with a note, and the whole of it is
+// a resource the client can read.
+func TestResultCutToSize(t *testing.T) {
+	s := serveWith(t, &gateway.Options{MaxResultText: 100}, gateway.HTTPOptions{}, demoServer(t, "demo"))
+	sess := s.client(t, "", nil)
+	long := strings.Repeat("word ", 200)
+	res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": long}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := textOf(res)
+	if len(text) > 300 || !strings.Contains(text, "cut at 100") {
+		t.Fatalf("cut result: %q", text)
+	}
+	var uri string
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			uri = l.URI
+		}
+	}
+	if !strings.HasPrefix(uri, "switchboard://results/") || !strings.Contains(text, uri) {
+		t.Fatalf("no link to the whole result: %q %v", uri, res.Content)
+	}
+	whole, err := sess.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(whole.Contents) != 1 || whole.Contents[0].Text != long {
+		t.Fatalf("reading the whole result: %v", err)
+	}
+	short, _ := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "hi"}})
+	if textOf(short) != "hi" {
+		t.Errorf("a short result was changed: %q", textOf(short))
 	}
 }

@@ -133,7 +133,7 @@ func (g *Gateway) startRound(name, server string, args any, req *mcp.CallToolReq
 			err = nil // a failed call is a tool error
 		}
 		if res != nil {
-			res = ownResult(res)
+			res = g.sized(ownResult(res))
 		}
 		r.done <- callOutcome{res, err}
 	}()

@@ -100,7 +100,7 @@ func (g *Gateway) callTool(name, server string) mcp.ToolHandler {
 		case errors.Is(err, host.ErrUnknownTool):
 			return nil, err
 		case res != nil:
-			return ownResult(res), nil // a failed call is a tool error, saying which server and why
+			return g.sized(ownResult(res)), nil // a failed call is a tool error, saying which server and why
 		}
 		return nil, err
 	}

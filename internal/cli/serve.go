@@ -33,6 +33,7 @@ type serveOptions struct {
 	Servers     []string
 	Tools       []string
 	Profile     string
+	MaxResult   int
 	PrintConfig string
 }
 
@@ -73,6 +74,7 @@ go to stderr; over stdio, stdout is the client's.`,
 	fl.StringSliceVar(&o.Servers, "servers", nil, "serve only these `servers` (comma-separated)")
 	fl.StringArrayVar(&o.Tools, "tools", nil, "serve only tools whose exposed name matches this `glob` (repeatable)")
 	fl.StringVar(&o.Profile, "profile", "", "serve the view the `profile` of that name in your config names (\"profiles\": {NAME: {\"servers\": […], \"tools\": {\"allow\": […], \"deny\": […]}}})")
+	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
 	return cmd
 }
@@ -132,7 +134,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	defer h.Close()
-	gw = gateway.New(h, &gateway.Options{Logger: o.Logger(), PassThrough: o.NoPrefix})
+	gw = gateway.New(h, &gateway.Options{Logger: o.Logger(), PassThrough: o.NoPrefix, MaxResultText: o.MaxResult})
 	if err := h.Start(ctx, first.Servers); err != nil {
 		if ctx.Err() != nil {
 			return nil

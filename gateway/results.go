@@ -1,0 +1,80 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// resultURIPrefix names the whole results the gateway keeps.
+const resultURIPrefix = "switchboard://results/"
+
+// keptLimit is how many whole results are kept; the oldest goes first.
+const keptLimit = 64
+
+// keptResults are the whole texts of results cut to MaxResultText.
+type keptResults struct {
+	mu    sync.Mutex
+	order []string
+	text  map[string]string
+}
+
+func (k *keptResults) put(text string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.text == nil {
+		k.text = map[string]string{}
+	}
+	id := strings.ToLower(rand.Text())
+	k.text[id] = text
+	k.order = append(k.order, id)
+	if len(k.order) > keptLimit {
+		delete(k.text, k.order[0])
+		k.order = k.order[1:]
+	}
+	return id
+}
+
+func (k *keptResults) get(id string) (string, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	t, ok := k.text[id]
+	return t, ok
+}
+
+// sized is res within MaxResultText: its text cut with a note naming the
+// resource that holds the whole (images and audio as a line each).
+func (g *Gateway) sized(res *mcp.CallToolResult) *mcp.CallToolResult {
+	max := g.opts.MaxResultText
+	if max <= 0 {
+		return res
+	}
+	full := host.ResultText(res)
+	if len(full) <= max {
+		return res
+	}
+	var uri string
+	text := host.RenderResult(res, host.ResultOptions{MaxText: max, Keep: func(whole string) (string, error) {
+		uri = resultURIPrefix + g.kept.put(whole)
+		return uri, nil
+	}})
+	out := *res
+	out.Content = []mcp.Content{&mcp.TextContent{Text: text}, &mcp.ResourceLink{URI: uri, Name: "whole result", MIMEType: "text/plain"}}
+	out.StructuredContent = nil
+	return &out
+}
+
+func (g *Gateway) readKept(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	id, ok := strings.CutPrefix(req.Params.URI, resultURIPrefix)
+	text, found := g.kept.get(id)
+	if !ok || !found {
+		return nil, fmt.Errorf("no kept result %s (switchboard keeps the last %d)", req.Params.URI, keptLimit)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
+}
