@@ -27,6 +27,18 @@ func (h *Host) Tools() ToolSet {
 	return h.tools
 }
 
+// Tool is the exposed tool of that name, with its whole input schema: for
+// an agent that shows a model names and one-line descriptions first (the
+// prompt section) and loads a tool's schema when it is about to use it.
+func (h *Host) Tool(name string) (Tool, bool) {
+	for _, t := range h.Tools().Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Tool{}, false
+}
+
 // publishSoonLocked has a pending change to the tool set (toolsDirty)
 // published: at once when no server is on its first connect (the host is
 // quiet: a change alone, or the last of a burst), else within
