@@ -121,6 +121,9 @@ type ServerConfig struct {
 	AutoApprove    []string      `json:"autoApprove,omitempty"`
 	Tools          ToolFilter    `json:"tools,omitzero"`
 	Lazy           bool          `json:"lazy,omitempty"`
+	// AlwaysLoad keeps the server's tools shown to a model with their
+	// schemas when an agent defers the others behind a search.
+	AlwaysLoad bool `json:"alwaysLoad,omitempty"`
 	// ProtocolVersion pins the MCP version spoken with the server, for one
 	// that misbehaves when asked which it speaks (DESIGN.md, "Protocol
 	// eras"). Empty negotiates: server/discover first, initialize at

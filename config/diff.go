@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 )
 
@@ -66,14 +67,14 @@ func (c *ServerConfig) SameConnection(o *ServerConfig) bool {
 		maps.Equal(c.Env, o.Env) && c.Cwd == o.Cwd && c.URL == o.URL && maps.Equal(c.Headers, o.Headers) &&
 		c.Disabled == o.Disabled && c.Lazy == o.Lazy &&
 		c.StartupTimeout == o.StartupTimeout && c.PingInterval == o.PingInterval && c.WorkDir == o.WorkDir &&
-		c.MaxMessageSize == o.MaxMessageSize &&
+		c.MaxMessageSize == o.MaxMessageSize && c.ProtocolVersion == o.ProtocolVersion && reflect.DeepEqual(c.OAuth, o.OAuth) &&
 		c.Untrusted == o.Untrusted && c.Blocked == o.Blocked && c.DuplicateOf == o.DuplicateOf &&
 		errString(c.Err) == errString(o.Err) && c.Source.Level == o.Source.Level
 }
 
 // sameMetadata compares what SameConnection leaves out.
 func (c *ServerConfig) sameMetadata(o *ServerConfig) bool {
-	return slices.Equal(c.AutoApprove, o.AutoApprove) && c.Timeout == o.Timeout &&
+	return slices.Equal(c.AutoApprove, o.AutoApprove) && c.Timeout == o.Timeout && c.AlwaysLoad == o.AlwaysLoad &&
 		slices.Equal(c.Tools.Allow, o.Tools.Allow) && slices.Equal(c.Tools.Deny, o.Tools.Deny) &&
 		c.Source == o.Source
 }

@@ -61,3 +61,24 @@ func TestDiffConfigs(t *testing.T) {
 		})
 	}
 }
+
+// A change of oauth or protocolVersion reaches the connection: the server
+// restarts; alwaysLoad does not.
+func TestDiffAuthAndEra(t *testing.T) {
+	base := ServerConfig{Name: "r", URL: "https://h/mcp"}
+	withAuth := base
+	withAuth.OAuth = &OAuth{ClientID: "c"}
+	pinned := base
+	pinned.ProtocolVersion = ProtocolLegacy
+	loaded := base
+	loaded.AlwaysLoad = true
+	for _, tc := range []struct {
+		name    string
+		next    ServerConfig
+		restart bool
+	}{{"oauth", withAuth, true}, {"protocolVersion", pinned, true}, {"alwaysLoad", loaded, false}} {
+		if got := !base.SameConnection(&tc.next); got != tc.restart {
+			t.Errorf("%s: restart %v, want %v", tc.name, got, tc.restart)
+		}
+	}
+}

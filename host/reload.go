@@ -80,7 +80,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		// Only the metadata fields: the supervisor reads the connection
 		// fields without the lock, and those did not change.
 		s, c := h.servers[name], byName[name]
-		s.cfg.AutoApprove, s.cfg.Timeout, s.cfg.Source = slices.Clone(c.AutoApprove), c.Timeout, c.Source
+		s.cfg.AutoApprove, s.cfg.Timeout, s.cfg.Source, s.cfg.AlwaysLoad = slices.Clone(c.AutoApprove), c.Timeout, c.Source, c.AlwaysLoad
 		s.cfg.Tools = config.ToolFilter{Allow: slices.Clone(c.Tools.Allow), Deny: slices.Clone(c.Tools.Deny)}
 	}
 	h.order = h.order[:0]

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,9 +26,37 @@ type Tool struct {
 	OutputSchema any                  `json:"outputSchema,omitempty"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
 	AutoApprove  bool                 `json:"autoApprove"`
+	// AlwaysLoad says the tool's schema is to be shown to a model even
+	// when the others are deferred behind a search (the server's config
+	// has alwaysLoad).
+	AlwaysLoad bool `json:"alwaysLoad,omitempty"`
 	// Deferred tools come from the cache: their server is not connected
 	// yet, and a call waits for it.
 	Deferred bool `json:"deferred"`
+}
+
+// DefinitionTokens estimates how many tokens the tools' definitions take
+// in a model's context, names, descriptions and schemas (a byte count of
+// their JSON over four: a rough rule, the same every time).
+func (s ToolSet) DefinitionTokens() int {
+	n := 0
+	for _, t := range s.Tools {
+		b, _ := json.Marshal(struct {
+			Name, Description string
+			Schema            any
+		}{t.Name, t.Description, t.InputSchema})
+		n += len(b)
+	}
+	return n / 4
+}
+
+// DeferSchemas reports whether an agent should show the model names and
+// one-line descriptions (PromptSection) and load schemas on demand (Tool,
+// a search) rather than every tool's schema: when the definitions would
+// take more than fraction of a context of contextTokens. Claude Code
+// defers at a tenth. Tools with AlwaysLoad are shown either way.
+func (s ToolSet) DeferSchemas(contextTokens int, fraction float64) bool {
+	return float64(s.DefinitionTokens()) > fraction*float64(contextTokens)
 }
 
 // ToolSet is a snapshot of every exposed tool, sorted by name so prompts

@@ -162,6 +162,7 @@ func (h *Host) rebuildToolsLocked() bool {
 			OutputSchema: e.t.OutputSchema,
 			Annotations:  e.t.Annotations,
 			AutoApprove:  glob.First(e.s.cfg.AutoApprove, k.tool) != "",
+			AlwaysLoad:   e.s.cfg.AlwaysLoad,
 			Deferred:     e.deferred,
 		}
 		src[i] = e.t
@@ -200,7 +201,7 @@ func sameSorted(published []Tool, publishedSrc []*mcp.Tool, tools []Tool, src []
 		p, t := &published[i], &tools[j]
 		if src[j] == publishedSrc[i] {
 			if p.Name != t.Name || p.Server != t.Server || p.Tool != t.Tool ||
-				p.Deferred != t.Deferred || p.AutoApprove != t.AutoApprove {
+				p.Deferred != t.Deferred || p.AutoApprove != t.AutoApprove || p.AlwaysLoad != t.AlwaysLoad {
 				return false
 			}
 		} else if !sameTool(*p, *t) {
@@ -239,6 +240,6 @@ func sameTools(a, b []Tool) bool { return slices.EqualFunc(a, b, sameTool) }
 func sameTool(x, y Tool) bool {
 	return x.Name == y.Name && x.Server == y.Server && x.Tool == y.Tool &&
 		x.Deferred == y.Deferred && x.Description == y.Description && x.Title == y.Title &&
-		x.AutoApprove == y.AutoApprove && reflect.DeepEqual(x.InputSchema, y.InputSchema) &&
+		x.AutoApprove == y.AutoApprove && x.AlwaysLoad == y.AlwaysLoad && reflect.DeepEqual(x.InputSchema, y.InputSchema) &&
 		reflect.DeepEqual(x.OutputSchema, y.OutputSchema) && reflect.DeepEqual(x.Annotations, y.Annotations)
 }

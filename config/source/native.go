@@ -119,6 +119,8 @@ func decodeNative(e *entry, v *doc.Value) bool {
 			c.Tools = toolFilter(e, m.Key, val)
 		case "lazy":
 			c.Lazy = e.boolean(val, m.Key, c.Lazy)
+		case "alwaysLoad":
+			c.AlwaysLoad = e.boolean(val, m.Key, c.AlwaysLoad)
 		case "oauth":
 			c.OAuth = oauthSettings(e, m.Key, val)
 		}
