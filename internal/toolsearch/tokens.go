@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // stopWords are words too common in queries and descriptions to say
@@ -34,40 +35,42 @@ func tokens(text string) []string {
 
 // words cuts text into runs of letters and digits, and cuts each run again
 // where its case changes: "getFileInfo" is get, File, Info and "URLPath"
-// is URL, Path.
+// is URL, Path. The words are slices of text, not copies.
 func words(text string) []string {
 	var out []string
-	rs := []rune(text)
 	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			out = append(out, string(rs[start:end]))
-		}
-		start = -1
-	}
-	for i, r := range rs {
+	var prev rune
+	for i, r := range text {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush(i)
+			if start >= 0 {
+				out = append(out, text[start:i])
+			}
+			start = -1
 			continue
 		}
 		if start < 0 {
-			start = i
+			start, prev = i, r
 			continue
 		}
-		prev := rs[i-1]
+		cut := false
 		switch {
 		case unicode.IsUpper(r) && unicode.IsLower(prev):
-			flush(i) // fileInfo
-		case unicode.IsUpper(prev) && unicode.IsUpper(r) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-			flush(i) // URLPath: the P starts a word
+			cut = true // fileInfo
+		case unicode.IsUpper(prev) && unicode.IsUpper(r):
+			next, _ := utf8.DecodeRuneInString(text[i+utf8.RuneLen(r):])
+			cut = unicode.IsLower(next) // URLPath: the P starts a word
 		case unicode.IsDigit(r) != unicode.IsDigit(prev):
-			flush(i) // h1, v2
+			cut = true // h1, v2
 		}
-		if start < 0 {
+		if cut {
+			out = append(out, text[start:i])
 			start = i
 		}
+		prev = r
 	}
-	flush(len(rs))
+	if start >= 0 {
+		out = append(out, text[start:])
+	}
 	return out
 }
 

@@ -72,28 +72,19 @@ type Index struct {
 // New indexes docs. Later changes to docs do not affect the index.
 func New(docs []Doc) *Index {
 	ix := &Index{ids: make([]string, len(docs)), postings: map[string][]posting{}}
-	type fieldTerms struct {
-		tf  map[string]int
-		len int
-	}
-	fields := make([][numFields]fieldTerms, len(docs))
+	text := make([][numFields][]string, len(docs))
 	var total [numFields]float64
 	for i, d := range docs {
 		ix.ids[i] = d.ID
-		var text [numFields][]string
-		text[fieldName] = tokens(d.Name)
-		text[fieldDescription] = tokens(d.Description)
+		t := &text[i]
+		t[fieldName] = tokens(d.Name)
+		t[fieldDescription] = tokens(d.Description)
 		for _, p := range d.Params {
-			text[fieldParams] = append(text[fieldParams], tokens(p.Name)...)
-			text[fieldParamDescription] = append(text[fieldParamDescription], tokens(p.Description)...)
+			t[fieldParams] = append(t[fieldParams], tokens(p.Name)...)
+			t[fieldParamDescription] = append(t[fieldParamDescription], tokens(p.Description)...)
 		}
 		for f := range numFields {
-			tf := map[string]int{}
-			for _, t := range text[f] {
-				tf[t]++
-			}
-			fields[i][f] = fieldTerms{tf: tf, len: len(text[f])}
-			total[f] += float64(len(text[f]))
+			total[f] += float64(len(t[f]))
 		}
 	}
 	var avg [numFields]float64
@@ -101,33 +92,29 @@ func New(docs []Doc) *Index {
 		avg[f] = max(total[f]/float64(max(len(docs), 1)), 1)
 	}
 	// BM25F: each field's frequency is weighted and length-normalised,
-	// summed, and saturated once per term and doc.
-	weighted := map[string][]float64{} // term -> per-doc weighted tf, aligned with docsOf
-	docsOf := map[string][]int32{}
+	// summed, and saturated once per term and doc. The postings first
+	// hold that weighted frequency; the idf is known once every doc is in.
+	acc := map[string]float64{}
 	for i := range docs {
-		acc := map[string]float64{}
+		clear(acc)
 		for f := range numFields {
-			ft := fields[i][f]
-			norm := 1 - b + b*float64(ft.len)/avg[f]
-			for t, n := range ft.tf {
-				acc[t] += fieldWeight[f] * float64(n) / norm
+			w := fieldWeight[f] / (1 - b + b*float64(len(text[i][f]))/avg[f])
+			for _, t := range text[i][f] {
+				acc[t] += w
 			}
 		}
 		for t, w := range acc {
-			docsOf[t] = append(docsOf[t], int32(i))
-			weighted[t] = append(weighted[t], w)
+			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), score: w})
 		}
 	}
 	n := float64(len(docs))
-	for t, ds := range docsOf {
-		df := float64(len(ds))
+	for _, ps := range ix.postings {
+		df := float64(len(ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		ps := make([]posting, len(ds))
-		for j, d := range ds {
-			w := weighted[t][j]
-			ps[j] = posting{doc: d, score: idf * w * (k1 + 1) / (w + k1)}
+		for j := range ps {
+			w := ps[j].score
+			ps[j].score = idf * w * (k1 + 1) / (w + k1)
 		}
-		ix.postings[t] = ps
 	}
 	return ix
 }
@@ -155,9 +142,31 @@ func (ix *Index) Search(query string, k int) []Hit {
 			scores[p.doc] += p.score
 		}
 	}
-	hits := make([]Hit, 0, len(touched))
-	for _, d := range touched {
-		hits = append(hits, Hit{ID: ix.ids[d], Score: scores[d]})
+	better := func(x, y Hit) bool { // x ranks before y
+		return x.Score > y.Score || x.Score == y.Score && x.ID < y.ID
+	}
+	var hits []Hit
+	if k <= 0 || k >= len(touched) {
+		hits = make([]Hit, 0, len(touched))
+		for _, d := range touched {
+			hits = append(hits, Hit{ID: ix.ids[d], Score: scores[d]})
+		}
+	} else {
+		// Keep the best k in a heap whose root is the worst of them: a
+		// query with common words touches most docs, and sorting them
+		// all would cost more than the scoring.
+		hits = make([]Hit, 0, k)
+		for _, d := range touched {
+			h := Hit{ID: ix.ids[d], Score: scores[d]}
+			switch {
+			case len(hits) < k:
+				hits = append(hits, h)
+				up(hits, len(hits)-1, better)
+			case better(h, hits[0]):
+				hits[0] = h
+				down(hits, 0, better)
+			}
+		}
 	}
 	slices.SortFunc(hits, func(x, y Hit) int {
 		if c := cmp.Compare(y.Score, x.Score); c != 0 {
@@ -165,8 +174,34 @@ func (ix *Index) Search(query string, k int) []Hit {
 		}
 		return cmp.Compare(x.ID, y.ID)
 	})
-	if k > 0 && len(hits) > k {
-		hits = hits[:k]
-	}
 	return hits
+}
+
+// up and down keep h a heap with the worst hit (by better) at the root.
+func up(h []Hit, i int, better func(x, y Hit) bool) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !better(h[parent], h[i]) {
+			return
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+}
+
+func down(h []Hit, i int, better func(x, y Hit) bool) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && better(h[worst], h[l]) {
+			worst = l
+		}
+		if r < len(h) && better(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }

@@ -113,3 +113,19 @@ func FuzzTokens(f *testing.F) {
 		New([]Doc{{ID: "x", Name: s, Description: s}}).Search(s, 3)
 	})
 }
+
+// TestTopK: the heap that keeps the best k agrees with sorting every
+// match and cutting.
+func TestTopK(t *testing.T) {
+	docs, queries := synthetic(2000)
+	ix := New(docs)
+	for _, q := range queries[:20] {
+		all := ix.Search(q, 0)
+		for _, k := range []int{1, 5, 37} {
+			want := all[:min(k, len(all))]
+			if diff := cmp.Diff(want, ix.Search(q, k)); diff != "" {
+				t.Fatalf("Search(%q, %d) (-sorted +heap):\n%s", q, k, diff)
+			}
+		}
+	}
+}
