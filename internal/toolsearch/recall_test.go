@@ -44,11 +44,16 @@ func readJSON(t testing.TB, name string, v any) {
 	}
 }
 
-func corpus(t testing.TB) ([]Doc, []query) {
+// querySets are the query files: queries.json, against which the index
+// may be improved, and heldout.json, written with it before any change
+// and never tuned against, which says whether a change generalises.
+var querySets = []string{"queries", "heldout"}
+
+func corpus(t testing.TB, set string) ([]Doc, []query) {
 	var tools []corpusTool
 	var queries []query
 	readJSON(t, "testdata/corpus.json", &tools)
-	readJSON(t, "testdata/queries.json", &queries)
+	readJSON(t, "testdata/"+set+".json", &queries)
 	docs := make([]Doc, 0, len(tools))
 	for _, ct := range tools {
 		d := Doc{ID: exposed(ct.Server, ct.Name), Name: exposed(ct.Server, ct.Name), Description: ct.Description}
@@ -92,34 +97,42 @@ func recall(docs []Doc, queries []query) (at1, at5 float64, misses []string) {
 // (-v) with every query that missed. It asserts no number: BenchmarkRecall
 // reports them.
 func TestRecall(t *testing.T) {
-	docs, queries := corpus(t)
-	ids := map[string]bool{}
-	for _, d := range docs {
-		if ids[d.ID] {
-			t.Errorf("corpus: %s twice", d.ID)
-		}
-		ids[d.ID] = true
-	}
-	for _, q := range queries {
-		if !ids[exposed(q.Server, q.Tool)] {
-			t.Errorf("query %q: no tool %s in the corpus", q.Query, exposed(q.Server, q.Tool))
-		}
-	}
-	at1, at5, misses := recall(docs, queries)
-	t.Logf("%d tools, %d queries: recall@1 %.3f, recall@5 %.3f", len(docs), len(queries), at1, at5)
-	for _, m := range misses {
-		t.Log(m)
+	for _, set := range querySets {
+		t.Run(set, func(t *testing.T) {
+			docs, queries := corpus(t, set)
+			ids := map[string]bool{}
+			for _, d := range docs {
+				if ids[d.ID] {
+					t.Errorf("corpus: %s twice", d.ID)
+				}
+				ids[d.ID] = true
+			}
+			for _, q := range queries {
+				if !ids[exposed(q.Server, q.Tool)] {
+					t.Errorf("query %q: no tool %s in the corpus", q.Query, exposed(q.Server, q.Tool))
+				}
+			}
+			at1, at5, misses := recall(docs, queries)
+			t.Logf("%d tools, %d queries: recall@1 %.3f, recall@5 %.3f", len(docs), len(queries), at1, at5)
+			for _, m := range misses {
+				t.Log(m)
+			}
+		})
 	}
 }
 
 func BenchmarkRecall(b *testing.B) {
-	docs, queries := corpus(b)
-	var at1, at5 float64
-	for b.Loop() {
-		at1, at5, _ = recall(docs, queries)
+	for _, set := range querySets {
+		b.Run(set, func(b *testing.B) {
+			docs, queries := corpus(b, set)
+			var at1, at5 float64
+			for b.Loop() {
+				at1, at5, _ = recall(docs, queries)
+			}
+			b.ReportMetric(at1, "recall@1")
+			b.ReportMetric(at5, "recall@5")
+		})
 	}
-	b.ReportMetric(at1, "recall@1")
-	b.ReportMetric(at5, "recall@5")
 }
 
 // synthetic makes n tools from a fixed vocabulary: names of two or three
