@@ -191,6 +191,8 @@ type Host struct {
 	departed map[string]toolKey
 
 	calls callTokens // progress tokens; a lock of its own
+
+	search searchCache // the tool set's search index; a lock of its own (search.go)
 }
 
 // New returns a host with no servers. Start adds them.

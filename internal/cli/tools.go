@@ -17,6 +17,11 @@ type toolsOptions struct {
 	JSON   jsonFlag
 	// Wait waits for every server instead of answering at the startup gate.
 	Wait bool
+	// Search, when not empty, prints only the tools that match it, best
+	// first (DESIGN.md, "Tool search").
+	Search string
+	// Limit caps the matches Search prints; 0 prints every match.
+	Limit int
 }
 
 func newToolsCmd(f *Factory) *cobra.Command {
@@ -32,11 +37,16 @@ its server). --wait waits for every server instead.
 
 For one SERVER that failed, its error is printed on stderr and the exit
 status is 1; for one that is disabled, blocked or untrusted, a line on
-stderr says so. A name no config defines is a usage error (exit 2).`,
+stderr says so. A name no config defines is a usage error (exit 2).
+
+--search ranks the tools by how well their names, parameters and
+descriptions match the words of QUERY and prints the best --limit of
+them, best first; a tool that shares no word with QUERY is not printed.`,
 		Example: `  $ switchboard tools
   $ switchboard tools github --json
   $ switchboard tools --wait
-  $ switchboard tools github || echo "github is down"`,
+  $ switchboard tools github || echo "github is down"
+  $ switchboard tools --search "open a pull request" --limit 3`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -44,11 +54,19 @@ stderr says so. A name no config defines is a usage error (exit 2).`,
 			if o.Server, err = serverArg(args); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("limit") && !cmd.Flags().Changed("search") {
+				return usagef("--limit needs --search")
+			}
+			if o.Limit < 0 {
+				return usagef("--limit %d: want 0 or more", o.Limit)
+			}
 			return runTools(cmd.Context(), o)
 		},
 	}
 	addJSONFlag(cmd, &o.JSON, "print JSON, one object per tool")
 	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for every server instead of answering at the startup gate")
+	cmd.Flags().StringVar(&o.Search, "search", "", "print the tools that best match `QUERY`, best first")
+	cmd.Flags().IntVar(&o.Limit, "limit", 10, "with --search, print at most `N` tools (0: every match)")
 	return cmd
 }
 
@@ -58,12 +76,22 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 		return err
 	}
 	defer s.Close()
-	tools := s.Tools().Tools
 	if o.Server != "" {
 		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
 			return err
 		}
-		tools = onlyServer(tools, o.Server, func(t host.Tool) string { return t.Server })
+	}
+	var tools []host.Tool
+	switch {
+	case o.Search == "":
+		tools = s.Tools().Tools
+		if o.Server != "" {
+			tools = onlyServer(tools, o.Server, func(t host.Tool) string { return t.Server })
+		}
+	case o.Server != "":
+		tools = s.View(host.ViewFilter{Servers: []string{o.Server}}).SearchTools(o.Search, o.Limit)
+	default:
+		tools = s.SearchTools(o.Search, o.Limit)
 	}
 	if o.JSON {
 		return writeJSON(o.IO.Out, orEmpty(tools))

@@ -26,7 +26,7 @@ var allowed = map[string][]string{
 	"config/discover":     {"config", "config/internal/doc", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile", "internal/execpath"},
 
 	// The host knows config's types, never how configs are found.
-	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap", "internal/oauth"},
+	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap", "internal/oauth", "internal/toolsearch"},
 	"internal/oauth":     {"config", "internal/clip", "internal/safefile"},
 	"internal/toolcache": {"config", "internal/safefile"},
 	"internal/transport": {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
@@ -34,17 +34,18 @@ var allowed = map[string][]string{
 	"gateway":            {"config", "host"},
 
 	// Leaves.
-	"internal/clip":      {},
-	"internal/execpath":  {},
-	"internal/glob":      {},
-	"internal/procgroup": {},
-	"internal/reap":      {},
-	"internal/redact":    {"config"},
-	"internal/safefile":  {},
-	"internal/secretcmd": {"internal/clip", "internal/procgroup", "internal/reap"},
-	"internal/termsafe":  {},
-	"internal/demo":      {},
-	"internal/layers":    {},
+	"internal/clip":       {},
+	"internal/execpath":   {},
+	"internal/glob":       {},
+	"internal/procgroup":  {},
+	"internal/reap":       {},
+	"internal/redact":     {"config"},
+	"internal/safefile":   {},
+	"internal/secretcmd":  {"internal/clip", "internal/procgroup", "internal/reap"},
+	"internal/termsafe":   {},
+	"internal/toolsearch": {},
+	"internal/demo":       {},
+	"internal/layers":     {},
 
 	// Test harnesses and programs on top.
 	"internal/peers":     {"internal/procgroup"},
@@ -60,15 +61,16 @@ var allowed = map[string][]string{
 // thirdParty lists, for the packages that must stay light, the only
 // modules outside the standard library they may import.
 var thirdParty = map[string][]string{
-	"config":            {},
-	"internal/clip":     {},
-	"internal/execpath": {},
-	"internal/glob":     {},
-	"internal/redact":   {},
-	"internal/safefile": {"golang.org/x/sys"},
-	"internal/reap":     {"golang.org/x/sys"},
-	"internal/termsafe": {},
-	"config/trust":      {},
+	"config":              {},
+	"internal/clip":       {},
+	"internal/execpath":   {},
+	"internal/glob":       {},
+	"internal/redact":     {},
+	"internal/safefile":   {"golang.org/x/sys"},
+	"internal/reap":       {"golang.org/x/sys"},
+	"internal/termsafe":   {},
+	"config/trust":        {},
+	"internal/toolsearch": {},
 	// The floor server: nothing between its bytes and the pipe.
 	"internal/benchpeer": {},
 }

@@ -1,0 +1,131 @@
+package toolsearch
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTokens(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"mcp__github__create_issue", []string{"mcp", "github", "creat", "issu"}},
+		{"getFileInfo", []string{"get", "fil", "info"}},
+		{"read-multiple-files", []string{"read", "multipl", "fil"}},
+		{"URLPath h1", []string{"url", "path", "h", "1"}},
+		{"Add the two numbers", []string{"add", "two", "number"}},
+		{"listing listed lists", []string{"list", "list", "list"}},
+		{"creating created creates", []string{"creat", "creat", "creat"}},
+		{"running branches entries", []string{"run", "branch", "entry"}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, tokens(tt.in)); diff != "" {
+			t.Errorf("tokens(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+var docs = []Doc{
+	{ID: "mcp__demo__add", Name: "mcp__demo__add", Description: "Adds two numbers.",
+		Params: []Param{{"a", "the first number"}, {"b", "the second number"}}},
+	{ID: "mcp__demo__echo", Name: "mcp__demo__echo", Description: "Returns the given text.",
+		Params: []Param{{"text", "text to return"}}},
+	{ID: "mcp__fs__read_file", Name: "mcp__fs__read_file", Description: "Read the complete contents of a file.",
+		Params: []Param{{"path", ""}}},
+	{ID: "mcp__fs__write_file", Name: "mcp__fs__write_file", Description: "Create a new file or overwrite one.",
+		Params: []Param{{"path", ""}, {"content", ""}}},
+	{ID: "mcp__gh__create_issue", Name: "mcp__gh__create_issue", Description: "Create a new issue in a repository.",
+		Params: []Param{{"owner", ""}, {"repo", ""}, {"title", ""}, {"body", "issue text"}}},
+}
+
+func ids(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+func TestSearch(t *testing.T) {
+	ix := New(docs)
+	tests := []struct {
+		query string
+		first string
+	}{
+		{"add two numbers", "mcp__demo__add"},
+		{"read a file", "mcp__fs__read_file"},
+		{"writeFile", "mcp__fs__write_file"},
+		{"open an issue on a repo", "mcp__gh__create_issue"},
+		{"echo", "mcp__demo__echo"},
+	}
+	for _, tt := range tests {
+		hits := ix.Search(tt.query, 3)
+		if len(hits) == 0 || hits[0].ID != tt.first {
+			t.Errorf("Search(%q) = %v, want %s first", tt.query, ids(hits), tt.first)
+		}
+	}
+	if hits := ix.Search("the of a", 5); hits != nil {
+		t.Errorf("stop words only: %v", hits)
+	}
+	if hits := ix.Search("zebra", 5); len(hits) != 0 {
+		t.Errorf("no match: %v", hits)
+	}
+	if hits := ix.Search("file", 1); len(hits) != 1 {
+		t.Errorf("k=1: %d hits", len(hits))
+	}
+	if hits := ix.Search("file", 0); len(hits) != 2 {
+		t.Errorf("k=0: %v, want every match", ids(hits))
+	}
+}
+
+// TestSearchTies: equal scores come back in ID order, whatever the order
+// of the docs.
+func TestSearchTies(t *testing.T) {
+	d := []Doc{{ID: "c", Name: "same"}, {ID: "a", Name: "same"}, {ID: "b", Name: "same"}}
+	for range 3 {
+		got := ids(New(d).Search("same", 0))
+		if !slices.Equal(got, []string{"a", "b", "c"}) {
+			t.Fatalf("ties: %v", got)
+		}
+		slices.Reverse(d)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	if hits := New(nil).Search("anything", 5); len(hits) != 0 {
+		t.Errorf("empty index: %v", hits)
+	}
+}
+
+func FuzzTokens(f *testing.F) {
+	f.Add("mcp__github__createIssue")
+	f.Add("ÜberTool_ß 12abc")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, tok := range tokens(s) {
+			if tok == "" {
+				t.Fatalf("empty token from %q", s)
+			}
+		}
+		New([]Doc{{ID: "x", Name: s, Description: s}}).Search(s, 3)
+	})
+}
+
+// TestTopK: the heap that keeps the best k agrees with sorting every
+// match and cutting.
+func TestTopK(t *testing.T) {
+	docs, queries := synthetic(2000)
+	ix := New(docs)
+	for _, q := range queries[:20] {
+		all := ix.Search(q, 0)
+		for _, k := range []int{1, 5, 37} {
+			want := all[:min(k, len(all))]
+			if diff := cmp.Diff(want, ix.Search(q, k)); diff != "" {
+				t.Fatalf("Search(%q, %d) (-sorted +heap):\n%s", q, k, diff)
+			}
+		}
+	}
+}
