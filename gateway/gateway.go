@@ -35,6 +35,10 @@ type Options struct {
 	// is kept, for a while, as a resource the client can read
 	// (switchboard://results/ID).
 	MaxResultText int
+	// ToolSearch offers search_tools, describe_tool and call_tool in
+	// place of every tool (search.go), and the tools of servers marked
+	// alwaysLoad as they are.
+	ToolSearch bool
 }
 
 // maxViews bounds the views (distinct server lists asked for over HTTP)
@@ -130,6 +134,9 @@ func (g *Gateway) view(filter host.ViewFilter) (*view, error) {
 			SubscribeHandler:   g.subscribe(v),
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
+		if g.opts.ToolSearch {
+			g.addSearchTools(v)
+		}
 		if g.opts.MaxResultText > 0 {
 			v.srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "result", URITemplate: resultURIPrefix + "{id}",
 				Description: "The whole text of a tool result switchboard cut to size.", MIMEType: "text/plain"}, g.readKept)

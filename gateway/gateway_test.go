@@ -349,3 +349,32 @@ func TestResultCutToSize(t *testing.T) {
 		t.Errorf("a short result was changed: %q", textOf(short))
 	}
 }
+
+// With ToolSearch a client sees three tools, finds one by what it does,
+// reads its schema and calls it.
+func TestToolSearch(t *testing.T) {
+	s := serveWith(t, &gateway.Options{ToolSearch: true}, gateway.HTTPOptions{}, demoServer(t, "demo"), demoServer(t, "other"))
+	sess := s.client(t, "", nil)
+	names := toolNames(t, sess)
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"call_tool", "describe_tool", "search_tools"}) {
+		t.Fatalf("tools offered: %v", names)
+	}
+	ctx := context.Background()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "add two numbers", "limit": 3}})
+	if err != nil || res.IsError {
+		t.Fatalf("search: %v %v", err, res)
+	}
+	first, _, _ := strings.Cut(textOf(res), ":")
+	if !strings.HasSuffix(first, "__add") {
+		t.Fatalf("first hit %q, want an add tool:\n%s", first, textOf(res))
+	}
+	res, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: "describe_tool", Arguments: map[string]any{"name": first}})
+	if err != nil || !strings.Contains(textOf(res), `"inputSchema"`) {
+		t.Fatalf("describe: %v %q", err, textOf(res))
+	}
+	res, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": first, "arguments": map[string]any{"a": 2, "b": 3}}})
+	if err != nil || res.IsError || !strings.Contains(textOf(res), "5") {
+		t.Fatalf("call: %v %q", err, textOf(res))
+	}
+}

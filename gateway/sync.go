@@ -31,6 +31,9 @@ func (g *Gateway) sync(v *view) {
 func (g *Gateway) syncTools(v *view) {
 	want := map[string]host.Tool{}
 	for _, t := range g.h.View(v.filter).Tools().Tools {
+		if g.opts.ToolSearch && !t.AlwaysLoad {
+			continue // found through search_tools
+		}
 		want[t.Name] = t
 	}
 	var gone []string

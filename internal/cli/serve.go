@@ -34,6 +34,7 @@ type serveOptions struct {
 	Tools       []string
 	Profile     string
 	MaxResult   int
+	ToolSearch  bool
 	PrintConfig string
 }
 
@@ -75,6 +76,7 @@ go to stderr; over stdio, stdout is the client's.`,
 	fl.StringArrayVar(&o.Tools, "tools", nil, "serve only tools whose exposed name matches this `glob` (repeatable)")
 	fl.StringVar(&o.Profile, "profile", "", "serve the view the `profile` of that name in your config names (\"profiles\": {NAME: {\"servers\": […], \"tools\": {\"allow\": […], \"deny\": […]}}})")
 	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
+	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
 	return cmd
 }
@@ -134,7 +136,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	defer h.Close()
-	gw = gateway.New(h, &gateway.Options{Logger: o.Logger(), PassThrough: o.NoPrefix, MaxResultText: o.MaxResult})
+	gw = gateway.New(h, &gateway.Options{Logger: o.Logger(), PassThrough: o.NoPrefix, MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch})
 	if err := h.Start(ctx, first.Servers); err != nil {
 		if ctx.Err() != nil {
 			return nil
