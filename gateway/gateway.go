@@ -175,20 +175,47 @@ func (g *Gateway) Run(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			switch e.Type {
-			case host.EventTools, host.EventResources, host.EventPrompts, host.EventState:
-				g.syncAll()
-			case host.EventResourceUpdated:
-				g.each(func(v *view) {
-					if _, ok := v.resources[e.URI]; ok || v.shows(e.Server) {
-						_ = v.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: e.URI})
+			// A burst (fifty servers settling at start) is one sync, not
+			// fifty: the events already queued are taken first.
+			dirty := g.handle(ctx, e)
+		drain:
+			for {
+				select {
+				case e, ok := <-sub.C:
+					if !ok {
+						return nil
 					}
-				})
-			case host.EventLog:
-				g.forwardLog(ctx, e)
+					dirty = g.handle(ctx, e) || dirty
+				default:
+					break drain
+				}
+			}
+			if dirty {
+				g.syncAll()
 			}
 		}
 	}
+}
+
+// handle passes on an event that clients get as it is, and reports
+// whether e changes what the views list.
+func (g *Gateway) handle(ctx context.Context, e host.Event) bool {
+	switch e.Type {
+	case host.EventTools, host.EventResources, host.EventPrompts, host.EventState:
+		return true
+	case host.EventResourceUpdated:
+		g.each(func(v *view) {
+			v.mu.Lock()
+			_, listed := v.resources[e.URI]
+			v.mu.Unlock()
+			if listed || v.shows(e.Server) {
+				_ = v.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: e.URI})
+			}
+		})
+	case host.EventLog:
+		g.forwardLog(ctx, e)
+	}
+	return false
 }
 
 func (g *Gateway) each(fn func(*view)) {

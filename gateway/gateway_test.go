@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -133,16 +132,16 @@ func textOf(res *mcp.CallToolResult) string {
 // client as list_changed.
 func TestCallProgressAndListChanged(t *testing.T) {
 	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo", "--test-tools"), demoServer(t, "other"))
-	var mu sync.Mutex
-	var progress []string
+	progressed := make(chan string, 16)
 	changed := make(chan struct{}, 8)
 	// A client of the stateful era, whose cancellation is a notification
 	// (a new-era client's is the end of its POST: the stress test has it).
 	sess := s.clientAt(t, "", &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			progress = append(progress, req.Params.Message)
-			mu.Unlock()
+			select {
+			case progressed <- req.Params.Message:
+			default:
+			}
 		},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	}, config.ProtocolLegacy)
@@ -167,22 +166,13 @@ func TestCallProgressAndListChanged(t *testing.T) {
 	params.SetProgressToken("client-token")
 	ended := make(chan error, 1)
 	go func() { _, err := sess.CallTool(callCtx, params); ended <- err }()
-	deadline := time.After(20 * time.Second)
-	for {
-		mu.Lock()
-		got := slices.Clone(progress)
-		mu.Unlock()
-		if len(got) > 0 {
-			if got[0] != "sleeping 600000 ms" {
-				t.Errorf("progress seen by the client: %v", got)
-			}
-			break
+	select {
+	case msg := <-progressed:
+		if msg != "sleeping 600000 ms" {
+			t.Errorf("progress seen by the client: %q", msg)
 		}
-		select {
-		case <-deadline:
-			t.Fatal("no progress reached the client")
-		case <-time.After(10 * time.Millisecond): // progress comes on its own goroutine
-		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no progress reached the client")
 	}
 	cancel()
 	select {

@@ -15,14 +15,19 @@ import (
 // resultURIPrefix names the whole results the gateway keeps.
 const resultURIPrefix = "switchboard://results/"
 
-// keptLimit is how many whole results are kept; the oldest goes first.
-const keptLimit = 64
+// keptLimit is how many whole results are kept, and keptBytes how much
+// text at most: a server may return 64 MiB a call. The oldest goes first.
+const (
+	keptLimit = 64
+	keptBytes = 64 << 20
+)
 
 // keptResults are the whole texts of results cut to MaxResultText.
 type keptResults struct {
 	mu    sync.Mutex
 	order []string
 	text  map[string]string
+	size  int
 }
 
 func (k *keptResults) put(text string) string {
@@ -34,7 +39,9 @@ func (k *keptResults) put(text string) string {
 	id := strings.ToLower(rand.Text())
 	k.text[id] = text
 	k.order = append(k.order, id)
-	if len(k.order) > keptLimit {
+	k.size += len(text)
+	for len(k.order) > 1 && (len(k.order) > keptLimit || k.size > keptBytes) {
+		k.size -= len(k.text[k.order[0]])
 		delete(k.text, k.order[0])
 		k.order = k.order[1:]
 	}

@@ -166,8 +166,9 @@ type AuthInfo struct {
 	Server string `json:"server"`
 	URL    string `json:"url"` // without userinfo and query, which may hold secrets
 	// Method is how the server is authorized: "oauth" (a grant from a
-	// person's consent), "client credentials" (from its config), "header"
-	// (an Authorization header in its config), or "none".
+	// person's consent), "client credentials" or "enterprise" (from its
+	// config, nothing stored), "header" (an Authorization header in its
+	// config), or "none".
 	Method string `json:"method"`
 	// Stored says the token file holds a grant for it.
 	Stored      bool      `json:"stored"`
@@ -186,7 +187,10 @@ func (a *AuthInfo) Expired(now time.Time) bool {
 // Authorizations reads what the token file at tokenFile holds for the
 // remote servers among configs, without connecting anything.
 func Authorizations(tokenFile string, configs []config.ServerConfig) ([]AuthInfo, error) {
-	store := oauth.NewStore(tokenFile)
+	grants, err := oauth.NewStore(tokenFile).Grants()
+	if err != nil {
+		return nil, err
+	}
 	var out []AuthInfo
 	for i := range configs {
 		c := &configs[i]
@@ -199,18 +203,22 @@ func Authorizations(tokenFile string, configs []config.ServerConfig) ([]AuthInfo
 				a.Method = "header"
 			}
 		}
-		if c.OAuth != nil && c.OAuth.Grant == config.GrantClientCredentials {
-			a.Method, a.ClientID = "client credentials", c.OAuth.ClientID
+		// A machine grant gets its token from the config each run: nothing
+		// of it is stored.
+		machine := false
+		if o := c.OAuth; o != nil {
+			switch o.Grant {
+			case config.GrantClientCredentials:
+				a.Method, a.ClientID, machine = "client credentials", o.ClientID, true
+			case config.GrantEnterprise:
+				a.Method, a.ClientID, machine = "enterprise", o.ClientID, true
+			}
 		}
 		clientID := ""
-		if c.OAuth != nil && c.OAuth.Grant != config.GrantClientCredentials {
+		if c.OAuth != nil {
 			clientID = c.OAuth.ClientID
 		}
-		g, err := store.Lookup(c.URL, clientID)
-		if err != nil {
-			return nil, err
-		}
-		if g != nil && a.Method != "client credentials" {
+		if g := oauth.Newest(grants, c.URL, clientID); g != nil && !machine {
 			a.Method, a.Stored = "oauth", true
 			a.ClientID, a.Scopes, a.Expiry = g.ClientID, g.Scopes, g.Expiry
 			a.Refreshable, a.Obtained = g.RefreshToken != "", g.Obtained

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -71,13 +72,7 @@ func (v *View) PromptSection(opts PromptOptions) string {
 			titles[st.Name] = st.ServerInfo.Title
 		}
 	}
-	servers := slices.Sorted(func(yield func(string) bool) {
-		for name := range byServer {
-			if !yield(name) {
-				return
-			}
-		}
-	})
+	servers := slices.Sorted(maps.Keys(byServer))
 	var out string
 	for _, d := range promptDetails {
 		out = renderPrompt(servers, byServer, instructions, titles, d, -1)

@@ -3,6 +3,7 @@ package host
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"testing"
@@ -36,13 +37,7 @@ func BenchmarkPromptSize(b *testing.B) {
 		for _, t := range tools {
 			byServer[t.Server] = append(byServer[t.Server], t)
 		}
-		servers := slices.Sorted(func(yield func(string) bool) {
-			for s := range byServer {
-				if !yield(s) {
-					return
-				}
-			}
-		})
+		servers := slices.Sorted(maps.Keys(byServer))
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			var section string
 			for b.Loop() {

@@ -231,8 +231,9 @@ func newAuthStatusCmd(f *Factory) *cobra.Command {
 		Short: "List remote servers and the state of their tokens",
 		Long: `List the remote servers in your config and how each is authorized: an
 OAuth grant kept by 'auth login' (with its expiry, and whether it can be
-renewed), client credentials from the config, an Authorization header,
-or none. Tokens themselves are never shown. Nothing is connected.`,
+renewed), client credentials or an identity provider from the config,
+an Authorization header, or none. Tokens themselves are never shown.
+Nothing is connected.`,
 		Example: `  $ switchboard auth status
   $ switchboard auth status --json | jq -r '.[] | select(.method=="none") | .server'`,
 		Args: usageArgs(cobra.NoArgs),

@@ -79,12 +79,25 @@ type storeFile struct {
 // Lookup returns the grant for the server at url and the client id, or
 // for any client of that server when clientID is "" (the newest).
 func (s *Store) Lookup(url, clientID string) (*Grant, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	grants, err := s.readLocked()
+	grants, err := s.Grants()
 	if err != nil {
 		return nil, err
 	}
+	return Newest(grants, url, clientID), nil
+}
+
+// Grants reads every stored grant, for a caller with many servers to
+// look up (one read of the file, not one each).
+func (s *Store) Grants() ([]Grant, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.readLocked()
+}
+
+// Newest is the grant among grants for the server at url and the client
+// id, or for any client of it when clientID is "" (the newest); nil for
+// none.
+func Newest(grants []Grant, url, clientID string) *Grant {
 	var found *Grant
 	for i := range grants {
 		g := &grants[i]
@@ -95,7 +108,7 @@ func (s *Store) Lookup(url, clientID string) (*Grant, error) {
 			found = g
 		}
 	}
-	return found, nil
+	return found
 }
 
 // Save puts g in place of the grant of the same server and client.
