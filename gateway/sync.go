@@ -36,14 +36,7 @@ func (g *Gateway) syncTools(v *view) {
 		}
 		want[t.Name] = t
 	}
-	var gone []string
-	for name := range v.tools {
-		if _, ok := want[name]; !ok {
-			gone = append(gone, name)
-			delete(v.tools, name)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := unregister(v.tools, want); len(gone) > 0 {
 		v.srv.RemoveTools(gone...)
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
@@ -168,14 +161,7 @@ func (g *Gateway) syncPrompts(v *view) {
 		}
 		want[name] = p
 	}
-	var gone []string
-	for name := range v.prompts {
-		if _, ok := want[name]; !ok {
-			gone = append(gone, name)
-			delete(v.prompts, name)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := unregister(v.prompts, want); len(gone) > 0 {
 		v.srv.RemovePrompts(gone...)
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
@@ -220,24 +206,10 @@ func (g *Gateway) syncResources(v *view) {
 			wantTpl[t.URITemplate] = t
 		}
 	}
-	var gone []string
-	for uri := range v.resources {
-		if _, ok := wantRes[uri]; !ok {
-			gone = append(gone, uri)
-			delete(v.resources, uri)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := unregister(v.resources, wantRes); len(gone) > 0 {
 		v.srv.RemoveResources(gone...)
 	}
-	gone = gone[:0]
-	for tpl := range v.templates {
-		if _, ok := wantTpl[tpl]; !ok {
-			gone = append(gone, tpl)
-			delete(v.templates, tpl)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := unregister(v.templates, wantTpl); len(gone) > 0 {
 		v.srv.RemoveResourceTemplates(gone...)
 	}
 	for _, uri := range slices.Sorted(maps.Keys(wantRes)) {
@@ -344,6 +316,19 @@ func (g *Gateway) complete(v *view) func(context.Context, *mcp.CompleteRequest) 
 		}
 		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 	}
+}
+
+// unregister drops from registered what want no longer has, and returns
+// those names, for the server to remove.
+func unregister[V any](registered map[string]string, want map[string]V) []string {
+	var gone []string
+	for name := range registered {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+			delete(registered, name)
+		}
+	}
+	return gone
 }
 
 // guarded runs a go-sdk registration, which panics on what it refuses,
