@@ -75,6 +75,7 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 	h.serverRequests(s, opts)
 	c := mcp.NewClient(&mcp.Implementation{Name: h.opts.ClientName, Version: h.opts.ClientVersion}, opts)
 	c.AddSendingMiddleware(logLevelMeta(h.opts.LogLevel))
+	c.AddReceivingMiddleware(titledItems())
 	if len(h.opts.Roots) > 0 {
 		c.AddRoots(h.opts.Roots...)
 	}

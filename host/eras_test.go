@@ -316,3 +316,40 @@ func TestInputRequiredReachesTheHandlers(t *testing.T) {
 		t.Errorf("handlers asked: elicitation %d, sampling %d; want each at least twice", elicited.Load(), sampled.Load())
 	}
 }
+
+// go-sdk's own conformance server asks for a titled multi-select whose
+// items name their type (`"type": "string"` beside `anyOf`), which
+// go-sdk's client refuses before anyone is asked. The host lets it
+// through to the handler, with the schema as the server sent it. (That
+// server's go-sdk then refuses its own schema when the answer comes, so
+// the call's result is its error; a gateway's client has been asked.)
+func TestTitledMultiSelectReachesTheHandler(t *testing.T) {
+	var asked atomic.Pointer[mcp.ElicitParams]
+	opts := &host.Options{
+		Elicitation: func(_ context.Context, _ string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			asked.Store(p)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{
+				"untitledSingle": "option1", "titledSingle": "value1", "legacyEnum": "opt1",
+				"untitledMulti": []any{"option1"}, "titledMulti": []any{"value1", "value2"},
+			}}, nil
+		},
+	}
+	cmd, args := peers.GoEverythingStdio(t)
+	h := start(t, opts, config.ServerConfig{Name: "go", Command: cmd, Args: args, ProtocolVersion: config.ProtocolLegacy})
+	ctx := context.Background()
+	h.WaitSettled(ctx)
+	if _, err := h.CallTool(ctx, "mcp__go__test_elicitation_sep1330_enums", map[string]any{}); err != nil {
+		t.Fatalf("call: %v", err)
+	}
+	p := asked.Load()
+	if p == nil {
+		t.Fatal("the handler was never asked")
+	}
+	schema, _ := p.RequestedSchema.(map[string]any)
+	props, _ := schema["properties"].(map[string]any)
+	titled, _ := props["titledMulti"].(map[string]any)
+	items, _ := titled["items"].(map[string]any)
+	if items["type"] != "string" || items["anyOf"] == nil {
+		t.Errorf("the handler saw items %v; want the server's own, type and anyOf", items)
+	}
+}

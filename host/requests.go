@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"maps"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,7 +20,11 @@ func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 	}
 	if h.opts.Elicitation != nil {
 		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			res, err := h.opts.Elicitation(ctx, name, req.Params)
+			params := req.Params
+			if own, ok := ctx.Value(serverSchemaKey{}).(*mcp.ElicitParams); ok {
+				params = own
+			}
+			res, err := h.opts.Elicitation(ctx, name, params)
 			if err != nil {
 				return nil, err
 			}
@@ -27,7 +32,7 @@ func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 				return nil, errors.New("elicitation handler returned no result")
 			}
 			if res.Action == "accept" {
-				res.Content = withDefaults(req.Params, res.Content)
+				res.Content = withDefaults(params, res.Content)
 			}
 			return res, nil
 		}
@@ -62,4 +67,71 @@ func withDefaults(p *mcp.ElicitParams, content map[string]any) map[string]any {
 		}
 	}
 	return content
+}
+
+// serverSchemaKey holds, in a handler's context, an elicitation's params
+// as the server sent them, where the ones go-sdk checks were made
+// checkable by titledItems.
+type serverSchemaKey struct{}
+
+// titledItems lets an elicitation reach the handlers when its titled
+// multi-select names its items' type, `"items": {"type": "string",
+// "anyOf": [{"const", "title"}…]}`, as go-sdk's own conformance server
+// sends it. go-sdk v1.8.0's client takes a typed items schema for an
+// untitled enum and refuses the request before anyone is asked; the
+// spec's form has no type there, and with every const a string both mean
+// the same. go-sdk checks the schema without that "type"; the handlers
+// (and a gateway's client) see the server's own.
+//
+// It covers requests a server sends during a call (2025-11-25). An input
+// request of a 2026-07-28 result goes through go-sdk's check unhooked.
+func titledItems() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			er, ok := req.(*mcp.ElicitRequest)
+			if !ok || method != "elicitation/create" || er.Params == nil {
+				return next(ctx, method, req)
+			}
+			checkable, changed := untypedTitledItems(er.Params.RequestedSchema)
+			if !changed {
+				return next(ctx, method, req)
+			}
+			own := er.Params
+			p := *own
+			p.RequestedSchema = checkable
+			ctx = context.WithValue(ctx, serverSchemaKey{}, own)
+			return next(ctx, method, &mcp.ElicitRequest{Session: er.Session, Params: &p})
+		}
+	}
+}
+
+// untypedTitledItems is schema with "type": "string" dropped from every
+// array property's items that also list anyOf, and whether there was any.
+// The server's schema is not changed.
+func untypedTitledItems(schema any) (any, bool) {
+	m, ok := asMap(schema)
+	if !ok {
+		return schema, false
+	}
+	props, _ := m["properties"].(map[string]any)
+	var out map[string]any
+	for name, prop := range props {
+		pm, _ := prop.(map[string]any)
+		items, _ := pm["items"].(map[string]any)
+		if pm["type"] != "array" || items["type"] != "string" || items["anyOf"] == nil {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(m)
+			out["properties"] = maps.Clone(props)
+		}
+		p, it := maps.Clone(pm), maps.Clone(items)
+		delete(it, "type")
+		p["items"] = it
+		out["properties"].(map[string]any)[name] = p
+	}
+	if out == nil {
+		return schema, false
+	}
+	return out, true
 }
