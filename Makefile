@@ -114,31 +114,35 @@ conformance-next:
 
 # The suite's SERVER scenarios against `switchboard serve --http ADDR
 # --no-prefix` (pass-through names: the suite calls exact tool and prompt
-# names), with go-sdk's everything-server (PEERS.md) as the only upstream:
-# once over stdio, where the two agree on 2026-07-28, and once over HTTP,
-# stateful 2025-11-25. test/conformance-serve.sh asks the suite for its
-# server scenarios (`conformance list --server`, the 2 pending ones
-# included), runs each in a suite run of its own, and prints PASS/FAIL per
-# scenario with the failed checks' ids. Against the expected failures in
-# test/conformance-serve-expected-failures.yml (stdio) and
-# test/conformance-serve-http-expected-failures.yml (HTTP) it marks a new
-# failure UNEXPECTED and a listed pass STALE. Report only for now
-# (CONFORMANCE_SERVE_REPORT=-r, so it exits 0 unless it cannot run at all);
-# CONFORMANCE_SERVE_REPORT= makes it a gate. 32 scenarios take 15 to 17 s
-# per upstream here.
+# names), with go-sdk's everything-server (PEERS.md) as the only upstream,
+# three ways: over stdio pinned to 2025-11-25 and over HTTP (stateful
+# 2025-11-25), the suite's own era, where every scenario must pass
+# (test/conformance-serve-2025-expected-failures.yml lists none); and over
+# stdio unpinned, where the two agree on 2026-07-28 and the four scenarios
+# of test/conformance-serve-expected-failures.yml fail as the
+# everything-server fails them alone in that era. test/conformance-serve.sh
+# asks the suite for its server scenarios (`conformance list --server`, the
+# 2 pending ones included), runs each in a suite run of its own, and prints
+# PASS/FAIL per scenario with the failed checks' ids; a failure not listed
+# (UNEXPECTED) or a listed pass (STALE) fails the target.
+# CONFORMANCE_SERVE_REPORT=-r makes it report only. 32 scenarios take 35 to
+# 45 s per run here.
 CONFORMANCE_SERVE_RUN := test/conformance-serve.sh
 EVERYTHING_SERVER := $(CURDIR)/bin/everything-server
-CONFORMANCE_SERVE_REPORT ?= -r
+CONFORMANCE_SERVE_REPORT ?=
 
 everything-server:
 	$(GO) build -o $(EVERYTHING_SERVER) github.com/modelcontextprotocol/go-sdk/conformance/everything-server
 
 conformance-serve: peers build everything-server
-	$(CONFORMANCE_SERVE_RUN) $(CONFORMANCE_SERVE_REPORT) -t stdio -n conformance-serve \
-		-e test/conformance-serve-expected-failures.yml \
+	$(CONFORMANCE_SERVE_RUN) $(CONFORMANCE_SERVE_REPORT) -t stdio -p 2025-11-25 -n conformance-serve \
+		-e test/conformance-serve-2025-expected-failures.yml \
 		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
 	$(CONFORMANCE_SERVE_RUN) $(CONFORMANCE_SERVE_REPORT) -t http -n conformance-serve-http \
-		-e test/conformance-serve-http-expected-failures.yml \
+		-e test/conformance-serve-2025-expected-failures.yml \
+		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
+	$(CONFORMANCE_SERVE_RUN) $(CONFORMANCE_SERVE_REPORT) -t stdio -n conformance-serve-2026 \
+		-e test/conformance-serve-expected-failures.yml \
 		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
 
 # The prerelease suite's 65 server scenarios, the same two ways, report
@@ -159,13 +163,11 @@ conformance-serve-next:
 
 # The reference tables: the same scenarios against the everything-server
 # itself (stateful 2025-11-25; for the prerelease also stateless
-# 2026-07-28), and serve with the stdio upstream pinned to 2025-11-25.
+# 2026-07-28).
 # Not part of `make test`; docs/CONFORMANCE.md has the tables.
 conformance-serve-reference: peers peers-next build everything-server
 	$(CONFORMANCE_SERVE_RUN) -r -t direct -n reference \
 		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER)
-	$(CONFORMANCE_SERVE_RUN) -r -t stdio -p 2025-11-25 -n conformance-serve-2025 \
-		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
 	$(CONFORMANCE_SERVE_RUN) -r -t direct -n reference-next \
 		$(CURDIR)/$(PEERS_NEXT)/node_modules $(EVERYTHING_SERVER)
 	$(CONFORMANCE_SERVE_RUN) -r -t direct-stateless -n reference-next-stateless \

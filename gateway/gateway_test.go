@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
@@ -366,5 +368,32 @@ func TestToolSearch(t *testing.T) {
 	res, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": first, "arguments": map[string]any{"a": 2, "b": 3}}})
 	if err != nil || res.IsError || !strings.Contains(textOf(res), "5") {
 		t.Fatalf("call: %v %q", err, textOf(res))
+	}
+}
+
+// A call that reached its server and came back without a result is an
+// error for the client too: the server's own JSON-RPC error with its
+// code, or an internal error when the response was lost (go-sdk's
+// conformance server closes the stream of test_reconnection and keeps no
+// event store). A tool error stays a result. Both eras of client.
+func TestUpstreamErrorsStayErrors(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo", "--test-tools"),
+		config.ServerConfig{Name: "ev", Type: config.TransportHTTP, URL: peers.StartGoEverything(t, false), ProtocolVersion: config.ProtocolLegacy})
+	ctx := context.Background()
+	for _, version := range []string{"2025-11-25", ""} {
+		sess := s.clientAt(t, "", nil, version)
+		_, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__refuse", Arguments: map[string]any{"message": "no such thing"}})
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpc.Message, "no such thing") || !strings.Contains(rpc.Message, `"demo"`) {
+			t.Errorf("%q: refuse: %v; want the server's -32602 naming it", version, err)
+		}
+		_, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: "ev__test_reconnection"})
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInternalError || !strings.Contains(rpc.Message, "without response") {
+			t.Errorf("%q: lost response: %v; want an internal error", version, err)
+		}
+		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__fail", Arguments: map[string]any{"message": "tool says no"}})
+		if err != nil || !res.IsError || textOf(res) != "tool says no" {
+			t.Errorf("%q: fail: %v %v; want the tool error as a result", version, err, res)
+		}
 	}
 }

@@ -129,12 +129,7 @@ func (g *Gateway) startRound(name, server string, args any, req *mcp.CallToolReq
 		defer g.wg.Done()
 		defer g.calls(server, caller{r: r})()
 		res, err := g.h.CallTool(ctx, name, args)
-		if res != nil && err != nil && !errors.Is(err, host.ErrUnknownTool) {
-			err = nil // a failed call is a tool error
-		}
-		if res != nil {
-			res = g.sized(ownResult(res))
-		}
+		res, err = g.reply(res, err)
 		r.done <- callOutcome{res, err}
 	}()
 	return r

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/host"
@@ -90,16 +91,39 @@ func (g *Gateway) callTool(name, server string) mcp.ToolHandler {
 		}
 		defer g.calls(server, caller{ss: req.Session})()
 		res, err := g.h.CallTool(ctx, name, args)
-		switch {
-		case err != nil && ctx.Err() != nil:
+		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
-		case errors.Is(err, host.ErrUnknownTool):
-			return nil, err
-		case res != nil:
-			return g.sized(ownResult(res)), nil // a failed call is a tool error, saying which server and why
 		}
-		return nil, err
+		return g.reply(res, err)
 	}
+}
+
+// reply is the gateway's answer to a tool call, from the host's outcome.
+// A call that reached its server and came back without a result is an
+// error, as a client talking to that server would see it: the server's
+// own JSON-RPC error, its code kept, or an internal error naming server
+// and tool (the connection or the response was lost). A call that never
+// left (server down, not authorized) or that the host stopped waiting
+// for (its request timeout) is a tool error saying why, for the model to
+// read. The messages are the host's, secrets masked; an upstream error's
+// data is not passed on.
+func (g *Gateway) reply(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
+	var sent *host.CallError
+	switch {
+	case err == nil:
+		return g.sized(ownResult(res)), nil
+	case errors.Is(err, host.ErrUnknownTool):
+		return nil, err
+	case errors.As(err, &sent) && !errors.Is(err, context.DeadlineExceeded):
+		code := int64(jsonrpc.CodeInternalError)
+		if own := (*jsonrpc.Error)(nil); errors.As(err, &own) {
+			code = own.Code
+		}
+		return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
+	case res != nil:
+		return g.sized(ownResult(res)), nil
+	}
+	return nil, err
 }
 
 // ownResult is an upstream's result as the gateway's: the same content,

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -321,6 +322,10 @@ type logIn struct {
 	Message string `json:"message" jsonschema:"the log message"`
 }
 
+type refuseIn struct {
+	Message string `json:"message" jsonschema:"the message of the JSON-RPC error"`
+}
+
 type progressIn struct {
 	Steps int `json:"steps" jsonschema:"how many progress notifications to send"`
 }
@@ -348,6 +353,12 @@ func addTestTools(s *mcp.Server) {
 			return nil, nil, err
 		}
 		return text("logged"), nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "refuse",
+		Description: "Answers with a JSON-RPC error (code -32602, invalid params) carrying the given message, not a result.",
+	}, func(_ context.Context, _ *mcp.CallToolRequest, in refuseIn) (*mcp.CallToolResult, any, error) {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: in.Message}
 	})
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "progress",
