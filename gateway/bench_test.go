@@ -47,6 +47,7 @@ func BenchmarkGatewayCall(b *testing.B) {
 	}{
 		{"gateway-" + config.ProtocolLegacy, dialGateway(b, s.url, config.ProtocolLegacy, args)},
 		{"gateway-" + config.ProtocolModern, dialGateway(b, s.url, config.ProtocolModern, args)},
+		{"gateway-stdio", dialGatewayStdio(b, s.gw, args)},
 		{"host", func(ctx context.Context) error {
 			return resultErr(s.h.CallTool(ctx, "demo__echo", args))
 		}},
@@ -72,7 +73,7 @@ func BenchmarkGatewayCall(b *testing.B) {
 
 // dialGateway connects a go-sdk client to the gateway at url, speaking
 // version, with an HTTP client that keeps a connection per caller.
-func dialGateway(b *testing.B, url, version string, args map[string]any) func(context.Context) error {
+func dialGateway(b testing.TB, url, version string, args map[string]any) func(context.Context) error {
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}}
 	sess, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -88,9 +89,51 @@ func dialGateway(b *testing.B, url, version string, args map[string]any) func(co
 	}
 }
 
+// dialGatewayStdio connects a go-sdk client to a view of the gateway the
+// way a client that launches serve does: newline-delimited JSON over a
+// pair of pipes (what ServeStdio runs on stdin and stdout), in the legacy
+// era as bare speaks. Beside bare it is the one extra stdio hop.
+func dialGatewayStdio(b testing.TB, gw *gateway.Gateway, args map[string]any) func(context.Context) error {
+	srv, err := gw.View(host.ViewFilter{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	toServer, fromClient, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	toClient, fromServer, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx, &mcp.IOTransport{Reader: toServer, Writer: fromServer})
+	}()
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	sess, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: toClient, Writer: fromClient},
+		&mcp.ClientSessionOptions{ProtocolVersion: host.ProtocolVersion})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		sess.Close()
+		cancel()
+		<-done
+		for _, f := range []*os.File{toServer, fromClient, toClient, fromServer} {
+			f.Close()
+		}
+	})
+	return func(ctx context.Context) error {
+		return resultErr(sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Arguments: args}))
+	}
+}
+
 // dialBareDemo starts a demo server of its own and connects a bare go-sdk
 // session to it over stdio, in the legacy era as the host does.
-func dialBareDemo(b *testing.B, args map[string]any) func(context.Context) error {
+func dialBareDemo(b testing.TB, args map[string]any) func(context.Context) error {
 	cfg := demoServer(b, "bare")
 	cmd := execCommand(cfg)
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
