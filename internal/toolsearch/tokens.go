@@ -73,38 +73,3 @@ func words(text string) []string {
 	}
 	return out
 }
-
-// stem folds the commonest English endings so "files", "file", "listing"
-// and "listed" meet: a light suffix stripper, not Porter. Query and
-// documents go through the same function, so it need only be consistent.
-func stem(w string) string {
-	n := len(w)
-	switch {
-	case n > 4 && strings.HasSuffix(w, "ies"):
-		w = w[:n-3] + "y"
-	case n > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "shes") ||
-		strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "zes")):
-		w = w[:n-2]
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
-		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:n-1]
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		w = undouble(w[:n-3])
-	case n > 4 && strings.HasSuffix(w, "ed"):
-		w = undouble(w[:n-2])
-	}
-	// A final e goes too, so "create", "created" and "creating" agree.
-	if len(w) > 3 && strings.HasSuffix(w, "e") && !strings.HasSuffix(w, "ee") {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-// undouble drops one of a doubled final consonant: running → run.
-func undouble(w string) string {
-	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeioulsz", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
-}

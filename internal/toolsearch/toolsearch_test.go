@@ -13,13 +13,13 @@ func TestTokens(t *testing.T) {
 		want []string
 	}{
 		{"mcp__github__create_issue", []string{"mcp", "github", "creat", "issu"}},
-		{"getFileInfo", []string{"get", "fil", "info"}},
-		{"read-multiple-files", []string{"read", "multipl", "fil"}},
+		{"getFileInfo", []string{"get", "file", "info"}},
+		{"read-multiple-files", []string{"read", "multipl", "file"}},
 		{"URLPath h1", []string{"url", "path", "h", "1"}},
 		{"Add the two numbers", []string{"add", "two", "number"}},
 		{"listing listed lists", []string{"list", "list", "list"}},
 		{"creating created creates", []string{"creat", "creat", "creat"}},
-		{"running branches entries", []string{"run", "branch", "entry"}},
+		{"running branches entries", []string{"run", "branch", "entri"}},
 		{"", nil},
 	}
 	for _, tt := range tests {
