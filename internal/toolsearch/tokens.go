@@ -20,18 +20,30 @@ var stopWords = map[string]bool{
 
 // tokens splits text into the index's words: at every character that is
 // not a letter or a digit (so snake_case, kebab-case and "__" split), and
-// inside camelCase words; lower-cased, stop words dropped, stemmed.
+// inside camelCase words; lower-cased, stop words dropped, stemmed. A run
+// cut by case is kept whole too, so "GitHub" meets "github" and
+// "JavaScript" meets "javascript" as well as "script".
 func tokens(text string) []string {
 	var out []string
-	for _, w := range words(text) {
+	add := func(w string) {
 		w = strings.ToLower(w)
-		if stopWords[w] {
-			continue
+		if !stopWords[w] {
+			out = append(out, stem(w))
 		}
-		out = append(out, stem(w))
+	}
+	for run := range strings.FieldsFuncSeq(text, notWordRune) {
+		parts := words(run)
+		for _, w := range parts {
+			add(w)
+		}
+		if len(parts) > 1 {
+			add(run)
+		}
 	}
 	return out
 }
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // words cuts text into runs of letters and digits, and cuts each run again
 // where its case changes: "getFileInfo" is get, File, Info and "URLPath"

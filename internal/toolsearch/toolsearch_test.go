@@ -13,9 +13,10 @@ func TestTokens(t *testing.T) {
 		want []string
 	}{
 		{"mcp__github__create_issue", []string{"mcp", "github", "creat", "issu"}},
-		{"getFileInfo", []string{"get", "file", "info"}},
+		{"getFileInfo", []string{"get", "file", "info", "getfileinfo"}},
+		{"GitHub github", []string{"git", "hub", "github", "github"}},
 		{"read-multiple-files", []string{"read", "multipl", "file"}},
-		{"URLPath h1", []string{"url", "path", "h", "1"}},
+		{"URLPath h1", []string{"url", "path", "urlpath", "h", "1", "h1"}},
 		{"Add the two numbers", []string{"add", "two", "number"}},
 		{"listing listed lists", []string{"list", "list", "list"}},
 		{"creating created creates", []string{"creat", "creat", "creat"}},
