@@ -126,20 +126,18 @@ func (ix *Index) Len() int { return len(ix.ids) }
 // equal scores are ordered by ID, so the same index and query always give
 // the same answer. k <= 0 means every match.
 func (ix *Index) Search(query string, k int) []Hit {
-	terms := tokens(query)
-	slices.Sort(terms)
-	terms = slices.Compact(terms)
+	terms := queryTerms(query)
 	if len(terms) == 0 {
 		return nil
 	}
 	scores := make([]float64, len(ix.ids))
 	var touched []int32
 	for _, t := range terms {
-		for _, p := range ix.postings[t] {
+		for _, p := range ix.postings[t.word] {
 			if scores[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
-			scores[p.doc] += p.score
+			scores[p.doc] += t.weight * p.score
 		}
 	}
 	better := func(x, y Hit) bool { // x ranks before y
@@ -175,6 +173,31 @@ func (ix *Index) Search(query string, k int) []Hit {
 		return cmp.Compare(x.ID, y.ID)
 	})
 	return hits
+}
+
+type term struct {
+	word   string
+	weight float64
+}
+
+// queryTerms are the query's words, each once, and the words their
+// synonyms add at synonymWeight.
+func queryTerms(query string) []term {
+	words := tokens(query)
+	slices.Sort(words)
+	words = slices.Compact(words)
+	terms := make([]term, 0, len(words))
+	for _, w := range words {
+		terms = append(terms, term{w, 1})
+	}
+	for _, w := range words {
+		for _, s := range synonyms[w] {
+			if !slices.ContainsFunc(terms, func(t term) bool { return t.word == s }) {
+				terms = append(terms, term{s, synonymWeight})
+			}
+		}
+	}
+	return terms
 }
 
 // up and down keep h a heap with the worst hit (by better) at the root.

@@ -130,3 +130,16 @@ func TestTopK(t *testing.T) {
 		}
 	}
 }
+
+func TestQueryTerms(t *testing.T) {
+	got := queryTerms("remove the folder of a PR")
+	want := []term{
+		{"folder", 1}, {"pr", 1}, {"remov", 1},
+		{"directori", synonymWeight}, {"dir", synonymWeight},
+		{"pull", synonymWeight}, {"request", synonymWeight},
+		{"delet", synonymWeight}, {"eras", synonymWeight},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(term{})); diff != "" {
+		t.Errorf("queryTerms (-want +got):\n%s", diff)
+	}
+}
