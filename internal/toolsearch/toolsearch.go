@@ -180,8 +180,8 @@ type term struct {
 	weight float64
 }
 
-// queryTerms are the query's words, each once, and the words their
-// synonyms add at synonymWeight.
+// queryTerms are the query's words, each once, and at synonymWeight the
+// words their synonyms add and the kinds of thing the query names.
 func queryTerms(query string) []term {
 	words := tokens(query)
 	slices.Sort(words)
@@ -190,11 +190,16 @@ func queryTerms(query string) []term {
 	for _, w := range words {
 		terms = append(terms, term{w, 1})
 	}
+	var implied []string
 	for _, w := range words {
-		for _, s := range synonyms[w] {
-			if !slices.ContainsFunc(terms, func(t term) bool { return t.word == s }) {
-				terms = append(terms, term{s, synonymWeight})
-			}
+		implied = append(implied, synonyms[w]...)
+	}
+	for _, k := range kinds(query) {
+		implied = append(implied, tokens(k)...)
+	}
+	for _, s := range implied {
+		if !slices.ContainsFunc(terms, func(t term) bool { return t.word == s }) {
+			terms = append(terms, term{s, synonymWeight})
 		}
 	}
 	return terms

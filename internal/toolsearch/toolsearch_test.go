@@ -143,3 +143,24 @@ func TestQueryTerms(t *testing.T) {
 		t.Errorf("queryTerms (-want +got):\n%s", diff)
 	}
 }
+
+func TestKinds(t *testing.T) {
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"go to https://example.com/a.html", []string{"url"}},
+		{"open google.com, then www.bing.net", []string{"url"}},
+		{"clone github.com/owner/repo", []string{"url"}},
+		{"rename report.txt to 'final.txt'.", []string{"file"}},
+		{"read src/main.go and open example.org", []string{"file", "url"}},
+		{"calls os.Exit in v1.2, e.g. a .env", nil},
+		{"mail bob@example.com", nil},
+		{"plain words only", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, kinds(tt.query)); diff != "" {
+			t.Errorf("kinds(%q) (-want +got):\n%s", tt.query, diff)
+		}
+	}
+}
