@@ -94,13 +94,19 @@ func New(docs []Doc) *Index {
 	// BM25F: each field's frequency is weighted and length-normalised,
 	// summed, and saturated once per term and doc. The postings first
 	// hold that weighted frequency; the idf is known once every doc is in.
+	// Two words side by side in the name or the description are a term
+	// too (pair), so "knowledge graph" says more than knowledge and graph
+	// apart; they do not count in the field's length.
 	acc := map[string]float64{}
 	for i := range docs {
 		clear(acc)
 		for f := range numFields {
 			w := fieldWeight[f] / (1 - b + b*float64(len(text[i][f]))/avg[f])
-			for _, t := range text[i][f] {
+			for j, t := range text[i][f] {
 				acc[t] += w
+				if j > 0 && (f == fieldName || f == fieldDescription) {
+					acc[pair(text[i][f][j-1], t)] += w
+				}
 			}
 		}
 		for t, w := range acc {
@@ -180,10 +186,24 @@ type term struct {
 	weight float64
 }
 
-// queryTerms are the query's words, each once, and at synonymWeight the
-// words their synonyms add and the kinds of thing the query names.
+// pairWeight scales a pair of the query's words side by side against
+// its single words: a pair adds to the words' evidence, it is not more.
+const pairWeight = 0.5
+
+// pair is the term for words a and b side by side.
+func pair(a, b string) string { return a + " " + b }
+
+// queryTerms are the query's words, each once; at synonymWeight the
+// words their synonyms add and the kinds of thing the query names; and
+// at pairWeight each two of its words side by side.
 func queryTerms(query string) []term {
 	words := tokens(query)
+	var pairs []term
+	for j := 1; j < len(words); j++ {
+		if p := pair(words[j-1], words[j]); !slices.ContainsFunc(pairs, func(t term) bool { return t.word == p }) {
+			pairs = append(pairs, term{p, pairWeight})
+		}
+	}
 	slices.Sort(words)
 	words = slices.Compact(words)
 	terms := make([]term, 0, len(words))
@@ -202,7 +222,7 @@ func queryTerms(query string) []term {
 			terms = append(terms, term{s, synonymWeight})
 		}
 	}
-	return terms
+	return append(terms, pairs...)
 }
 
 // up and down keep h a heap with the worst hit (by better) at the root.

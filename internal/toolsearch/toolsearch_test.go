@@ -138,6 +138,7 @@ func TestQueryTerms(t *testing.T) {
 		{"directori", synonymWeight}, {"dir", synonymWeight},
 		{"pull", synonymWeight}, {"request", synonymWeight},
 		{"delet", synonymWeight}, {"eras", synonymWeight},
+		{"remov folder", pairWeight}, {"folder pr", pairWeight},
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(term{})); diff != "" {
 		t.Errorf("queryTerms (-want +got):\n%s", diff)
