@@ -33,7 +33,9 @@ type Hit struct {
 // The fields and their weights: a word in a tool's name says more about
 // what it does than a word in its parameters, which says more than one in
 // prose that also explains edge cases. A parameter's own description is
-// the weakest: it describes an input, not the tool.
+// the weakest by far: it describes an input, not the tool, and a tool
+// with many parameters says a great deal of it ("Repository owner",
+// "Page number for pagination").
 const (
 	fieldName = iota
 	fieldParams
@@ -46,7 +48,7 @@ var fieldWeight = [numFields]float64{
 	fieldName:             3,
 	fieldParams:           1.5,
 	fieldDescription:      1,
-	fieldParamDescription: 0.4,
+	fieldParamDescription: 0.2,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
