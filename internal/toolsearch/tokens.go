@@ -23,13 +23,30 @@ var stopWords = map[string]bool{
 // inside camelCase words; lower-cased, stop words dropped, stemmed. A run
 // cut by case is kept whole too, so "GitHub" meets "github" and
 // "JavaScript" meets "javascript" as well as "script".
-func tokens(text string) []string {
+func tokens(text string) []string { return (&tokenizer{}).tokens(text) }
+
+// A tokenizer is tokens with a memory of the words it has stemmed, when
+// stems is not nil: an index's tools repeat their words, and stemming is
+// most of the cost of reading them.
+type tokenizer struct {
+	stems map[string]string
+}
+
+func (tz *tokenizer) tokens(text string) []string {
 	var out []string
 	add := func(w string) {
 		w = strings.ToLower(w)
-		if !stopWords[w] {
-			out = append(out, stem(w))
+		if stopWords[w] {
+			return
 		}
+		s, ok := tz.stems[w]
+		if !ok {
+			s = stem(w)
+			if tz.stems != nil {
+				tz.stems[w] = s
+			}
+		}
+		out = append(out, s)
 	}
 	for run := range strings.FieldsFuncSeq(text, notWordRune) {
 		parts := words(run)

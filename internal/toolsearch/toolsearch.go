@@ -75,15 +75,16 @@ type Index struct {
 func New(docs []Doc) *Index {
 	ix := &Index{ids: make([]string, len(docs)), postings: map[string][]posting{}}
 	text := make([][numFields][]string, len(docs))
+	tz := &tokenizer{stems: map[string]string{}}
 	var total [numFields]float64
 	for i, d := range docs {
 		ix.ids[i] = d.ID
 		t := &text[i]
-		t[fieldName] = tokens(d.Name)
-		t[fieldDescription] = tokens(d.Description)
+		t[fieldName] = tz.tokens(d.Name)
+		t[fieldDescription] = tz.tokens(d.Description)
 		for _, p := range d.Params {
-			t[fieldParams] = append(t[fieldParams], tokens(p.Name)...)
-			t[fieldParamDescription] = append(t[fieldParamDescription], tokens(p.Description)...)
+			t[fieldParams] = append(t[fieldParams], tz.tokens(p.Name)...)
+			t[fieldParamDescription] = append(t[fieldParamDescription], tz.tokens(p.Description)...)
 		}
 		for f := range numFields {
 			total[f] += float64(len(t[f]))
