@@ -140,7 +140,11 @@ func (ix *Index) Search(query string, k int) []Hit {
 		return nil
 	}
 	scores := make([]float64, len(ix.ids))
-	var touched []int32
+	most := 0 // docs the query can touch, so touched grows once
+	for _, t := range terms {
+		most += len(ix.postings[t.word])
+	}
+	touched := make([]int32, 0, min(most, len(ix.ids)))
 	for _, t := range terms {
 		for _, p := range ix.postings[t.word] {
 			if scores[p.doc] == 0 {
