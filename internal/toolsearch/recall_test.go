@@ -45,9 +45,10 @@ func readJSON(t testing.TB, name string, v any) {
 }
 
 // querySets are the query files: queries.json, against which the index
-// may be improved, and heldout.json, written with it before any change
-// and never tuned against, which says whether a change generalises.
-var querySets = []string{"queries", "heldout"}
+// may be improved, and heldout.json, heldout2.json and heldout3.json,
+// each written before the changes it judges and never tuned against,
+// which say whether a change generalises.
+var querySets = []string{"queries", "heldout", "heldout2", "heldout3"}
 
 func corpus(t testing.TB, set string) ([]Doc, []query) {
 	var tools []corpusTool

@@ -20,18 +20,47 @@ var stopWords = map[string]bool{
 
 // tokens splits text into the index's words: at every character that is
 // not a letter or a digit (so snake_case, kebab-case and "__" split), and
-// inside camelCase words; lower-cased, stop words dropped, stemmed.
-func tokens(text string) []string {
+// inside camelCase words; lower-cased, stop words dropped, stemmed. A run
+// cut by case is kept whole too, so "GitHub" meets "github" and
+// "JavaScript" meets "javascript" as well as "script".
+func tokens(text string) []string { return (&tokenizer{}).tokens(text) }
+
+// A tokenizer is tokens with a memory of the words it has stemmed, when
+// stems is not nil: an index's tools repeat their words, and stemming is
+// most of the cost of reading them.
+type tokenizer struct {
+	stems map[string]string
+}
+
+func (tz *tokenizer) tokens(text string) []string {
 	var out []string
-	for _, w := range words(text) {
+	add := func(w string) {
 		w = strings.ToLower(w)
 		if stopWords[w] {
-			continue
+			return
 		}
-		out = append(out, stem(w))
+		s, ok := tz.stems[w]
+		if !ok {
+			s = stem(w)
+			if tz.stems != nil {
+				tz.stems[w] = s
+			}
+		}
+		out = append(out, s)
+	}
+	for run := range strings.FieldsFuncSeq(text, notWordRune) {
+		parts := words(run)
+		for _, w := range parts {
+			add(w)
+		}
+		if len(parts) > 1 {
+			add(run)
+		}
 	}
 	return out
 }
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // words cuts text into runs of letters and digits, and cuts each run again
 // where its case changes: "getFileInfo" is get, File, Info and "URLPath"
@@ -72,39 +101,4 @@ func words(text string) []string {
 		out = append(out, text[start:])
 	}
 	return out
-}
-
-// stem folds the commonest English endings so "files", "file", "listing"
-// and "listed" meet: a light suffix stripper, not Porter. Query and
-// documents go through the same function, so it need only be consistent.
-func stem(w string) string {
-	n := len(w)
-	switch {
-	case n > 4 && strings.HasSuffix(w, "ies"):
-		w = w[:n-3] + "y"
-	case n > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "shes") ||
-		strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "zes")):
-		w = w[:n-2]
-	case n > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
-		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:n-1]
-	case n > 5 && strings.HasSuffix(w, "ing"):
-		w = undouble(w[:n-3])
-	case n > 4 && strings.HasSuffix(w, "ed"):
-		w = undouble(w[:n-2])
-	}
-	// A final e goes too, so "create", "created" and "creating" agree.
-	if len(w) > 3 && strings.HasSuffix(w, "e") && !strings.HasSuffix(w, "ee") {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-// undouble drops one of a doubled final consonant: running → run.
-func undouble(w string) string {
-	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeioulsz", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
 }

@@ -33,7 +33,9 @@ type Hit struct {
 // The fields and their weights: a word in a tool's name says more about
 // what it does than a word in its parameters, which says more than one in
 // prose that also explains edge cases. A parameter's own description is
-// the weakest: it describes an input, not the tool.
+// the weakest by far: it describes an input, not the tool, and a tool
+// with many parameters says a great deal of it ("Repository owner",
+// "Page number for pagination").
 const (
 	fieldName = iota
 	fieldParams
@@ -46,7 +48,7 @@ var fieldWeight = [numFields]float64{
 	fieldName:             3,
 	fieldParams:           1.5,
 	fieldDescription:      1,
-	fieldParamDescription: 0.4,
+	fieldParamDescription: 0.2,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
@@ -73,15 +75,16 @@ type Index struct {
 func New(docs []Doc) *Index {
 	ix := &Index{ids: make([]string, len(docs)), postings: map[string][]posting{}}
 	text := make([][numFields][]string, len(docs))
+	tz := &tokenizer{stems: map[string]string{}}
 	var total [numFields]float64
 	for i, d := range docs {
 		ix.ids[i] = d.ID
 		t := &text[i]
-		t[fieldName] = tokens(d.Name)
-		t[fieldDescription] = tokens(d.Description)
+		t[fieldName] = tz.tokens(d.Name)
+		t[fieldDescription] = tz.tokens(d.Description)
 		for _, p := range d.Params {
-			t[fieldParams] = append(t[fieldParams], tokens(p.Name)...)
-			t[fieldParamDescription] = append(t[fieldParamDescription], tokens(p.Description)...)
+			t[fieldParams] = append(t[fieldParams], tz.tokens(p.Name)...)
+			t[fieldParamDescription] = append(t[fieldParamDescription], tz.tokens(p.Description)...)
 		}
 		for f := range numFields {
 			total[f] += float64(len(t[f]))
@@ -94,13 +97,19 @@ func New(docs []Doc) *Index {
 	// BM25F: each field's frequency is weighted and length-normalised,
 	// summed, and saturated once per term and doc. The postings first
 	// hold that weighted frequency; the idf is known once every doc is in.
+	// Two words side by side in the name or the description are a term
+	// too (pair), so "knowledge graph" says more than knowledge and graph
+	// apart; they do not count in the field's length.
 	acc := map[string]float64{}
 	for i := range docs {
 		clear(acc)
 		for f := range numFields {
 			w := fieldWeight[f] / (1 - b + b*float64(len(text[i][f]))/avg[f])
-			for _, t := range text[i][f] {
+			for j, t := range text[i][f] {
 				acc[t] += w
+				if j > 0 && (f == fieldName || f == fieldDescription) {
+					acc[pair(text[i][f][j-1], t)] += w
+				}
 			}
 		}
 		for t, w := range acc {
@@ -126,20 +135,22 @@ func (ix *Index) Len() int { return len(ix.ids) }
 // equal scores are ordered by ID, so the same index and query always give
 // the same answer. k <= 0 means every match.
 func (ix *Index) Search(query string, k int) []Hit {
-	terms := tokens(query)
-	slices.Sort(terms)
-	terms = slices.Compact(terms)
+	terms := queryTerms(query)
 	if len(terms) == 0 {
 		return nil
 	}
 	scores := make([]float64, len(ix.ids))
-	var touched []int32
+	most := 0 // docs the query can touch, so touched grows once
 	for _, t := range terms {
-		for _, p := range ix.postings[t] {
+		most += len(ix.postings[t.word])
+	}
+	touched := make([]int32, 0, min(most, len(ix.ids)))
+	for _, t := range terms {
+		for _, p := range ix.postings[t.word] {
 			if scores[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
-			scores[p.doc] += p.score
+			scores[p.doc] += t.weight * p.score
 		}
 	}
 	better := func(x, y Hit) bool { // x ranks before y
@@ -175,6 +186,50 @@ func (ix *Index) Search(query string, k int) []Hit {
 		return cmp.Compare(x.ID, y.ID)
 	})
 	return hits
+}
+
+type term struct {
+	word   string
+	weight float64
+}
+
+// pairWeight scales a pair of the query's words side by side against
+// its single words: a pair adds to the words' evidence, it is not more.
+const pairWeight = 0.5
+
+// pair is the term for words a and b side by side.
+func pair(a, b string) string { return a + " " + b }
+
+// queryTerms are the query's words, each once; at synonymWeight the
+// words their synonyms add and the kinds of thing the query names; and
+// at pairWeight each two of its words side by side.
+func queryTerms(query string) []term {
+	words := tokens(query)
+	var pairs []term
+	for j := 1; j < len(words); j++ {
+		if p := pair(words[j-1], words[j]); !slices.ContainsFunc(pairs, func(t term) bool { return t.word == p }) {
+			pairs = append(pairs, term{p, pairWeight})
+		}
+	}
+	slices.Sort(words)
+	words = slices.Compact(words)
+	terms := make([]term, 0, len(words))
+	for _, w := range words {
+		terms = append(terms, term{w, 1})
+	}
+	var implied []string
+	for _, w := range words {
+		implied = append(implied, synonyms[w]...)
+	}
+	for _, k := range kinds(query) {
+		implied = append(implied, tokens(k)...)
+	}
+	for _, s := range implied {
+		if !slices.ContainsFunc(terms, func(t term) bool { return t.word == s }) {
+			terms = append(terms, term{s, synonymWeight})
+		}
+	}
+	return append(terms, pairs...)
 }
 
 // up and down keep h a heap with the worst hit (by better) at the root.

@@ -13,13 +13,14 @@ func TestTokens(t *testing.T) {
 		want []string
 	}{
 		{"mcp__github__create_issue", []string{"mcp", "github", "creat", "issu"}},
-		{"getFileInfo", []string{"get", "fil", "info"}},
-		{"read-multiple-files", []string{"read", "multipl", "fil"}},
-		{"URLPath h1", []string{"url", "path", "h", "1"}},
+		{"getFileInfo", []string{"get", "file", "info", "getfileinfo"}},
+		{"GitHub github", []string{"git", "hub", "github", "github"}},
+		{"read-multiple-files", []string{"read", "multipl", "file"}},
+		{"URLPath h1", []string{"url", "path", "urlpath", "h", "1", "h1"}},
 		{"Add the two numbers", []string{"add", "two", "number"}},
 		{"listing listed lists", []string{"list", "list", "list"}},
 		{"creating created creates", []string{"creat", "creat", "creat"}},
-		{"running branches entries", []string{"run", "branch", "entry"}},
+		{"running branches entries", []string{"run", "branch", "entri"}},
 		{"", nil},
 	}
 	for _, tt := range tests {
@@ -126,6 +127,41 @@ func TestTopK(t *testing.T) {
 			if diff := cmp.Diff(want, ix.Search(q, k)); diff != "" {
 				t.Fatalf("Search(%q, %d) (-sorted +heap):\n%s", q, k, diff)
 			}
+		}
+	}
+}
+
+func TestQueryTerms(t *testing.T) {
+	got := queryTerms("remove the folder of a PR")
+	want := []term{
+		{"folder", 1}, {"pr", 1}, {"remov", 1},
+		{"directori", synonymWeight}, {"dir", synonymWeight},
+		{"pull", synonymWeight}, {"request", synonymWeight},
+		{"delet", synonymWeight}, {"eras", synonymWeight},
+		{"remov folder", pairWeight}, {"folder pr", pairWeight},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(term{})); diff != "" {
+		t.Errorf("queryTerms (-want +got):\n%s", diff)
+	}
+}
+
+func TestKinds(t *testing.T) {
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"go to https://example.com/a.html", []string{"url"}},
+		{"open google.com, then www.bing.net", []string{"url"}},
+		{"clone github.com/owner/repo", []string{"url"}},
+		{"rename report.txt to 'final.txt'.", []string{"file"}},
+		{"read src/main.go and open example.org", []string{"file", "url"}},
+		{"calls os.Exit in v1.2, e.g. a .env", nil},
+		{"mail bob@example.com", nil},
+		{"plain words only", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, kinds(tt.query)); diff != "" {
+			t.Errorf("kinds(%q) (-want +got):\n%s", tt.query, diff)
 		}
 	}
 }
