@@ -58,6 +58,32 @@ bench: peers
 	$(GO) build -o bin/bench ./cmd/bench
 	bin/bench $(BENCHFLAGS)
 
+# Calls through a gateway process, side by side in one run of cmd/bench:
+# the same go-sdk client calls the demo server's echo direct (bare),
+# through `switchboard serve --http` and through mcp-hub (its /mcp, legacy
+# SSE), each gateway starting the demo server over stdio itself; the host
+# and the in-process gateway run beside them for reference. mcp-hub comes
+# from test/bench-peers, installed by `make bench-peers` apart from
+# test/peers, so `make test` neither installs nor runs it. About a minute
+# here; BENCHFLAGS as for make bench, e.g. BENCHFLAGS='-rounds 30'.
+# docs/PERFORMANCE.md has the figures.
+BENCH_PEERS := test/bench-peers
+BENCH_PEERS_STAMP := $(BENCH_PEERS)/node_modules/.switchboard-installed
+BENCH_GATEWAYS := -servers demo -transports stdio -contenders gateway,bare,serve,mcphub \
+	-startup '' -warm '' -era-rounds 0
+
+.PHONY: bench-peers bench-gateways
+
+bench-peers: $(BENCH_PEERS_STAMP)
+
+$(BENCH_PEERS_STAMP): $(BENCH_PEERS)/package.json $(BENCH_PEERS)/package-lock.json
+	cd $(BENCH_PEERS) && npm ci --no-audit --no-fund
+	touch $@
+
+bench-gateways: peers bench-peers
+	$(GO) build -o bin/bench ./cmd/bench
+	SWITCHBOARD_BENCH_PEERS_DIR=$(CURDIR)/$(BENCH_PEERS)/node_modules bin/bench $(BENCH_GATEWAYS) $(BENCHFLAGS)
+
 build:
 	$(GO) build -o bin/switchboard ./cmd/switchboard
 

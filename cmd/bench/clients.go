@@ -71,6 +71,8 @@ var dialers = map[string]func(context.Context, *target) (caller, error){
 	"gateway": dialGateway,
 	"bare":    dialBare,
 	"raw":     dialRaw,
+	"serve":   dialServe,
+	"mcphub":  dialMCPHub,
 }
 
 // bareTerminate is how long a bare session's Close waits after closing the

@@ -67,7 +67,7 @@ type Options struct {
 	Callers    []int    // concurrent callers, a case each
 	Servers    []string // floor, demo, everything
 	Transports []string // stdio, http
-	Contenders []string // host, gateway, bare, ts, raw
+	Contenders []string // host, gateway, bare, ts, raw; serve, mcphub
 	// Startup are the counts of servers started at once, cold; WarmStartup
 	// the counts for the host with a warm tool cache. Empty skips them.
 	Startup, WarmStartup []int
@@ -85,6 +85,9 @@ var (
 	allServers    = []string{"floor", "demo", "everything"}
 	allTransports = []string{"stdio", "http"}
 	allContenders = []string{"host", "gateway", "bare", "ts", "raw"}
+	// middleContenders call through a gateway process: asked for by name
+	// (make bench-gateways), not run by default.
+	middleContenders = []string{"serve", "mcphub"}
 )
 
 func parseFlags(args []string, stderr io.Writer) (*Options, error) {
@@ -97,7 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (*Options, error) {
 	callers := fs.String("callers", "1,16", "concurrent callers, comma-separated: a case each")
 	servers := fs.String("servers", strings.Join(allServers, ","), "servers to call: floor, demo, everything")
 	transports := fs.String("transports", strings.Join(allTransports, ","), "transports: stdio, http")
-	contenders := fs.String("contenders", strings.Join(allContenders, ","), "contenders: host, gateway, bare, ts, raw (host is always one)")
+	contenders := fs.String("contenders", strings.Join(allContenders, ","), "contenders: host, gateway, bare, ts, raw, serve, mcphub (host is always one)")
 	startup := fs.String("startup", "1,10,50,100", "server counts for cold start-up; empty skips it")
 	warm := fs.String("warm", "1,50,100", "server counts for the host's start-up with a warm tool cache; empty skips it")
 	fs.IntVar(&o.StartupRounds, "startup-rounds", 3, "rounds of each start-up count")
@@ -145,7 +148,7 @@ Flags:
 	if o.Transports, err = names(*transports, allTransports); err != nil {
 		return nil, bad("transports", err)
 	}
-	if o.Contenders, err = names(*contenders, allContenders); err != nil {
+	if o.Contenders, err = names(*contenders, append(slices.Clone(allContenders), middleContenders...)); err != nil {
 		return nil, bad("contenders", err)
 	}
 	if !slices.Contains(o.Contenders, "host") {

@@ -82,6 +82,7 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	if len(calls) > 0 {
 		printCalls(w, o, calls)
 		printRatios(w, calls)
+		printMiddle(w, calls)
 	}
 	if len(cold) > 0 {
 		printStartup(w, o, cold)
@@ -132,8 +133,12 @@ func (e *env) header(w io.Writer, began time.Time, load0, loadCalls string) {
 	if ts == "" {
 		ts = "–"
 	}
-	fmt.Fprintf(w, "switchboard bench, %s: %s, go-sdk %s, TypeScript SDK %s, node %s; %d CPUs\n",
-		began.Format("2006-01-02 15:04"), runtime.Version(), sdk, ts, node, runtime.NumCPU())
+	hub := ""
+	if e.hub != "" {
+		hub = ", mcp-hub " + e.hubVersion
+	}
+	fmt.Fprintf(w, "switchboard bench, %s: %s, go-sdk %s, TypeScript SDK %s, node %s%s; %d CPUs\n",
+		began.Format("2006-01-02 15:04"), runtime.Version(), sdk, ts, node, hub, runtime.NumCPU())
 	fmt.Fprintf(w, "before: %s\nafter the calls: %s\nafter the start-ups: %s\ntook %s\n\n",
 		load0, loadCalls, loadavg(), time.Since(began).Round(time.Second))
 }
@@ -170,6 +175,8 @@ var contenderLegend = map[string]string{
 	"bare":    "bare: a go-sdk ClientSession",
 	"ts":      "ts: the TypeScript SDK Client",
 	"raw":     "raw: pre-encoded requests, answers not decoded (no MCP library)",
+	"serve":   "serve: a go-sdk ClientSession over HTTP to a `switchboard serve` process",
+	"mcphub":  "mcphub: a go-sdk ClientSession over SSE to an mcp-hub process",
 }
 
 func printCalls(w io.Writer, o *Options, cases []*callCase) {

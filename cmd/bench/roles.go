@@ -38,6 +38,7 @@ var roles = map[string]func(args []string) int{
 	"demo-http":    func([]string) int { return serveHTTPRole(demoHandler()) },
 	"floor-server": floorStdioRole,
 	"floor-http":   func([]string) int { return serveHTTPRole(benchpeer.Handler()) },
+	"switchboard":  switchboardRole,
 }
 
 // roundRequest asks a client child for one round of calls.
@@ -60,6 +61,10 @@ type roundResult struct {
 	// the TypeScript client.
 	Allocs int64 `json:"allocs"`
 	Bytes  int64 `json:"bytes"`
+	// MiddleCPUNs is the CPU time in the round of the gateway process
+	// the calls went through (serve, mcphub), its servers' not included;
+	// 0 for the others and where it cannot be read.
+	MiddleCPUNs int64 `json:"middle_cpu_ns,omitempty"`
 }
 
 // ready is a child's first line once it is connected.
@@ -85,7 +90,7 @@ func parseTarget(s string) (*target, error) {
 // ready, then runs a round for every request on stdin until stdin closes.
 func clientRole(args []string) int {
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
-	kind := fs.String("contender", "", "host, gateway, bare or raw")
+	kind := fs.String("contender", "", "host, gateway, bare, raw, serve or mcphub")
 	spec := fs.String("target", "", "the target, as JSON")
 	warmup := fs.Int("warmup", 0, "calls made before the first round")
 	if err := fs.Parse(args); err != nil {
@@ -140,12 +145,19 @@ func clientRole(args []string) int {
 func round(ctx context.Context, c caller, req roundRequest) (roundResult, error) {
 	lat := make([]time.Duration, req.Calls)
 	var before, after runtime.MemStats
+	mid, _ := c.(interface{ middleCPU() time.Duration })
+	middle := func() time.Duration {
+		if mid == nil {
+			return -1
+		}
+		return mid.middleCPU()
+	}
 	runtime.ReadMemStats(&before)
-	cpu0 := cpuTime()
+	mid0, cpu0 := middle(), cpuTime()
 	start := time.Now()
 	err := c.calls(ctx, lat, req.Callers)
 	wall := time.Since(start)
-	cpu1 := cpuTime()
+	cpu1, mid1 := cpuTime(), middle()
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		return roundResult{}, err
@@ -161,6 +173,9 @@ func round(ctx context.Context, c caller, req roundRequest) (roundResult, error)
 	}
 	if cpu0 >= 0 && cpu1 >= 0 {
 		res.CPUNs = (cpu1 - cpu0).Nanoseconds()
+	}
+	if mid0 >= 0 && mid1 >= mid0 {
+		res.MiddleCPUNs = (mid1 - mid0).Nanoseconds()
 	}
 	return res, nil
 }

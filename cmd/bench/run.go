@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/switchboard-mcp/switchboard/internal/peers"
@@ -21,7 +22,10 @@ type env struct {
 	// The npm peers; empty when not installed, and then notes says so.
 	peersDir, node, tsClient, everything string
 	tsVersion                            string
-	notes                                []string
+	// mcp-hub's script and version (make bench-peers), looked for only
+	// when the mcphub contender is asked for; empty when not installed.
+	hub, hubVersion string
+	notes           []string
 }
 
 func newEnv(o *Options, log io.Writer) (*env, error) {
@@ -48,6 +52,11 @@ func newEnv(o *Options, log io.Writer) (*env, error) {
 	if err != nil {
 		e.peersDir, e.node, e.tsClient, e.everything = "", "", "", ""
 		e.notes = append(e.notes, fmt.Sprintf("no TypeScript client and no server-everything: %v", err))
+	}
+	if slices.Contains(o.Contenders, "mcphub") {
+		if e.hub, e.hubVersion, err = findMCPHub(e.peersDir); err != nil {
+			e.notes = append(e.notes, fmt.Sprintf("no mcp-hub: %v", err))
+		}
 	}
 	return e, nil
 }
@@ -134,13 +143,22 @@ func (e *env) contender(ctx context.Context, name string, t *target) (*child, er
 		return nil, err
 	}
 	var argv, env []string
-	if name == "ts" {
+	switch name {
+	case "ts":
 		if e.tsClient == "" {
 			return nil, errNoPeers
 		}
 		argv = []string{e.node, e.tsClient, "calls", string(spec), strconv.Itoa(e.opts.Warmup)}
-	} else {
+	case "mcphub":
+		if e.hub == "" {
+			return nil, errNoPeers
+		}
+		fallthrough
+	default:
 		argv, env = e.roleArgv("client", "-contender", name, "-target", string(spec), "-warmup", strconv.Itoa(e.opts.Warmup))
+		if name == "mcphub" {
+			env = append(env, envHubNode+"="+e.node, envHubScript+"="+e.hub)
+		}
 	}
 	c, err := startChild(name, argv, env)
 	if err != nil {

@@ -9,3 +9,6 @@ func cpuTime() time.Duration { return -1 }
 
 // peakRSS is unknown here: the figures are taken on Linux.
 func peakRSS() int64 { return 0 }
+
+// processCPU is unknown here: the figures are taken on Linux.
+func processCPU(int) time.Duration { return -1 }
