@@ -18,7 +18,7 @@ PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 # internal/peers finds the npm peers here (PEERS.md).
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
 
-.PHONY: all peers peers-next test bench build fuzz conformance conformance-next conformance-serve conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
+.PHONY: all peers peers-next test bench build fuzz conformance conformance-next conformance-serve conformance-serve-prefixed conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
 
 all: build
 
@@ -34,6 +34,7 @@ test: peers tidy crossbuild
 	$(MAKE) --no-print-directory conformance
 	$(MAKE) --no-print-directory conformance-next
 	$(MAKE) --no-print-directory conformance-serve
+	$(MAKE) --no-print-directory conformance-serve-prefixed
 	$(fuzz_all)
 
 # The module builds for every platform a person may run it on; Linux is
@@ -169,6 +170,20 @@ conformance-serve: peers build everything-server
 		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
 	$(CONFORMANCE_SERVE_RUN) $(CONFORMANCE_SERVE_REPORT) -t stdio -n conformance-serve-2026 \
 		-e test/conformance-serve-expected-failures.yml \
+		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
+
+# The same 32 scenarios against serve with its own prefixed names
+# (SERVER__NAME, no --no-prefix) and three stdio upstreams: the
+# everything-server, npm's server-everything and the demo server
+# (test/conformance-serve.sh -m). The list and resource scenarios pass;
+# each one that calls a tool or prompt by its bare upstream name fails with
+# an unknown-name error, as test/conformance-serve-prefixed-expected-failures.yml
+# says. Report only like conformance-serve (CONFORMANCE_SERVE_REPORT).
+# 21 to 26 s here, one conformance-serve run's time (the suite's start per
+# scenario dominates), and its table the same every run: part of `make test`.
+conformance-serve-prefixed: peers build everything-server
+	$(CONFORMANCE_SERVE_RUN) $(CONFORMANCE_SERVE_REPORT) -t stdio -m -a '' -n conformance-serve-prefixed \
+		-e test/conformance-serve-prefixed-expected-failures.yml \
 		$(CURDIR)/$(PEERS)/node_modules $(EVERYTHING_SERVER) $(CURDIR)/bin/switchboard
 
 # The prerelease suite's 65 server scenarios, the same two ways, report

@@ -2,9 +2,10 @@
 # conformance-serve.sh runs every server scenario an installed MCP
 # conformance suite lists (`conformance list --server`) against
 # `switchboard serve --http`, with go-sdk's everything-server as its only
-# upstream, each scenario in a suite run of its own, and prints one line per
-# scenario and a count. `make conformance-serve` and
-# `make conformance-serve-next` call it; docs/CONFORMANCE.md reads the output.
+# upstream (with -m, two more beside it), each scenario in a suite run of its
+# own, and prints one line per scenario and a count. `make conformance-serve`,
+# `make conformance-serve-next` and `make conformance-serve-prefixed` call it;
+# docs/CONFORMANCE.md reads the output.
 #
 # usage: test/conformance-serve.sh [options] NODE_MODULES EVERYTHING [SWITCHBOARD]
 #   NODE_MODULES  a node_modules folder holding @modelcontextprotocol/conformance
@@ -20,7 +21,16 @@
 #                direct           the everything-server itself (-http ADDR
 #                                 -stateless=false): the reference table
 #                direct-stateless the same with -stateless (2026-07-28 only)
-#   -a ARGS    arguments of `serve` after --http ADDR (default --no-prefix)
+#   -a ARGS    arguments of `serve` after --http ADDR (default --no-prefix;
+#              -a '' for none: serve's own server__name names)
+#   -m         many upstreams (-t stdio or http): besides the everything-server
+#              (named "everything"), the config names npm's
+#              @modelcontextprotocol/server-everything from NODE_MODULES
+#              ("server-everything": the pinned Node, dist/index.js stdio)
+#              and the demo server ("demo": SWITCHBOARD demo-server --name
+#              demo), both over stdio whatever -t says. serve runs with
+#              --verbose, and at the end the names it logged as colliding
+#              or left out (its warnings) are printed, each once
 #   -p VERSION pin the protocol version switchboard speaks with the upstream
 #              (its config's "protocolVersion", e.g. 2025-11-25); default: none,
 #              so over stdio it negotiates the newest both speak
@@ -48,16 +58,17 @@
 # report).
 set -euo pipefail
 
-target=stdio serve_args="--no-prefix" pin="" only="" expected="" report=0 label=conformance-serve logdir="" verbose=0
+target=stdio serve_args="--no-prefix" pin="" only="" expected="" report=0 label=conformance-serve logdir="" verbose=0 many=0
 usage() {
-	echo "usage: $0 [-t stdio|http|direct|direct-stateless] [-a ARGS] [-p VERSION] [-s REGEX] [-e FILE] [-r] [-n LABEL] [-l DIR] [-v] NODE_MODULES EVERYTHING [SWITCHBOARD]" >&2
+	echo "usage: $0 [-t stdio|http|direct|direct-stateless] [-a ARGS] [-p VERSION] [-m] [-s REGEX] [-e FILE] [-r] [-n LABEL] [-l DIR] [-v] NODE_MODULES EVERYTHING [SWITCHBOARD]" >&2
 	exit 2
 }
-while getopts "t:a:p:s:e:rn:l:v" opt; do
+while getopts "t:a:p:ms:e:rn:l:v" opt; do
 	case $opt in
 	t) target=$OPTARG ;;
 	a) serve_args=$OPTARG ;;
 	p) pin=$OPTARG ;;
+	m) many=1 ;;
 	s) only=$OPTARG ;;
 	e) expected=$OPTARG ;;
 	r) report=1 ;;
@@ -87,6 +98,11 @@ esac
 [ -x "$nodebin/node" ] || die "no Node at $nodebin/node"
 [ -x "$everything" ] || die "no everything-server at $everything"
 [ $gateway -eq 0 ] || [ -x "$switchboard" ] || die "no switchboard at ${switchboard:-(not given)}"
+everything_js=$modules/@modelcontextprotocol/server-everything/dist/index.js
+if [ $many -eq 1 ]; then
+	[ $gateway -eq 1 ] || die "-m wants -t stdio or http: the other upstreams are serve's"
+	[ -r "$everything_js" ] || die "no server-everything at $everything_js"
+fi
 [ -z "$expected" ] || [ -r "$expected" ] || die "cannot read $expected"
 export PATH="$nodebin:$PATH"
 
@@ -245,14 +261,20 @@ start_gateway() {
 	mkdir -p "$home/state" "$home/cache" "$home/config" "$home/project"
 	local pinned=""
 	[ -z "$pin" ] || pinned=", \"protocolVersion\": \"$pin\""
+	local more=""
+	# The others are not pinned: -p is about the everything-server.
+	[ $many -eq 0 ] || more=$(printf ', "server-everything": {"command": "%s", "args": ["%s", "stdio"]}, "demo": {"command": "%s", "args": ["demo-server", "--name", "demo"]}' \
+		"$nodebin/node" "$everything_js" "$switchboard")
 	if [ "$target" = stdio ]; then
-		printf '{"mcpServers": {"everything": {"command": "%s"%s}}}\n' "$everything" "$pinned" >"$cfg"
+		printf '{"mcpServers": {"everything": {"command": "%s"%s}%s}}\n' "$everything" "$pinned" "$more" >"$cfg"
 	else
 		start_upstream false || return 1
-		printf '{"mcpServers": {"everything": {"type": "http", "url": "%s"%s}}}\n' "$upstream_url" "$pinned" >"$cfg"
+		printf '{"mcpServers": {"everything": {"type": "http", "url": "%s"%s}%s}}\n' "$upstream_url" "$pinned" "$more" >"$cfg"
 	fi
 	# The suite's sessions are the only clients: nothing of this user's is read.
 	sb=("$switchboard" --config "$cfg" --no-discover --state-dir "$home/state" --cache-dir "$home/cache" --project "$home/project")
+	# Only --verbose has serve log the names it gives up on or changes.
+	[ $many -eq 0 ] || sb+=(--verbose)
 	export XDG_CONFIG_HOME=$home/config XDG_STATE_HOME=$home/state XDG_CACHE_HOME=$home/cache
 	"${sb[@]}" trust >>"$logs/switchboard.log" 2>&1 </dev/null || {
 		echo "$label: switchboard trust failed; its log:" >&2
@@ -348,9 +370,11 @@ why() {
 width=0
 for s in "${scenarios[@]}"; do [ ${#s} -le $width ] || width=${#s}; done
 passed=0 failed=0 unexpected=() stale=() expected_failed=0
+others=""
+[ $many -eq 0 ] || others=", server-everything and demo over stdio"
 case $target in
-stdio) what="switchboard serve $serve_args, everything-server over stdio${pin:+ ($pin)} behind it" ;;
-http) what="switchboard serve $serve_args, everything-server over HTTP${pin:+ ($pin)} behind it" ;;
+stdio) what="switchboard serve${serve_args:+ $serve_args}, everything-server over stdio${pin:+ ($pin)}$others behind it" ;;
+http) what="switchboard serve${serve_args:+ $serve_args}, everything-server over HTTP${pin:+ ($pin)}$others behind it" ;;
 direct) what="everything-server directly (stateful)" ;;
 direct-stateless) what="everything-server directly (stateless)" ;;
 esac
@@ -398,6 +422,14 @@ if [ ${#show[@]} -gt 0 ] && [ $gateway -eq 1 ]; then
 fi
 
 echo "$label: $passed passed, $failed failed"
+if [ $many -eq 1 ]; then
+	# slog's text lines, without their time: one a collision or a name left
+	# out, the same after a restart counted once.
+	mapfile -t clashes < <(grep -E 'level=WARN .*(collision|left out)' "$logs/switchboard.log" |
+		sed 's/^time=[^[:space:]]*[[:space:]]*//' | awk '!seen[$0]++' || true)
+	echo "$label: serve logged ${#clashes[@]} name collisions or names left out"
+	for c in "${clashes[@]}"; do echo "$label:   $c"; done
+fi
 status=0
 for l in "${leftovers[@]}"; do echo "$label: LEFTOVER: $l"; status=1; done
 if [ -n "$expected" ]; then
