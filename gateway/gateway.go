@@ -97,12 +97,16 @@ type view struct {
 	filter host.ViewFilter
 	srv    *mcp.Server
 
-	mu        sync.Mutex // orders syncs of this view
-	tools     map[string]string
-	prompts   map[string]string
-	resources map[string]string
-	templates map[string]string
+	mu           sync.Mutex // orders syncs of this view
+	tools        map[string]string
+	prompts      map[string]string
+	promptOwners map[string]promptOwner // exposed prompt name → whose prompt, for completion
+	resources    map[string]string
+	templates    map[string]string
 }
+
+// promptOwner is a prompt as its server knows it.
+type promptOwner struct{ server, name string }
 
 // View returns the MCP server of the view filter shows, creating it on
 // first use; an error when the gateway keeps as many views as it may.
@@ -123,7 +127,7 @@ func (g *Gateway) view(filter host.ViewFilter) (*view, error) {
 		return nil, fmt.Errorf("too many views (%d): ask for fewer distinct server lists", maxViews)
 	}
 	if !ok {
-		v = &view{key: key, filter: filter, tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]string{}, templates: map[string]string{}}
+		v = &view{key: key, filter: filter, tools: map[string]string{}, prompts: map[string]string{}, promptOwners: map[string]promptOwner{}, resources: map[string]string{}, templates: map[string]string{}}
 		v.srv = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
 			Instructions:       g.opts.Instructions,
 			Logger:             g.log,

@@ -397,3 +397,18 @@ func TestUpstreamErrorsStayErrors(t *testing.T) {
 		}
 	}
 }
+
+// A completion for a prompt the view does not have is refused as invalid
+// params, with a code, as an unknown tool or prompt is.
+func TestCompleteUnknownPrompt(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo"))
+	sess := s.client(t, "", nil)
+	_, err := sess.Complete(context.Background(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"},
+		Argument: mcp.CompleteParamsArgument{Name: "name", Value: "A"},
+	})
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpc.Message, `"greet"`) {
+		t.Errorf("completion of a bare prompt name: %v; want -32602 naming it", err)
+	}
+}

@@ -187,6 +187,9 @@ func (g *Gateway) syncPrompts(v *view) {
 	}
 	if gone := unregister(v.prompts, want); len(gone) > 0 {
 		v.srv.RemovePrompts(gone...)
+		for _, name := range gone {
+			delete(v.promptOwners, name)
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		p := want[name]
@@ -205,6 +208,7 @@ func (g *Gateway) syncPrompts(v *view) {
 			continue
 		}
 		v.prompts[name] = fp
+		v.promptOwners[name] = promptOwner{server, upstream}
 	}
 }
 
@@ -311,28 +315,21 @@ func (g *Gateway) complete(v *view) func(context.Context, *mcp.CompleteRequest) 
 	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 		ref := req.Params.Ref
 		if ref == nil {
-			return nil, errors.New("completion without a reference")
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion without a reference"}
 		}
 		params := *req.Params
 		switch ref.Type {
 		case "ref/prompt":
 			v.mu.Lock()
-			_, known := v.prompts[ref.Name]
+			owner, known := v.promptOwners[ref.Name]
 			v.mu.Unlock()
 			if !known {
-				return nil, fmt.Errorf("unknown prompt %q", ref.Name)
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", ref.Name)}
 			}
-			for _, p := range g.h.Prompts() {
-				if !v.shows(p.Server) {
-					continue
-				}
-				if p.Prompt.Name == ref.Name || p.Server+"__"+p.Prompt.Name == ref.Name {
-					r := *ref
-					r.Name = p.Prompt.Name
-					params.Ref = &r
-					return g.h.Complete(ctx, p.Server, &params)
-				}
-			}
+			r := *ref
+			r.Name = owner.name
+			params.Ref = &r
+			return g.h.Complete(ctx, owner.server, &params)
 		case "ref/resource":
 			if server, ok := g.owner(v, ref.URI); ok {
 				return g.h.Complete(ctx, server, &params)
