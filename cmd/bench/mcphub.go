@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/internal/peers"
 )
 
 // mcp-hub (npm mcp-hub, PEERS.md) is a Node hub that runs many MCP
@@ -96,7 +96,7 @@ func (c *middleCaller) startMCPHub(ctx context.Context, node, script string, t *
 	// when it cannot bind one but an error line: a port picked here is
 	// tried twice, as peers.LaunchEverything does.
 	for attempt := 1; ; attempt++ {
-		port, err := freePort()
+		port, err := peers.FreePort()
 		if err != nil {
 			return err
 		}
@@ -153,14 +153,4 @@ func hubReady(line string) (bool, error) {
 		return false, fmt.Errorf("%s (failed: %v)", l.Message, l.Data.Failures)
 	}
 	return true, nil
-}
-
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	return port, l.Close()
 }

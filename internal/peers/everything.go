@@ -106,7 +106,7 @@ func launchEverything(node, script, mode string) (*process, error) {
 	// (parallel test binaries pick ports too): one retry makes that rare case
 	// harmless without hiding a server that cannot start at all.
 	for attempt := 1; ; attempt++ {
-		port, err := freePort()
+		port, err := FreePort()
 		if err != nil {
 			return nil, fmt.Errorf("pick a port: %w", err)
 		}
@@ -127,8 +127,8 @@ func launchEverything(node, script, mode string) (*process, error) {
 	}
 }
 
-// freePort returns a loopback TCP port that was free a moment ago.
-func freePort() (int, error) {
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

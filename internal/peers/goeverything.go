@@ -133,7 +133,7 @@ func launchGoEverything(bin string, stateless bool) (*process, error) {
 	// As in launchEverything: the port may be taken between picking and
 	// binding it, and one retry makes that harmless.
 	for attempt := 1; ; attempt++ {
-		port, err := freePort()
+		port, err := FreePort()
 		if err != nil {
 			return nil, fmt.Errorf("pick a port: %w", err)
 		}
