@@ -66,6 +66,10 @@ func serveWith(t testing.TB, opts *gateway.Options, http gateway.HTTPOptions, co
 		Sampling: func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			return gw.Sampling(ctx, server, req)
 		},
+		ListRoots: func(ctx context.Context, server string) ([]*mcp.Root, error) {
+			return gw.ListRoots(ctx, server)
+		},
+		Roots: []*mcp.Root{{URI: "file:///host-root", Name: "host"}},
 	})
 	gw = gateway.New(h, opts)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -410,5 +414,43 @@ func TestCompleteUnknownPrompt(t *testing.T) {
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpc.Message, `"greet"`) {
 		t.Errorf("completion of a bare prompt name: %v; want -32602 naming it", err)
+	}
+}
+
+// An upstream's roots/list during a call goes to the client that made it,
+// in both eras of client; outside any call the host's roots answer; a
+// client that offers no roots gets a refusal that says so.
+func TestRootsComeFromTheCaller(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo", "--legacy", "--roots"))
+	ctx := context.Background()
+	for _, client := range []string{config.ProtocolLegacy, config.ProtocolModern} {
+		c := mcp.NewClient(&mcp.Implementation{Name: "roots-client", Version: "1"}, nil)
+		uri := "file:///client-" + client
+		c.AddRoots(&mcp.Root{URI: uri, Name: "mine"})
+		sess, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url}, &mcp.ClientSessionOptions{ProtocolVersion: client})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__roots"})
+		if err != nil {
+			t.Fatalf("client %s: %v", client, err)
+		}
+		if res.IsError || textOf(res) != uri+" mine" {
+			t.Errorf("client %s: roots seen by the server %q; want its own", client, textOf(res))
+		}
+		sess.Close()
+	}
+	if roots, err := s.gw.ListRoots(ctx, "demo"); roots != nil || err != nil {
+		t.Errorf("outside a call: %v %v; want none of the gateway's, for the host's", roots, err)
+	}
+	bare := mcp.NewClient(&mcp.Implementation{Name: "no-roots", Version: "1"}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	sess, err := bare.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url}, &mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__roots"})
+	if err == nil && (!res.IsError || !strings.Contains(textOf(res), "does not offer roots")) {
+		t.Errorf("a client without roots: %q; want a refusal naming roots", textOf(res))
 	}
 }

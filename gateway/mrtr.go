@@ -214,6 +214,18 @@ func sampleViaRound(ctx context.Context, r *round, req *mcp.CreateMessageParams)
 	return nil, fmt.Errorf("switchboard: the client answered sampling with %T", resp)
 }
 
+// rootsViaRound asks a new-era client for its roots.
+func rootsViaRound(ctx context.Context, r *round) (*mcp.ListRootsResult, error) {
+	resp, err := r.askClient(ctx, "roots", &mcp.ListRootsParams{})
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := resp.(*mcp.ListRootsResult); ok {
+		return v, nil
+	}
+	return nil, fmt.Errorf("switchboard: the client answered roots/list with %T", resp)
+}
+
 // elicitViaRound asks a new-era client to elicit.
 func elicitViaRound(ctx context.Context, r *round, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	resp, err := r.askClient(ctx, "elicitation", req)

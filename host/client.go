@@ -76,6 +76,9 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 	c := mcp.NewClient(&mcp.Implementation{Name: h.opts.ClientName, Version: h.opts.ClientVersion}, opts)
 	c.AddSendingMiddleware(logLevelMeta(h.opts.LogLevel))
 	c.AddReceivingMiddleware(titledItems())
+	if h.opts.ListRoots != nil {
+		c.AddReceivingMiddleware(rootsFrom(h.opts.ListRoots, s.cfg.Name))
+	}
 	if len(h.opts.Roots) > 0 {
 		c.AddRoots(h.opts.Roots...)
 	}

@@ -76,6 +76,12 @@ type Options struct {
 
 	// Roots are offered to servers that ask for roots/list (DESIGN.md F27).
 	Roots []*mcp.Root
+	// ListRoots, when set, answers a server's roots/list before Roots do:
+	// a gateway passes the request to the client whose call it serves. A
+	// nil list and nil error leave the answer to Roots. It covers the
+	// requests a server sends (2025-11-25); a roots input request of a
+	// 2026-07-28 result is answered from Roots (go-sdk answers it itself).
+	ListRoots func(ctx context.Context, server string) ([]*mcp.Root, error)
 	// Sampling answers a server's sampling/createMessage request. Nil means
 	// sampling is not offered, and a server that asks anyway is refused.
 	Sampling func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)

@@ -135,3 +135,23 @@ func untypedTitledItems(schema any) (any, bool) {
 	}
 	return out, true
 }
+
+// rootsFrom answers server's roots/list with list (Options.ListRoots),
+// leaving it to the client's own roots when list has none to give.
+func rootsFrom(list func(ctx context.Context, server string) ([]*mcp.Root, error), server string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "roots/list" {
+				return next(ctx, method, req)
+			}
+			roots, err := list(ctx, server)
+			switch {
+			case err != nil:
+				return nil, err
+			case roots == nil:
+				return next(ctx, method, req)
+			}
+			return &mcp.ListRootsResult{Roots: roots}, nil
+		}
+	}
+}

@@ -131,6 +131,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		opts.Elicitation = func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return gw.Elicitation(ctx, server, req)
 		}
+		opts.ListRoots = func(ctx context.Context, server string) ([]*mcp.Root, error) {
+			return gw.ListRoots(ctx, server)
+		}
 	})
 	if err != nil {
 		return err
