@@ -91,13 +91,10 @@ func dialGateway(b testing.TB, url, version string, args map[string]any) func(co
 
 // dialGatewayStdio connects a go-sdk client to a view of the gateway the
 // way a client that launches serve does: newline-delimited JSON over a
-// pair of pipes (what ServeStdio runs on stdin and stdout), in the legacy
-// era as bare speaks. Beside bare it is the one extra stdio hop.
-func dialGatewayStdio(b testing.TB, gw *gateway.Gateway, args map[string]any) func(context.Context) error {
-	srv, err := gw.View(host.ViewFilter{})
-	if err != nil {
-		b.Fatal(err)
-	}
+// pair of pipes, served by ServePipe (what ServeStdio runs on stdin and
+// stdout), in the legacy era as bare speaks. Beside bare it is the one
+// extra stdio hop.
+func dialGatewayStdio(b *testing.B, gw *gateway.Gateway, args map[string]any) func(context.Context) error {
 	toServer, fromClient, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
@@ -110,7 +107,7 @@ func dialGatewayStdio(b testing.TB, gw *gateway.Gateway, args map[string]any) fu
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = srv.Run(ctx, &mcp.IOTransport{Reader: toServer, Writer: fromServer})
+		_ = gw.ServePipe(ctx, host.ViewFilter{}, toServer, fromServer)
 	}()
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
 	sess, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: toClient, Writer: fromClient},

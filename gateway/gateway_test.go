@@ -454,3 +454,40 @@ func TestRootsComeFromTheCaller(t *testing.T) {
 		t.Errorf("a client without roots: %q; want a refusal naming roots", textOf(res))
 	}
 }
+
+// Over a pipe (what serve runs on stdin and stdout) a line that is no
+// JSON-RPC message is dropped, and the client's session goes on.
+func TestServePipeSkipsNoise(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo"))
+	toServer, fromClient, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	toClient, fromServer, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.gw.ServePipe(ctx, host.ViewFilter{}, toServer, fromServer) }()
+	defer func() {
+		cancel()
+		<-done
+		for _, f := range []*os.File{toServer, fromClient, toClient, fromServer} {
+			f.Close()
+		}
+	}()
+	if _, err := fromClient.WriteString("npm WARN not a message\n{\"level\":30}\n"); err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "pipe", Version: "1"}, nil)
+	sess, err := c.Connect(ctx, &mcp.IOTransport{Reader: toClient, Writer: fromClient}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "through the pipe"}})
+	if err != nil || textOf(res) != "through the pipe" {
+		t.Fatalf("echo over the pipe: %v %v", err, res)
+	}
+}

@@ -3,25 +3,40 @@ package gateway
 import (
 	"context"
 	"crypto/subtle"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
 
 // ServeStdio serves the view filter shows to one client over stdin and
 // stdout until the client leaves or ctx ends.
 func (g *Gateway) ServeStdio(ctx context.Context, filter host.ViewFilter) error {
+	return g.ServePipe(ctx, filter, os.Stdin, os.Stdout)
+}
+
+// ServePipe is ServeStdio over in and out: newline-delimited JSON-RPC,
+// framed as the host frames its stdio servers (transport.Pipe). A line
+// that is no message, or is over the size limit, is dropped with a log
+// line.
+func (g *Gateway) ServePipe(ctx context.Context, filter host.ViewFilter, in io.ReadCloser, out io.Writer) error {
 	srv, err := g.View(filter)
 	if err != nil {
 		return err
 	}
-	return srv.Run(ctx, &mcp.StdioTransport{})
+	hooks := transport.Hooks{
+		Skipped: func(line string) { g.log.Warn("client line skipped", "line", line) },
+		Dropped: func(what string) { g.log.Warn("client message dropped", "why", what) },
+	}
+	return srv.Run(ctx, &transport.Pipe{In: in, Out: out, Hooks: hooks})
 }
 
 // HTTPOptions configure Handler.

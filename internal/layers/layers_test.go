@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"internal/toolcache": {"config", "internal/safefile"},
 	"internal/transport": {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"watch":              {"config", "host"},
-	"gateway":            {"config", "host"},
+	"gateway":            {"config", "host", "internal/transport"},
 
 	// Leaves.
 	"internal/clip":       {},
