@@ -166,6 +166,11 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	var names []string
 	for _, st := range h.Status() {
 		names = append(names, st.Name)
+		// A client shows a server's stderr at best: say there why a
+		// server it might expect is not served.
+		if st.State == host.StateUntrusted || st.State == host.StateBlocked {
+			fmt.Fprintf(o.IO.Err, "switchboard: %s not served: %s\n", st.Name, oneLine(st.Error))
+		}
 	}
 	status := serveStatus{PID: os.Getpid(), Address: "stdio", Started: time.Now().UTC(), Servers: names}
 	if o.HTTP == "" {
