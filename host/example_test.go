@@ -2,9 +2,11 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"os"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
@@ -86,4 +88,46 @@ func ExampleHost() {
 	// mcp__demo__tiny_image
 	// hello, switchboard
 	// tools in the last rebind: 8
+}
+
+// The agent's side: the MCP part of a system prompt, a search for the
+// tool that fits a task, its whole schema loaded once the model picks it,
+// and its result sized for the model.
+func ExampleHost_PromptSection() {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := host.New(nil)
+	defer h.Close()
+	ctx := context.Background()
+	err = h.Start(ctx, []config.ServerConfig{{Name: "demo", Command: exe, Env: map[string]string{demo.EnvServerMode: "1"}}})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Servers with their instructions, tools with a line each, within a
+	// budget; the same bytes for the same host. Render it again on
+	// EventTools and EventState.
+	section := h.PromptSection(host.PromptOptions{Budget: 8 << 10})
+	fmt.Println(strings.Contains(section, "mcp__demo__echo"))
+
+	// Find the tool by what it does; load its schema when it is picked.
+	hits := h.SearchTools("repeat some text back", 3)
+	tool, ok := h.Tool(hits[0].Name)
+	schema, _ := json.Marshal(tool.InputSchema)
+	fmt.Println(tool.Name, ok, strings.Contains(string(schema), `"text"`))
+
+	res, err := h.CallTool(ctx, tool.Name, map[string]any{"text": "a long answer, cut for the model"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// A long result is cut, with a note of how much (and, with Keep,
+	// where the whole went).
+	fmt.Println(host.RenderResult(res, host.ResultOptions{MaxText: 13}))
+	// Output:
+	// true
+	// mcp__demo__echo true true
+	// a long ans…
+	// [switchboard: the result is 32 bytes; cut at 13]
 }
