@@ -95,34 +95,12 @@ func dialGateway(b testing.TB, url, version string, args map[string]any) func(co
 // stdout), in the legacy era as bare speaks. Beside bare it is the one
 // extra stdio hop.
 func dialGatewayStdio(b *testing.B, gw *gateway.Gateway, args map[string]any) func(context.Context) error {
-	toServer, fromClient, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	toClient, fromServer, err := os.Pipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = gw.ServePipe(ctx, host.ViewFilter{}, toServer, fromServer)
-	}()
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
-	sess, err := c.Connect(context.Background(), &mcp.IOTransport{Reader: toClient, Writer: fromClient},
-		&mcp.ClientSessionOptions{ProtocolVersion: host.ProtocolVersion})
+	sess, err := c.Connect(context.Background(), pipeTransport(b, gw), &mcp.ClientSessionOptions{ProtocolVersion: host.ProtocolVersion})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() {
-		sess.Close()
-		cancel()
-		<-done
-		for _, f := range []*os.File{toServer, fromClient, toClient, fromServer} {
-			f.Close()
-		}
-	})
+	b.Cleanup(func() { sess.Close() })
 	return func(ctx context.Context) error {
 		return resultErr(sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Arguments: args}))
 	}

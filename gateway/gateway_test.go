@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -455,10 +456,11 @@ func TestRootsComeFromTheCaller(t *testing.T) {
 	}
 }
 
-// Over a pipe (what serve runs on stdin and stdout) a line that is no
-// JSON-RPC message is dropped, and the client's session goes on.
-func TestServePipeSkipsNoise(t *testing.T) {
-	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo"))
+// pipeTransport serves the gateway's default view over a pair of pipes,
+// as ServeStdio does on stdin and stdout, and returns a client's
+// transport to them. t.Cleanup ends the serving; a session on it must be
+// closed first (a cleanup registered later runs first).
+func pipeTransport(t testing.TB, gw *gateway.Gateway) *mcp.IOTransport {
 	toServer, fromClient, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -468,24 +470,36 @@ func TestServePipeSkipsNoise(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.gw.ServePipe(ctx, host.ViewFilter{}, toServer, fromServer) }()
-	defer func() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = gw.ServePipe(ctx, host.ViewFilter{}, toServer, fromServer)
+	}()
+	t.Cleanup(func() {
 		cancel()
 		<-done
 		for _, f := range []*os.File{toServer, fromClient, toClient, fromServer} {
 			f.Close()
 		}
-	}()
-	if _, err := fromClient.WriteString("npm WARN not a message\n{\"level\":30}\n"); err != nil {
+	})
+	return &mcp.IOTransport{Reader: toClient, Writer: fromClient}
+}
+
+// Over a pipe (what serve runs on stdin and stdout) a line that is no
+// JSON-RPC message is dropped, and the client's session goes on.
+func TestServePipeSkipsNoise(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo"))
+	tr := pipeTransport(t, s.gw)
+	if _, err := io.WriteString(tr.Writer, "npm WARN not a message\n{\"level\":30}\n"); err != nil {
 		t.Fatal(err)
 	}
+	ctx := context.Background()
 	c := mcp.NewClient(&mcp.Implementation{Name: "pipe", Version: "1"}, nil)
-	sess, err := c.Connect(ctx, &mcp.IOTransport{Reader: toClient, Writer: fromClient}, nil)
+	sess, err := c.Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sess.Close()
+	t.Cleanup(func() { sess.Close() })
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "through the pipe"}})
 	if err != nil || textOf(res) != "through the pipe" {
 		t.Fatalf("echo over the pipe: %v %v", err, res)
