@@ -6,10 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/benchcall"
 )
 
 // envBenchRounds is how many rounds BenchmarkGatewayCall runs: in each,
@@ -65,7 +63,7 @@ func BenchmarkGatewayCall(b *testing.B) {
 				if callers > 1 {
 					name += "-x" + strconv.Itoa(callers)
 				}
-				b.Run(name, func(b *testing.B) { measure(b, c.call, callers) })
+				b.Run(name, func(b *testing.B) { benchcall.Measure(b, c.call, callers) })
 			}
 		}
 	}
@@ -128,49 +126,6 @@ func resultErr(res *mcp.CallToolResult, err error) error {
 		return fmt.Errorf("echo: %s", textOf(res))
 	}
 	return err
-}
-
-// measure makes b.N calls, callers at a time, and reports the median call
-// (p50-µs) besides ns/op.
-func measure(b *testing.B, call func(context.Context) error, callers int) {
-	ctx := context.Background()
-	// One call first, outside the timing: the first call of a session pays
-	// for lazily built things (schema caches, buffers) on both sides.
-	if err := call(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	durs := make([]time.Duration, b.N)
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	b.ResetTimer()
-	for range callers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(durs) {
-					return
-				}
-				start := time.Now()
-				if err := call(ctx); err != nil {
-					errOnce.Do(func() { firstErr = err })
-					return
-				}
-				durs[i] = time.Since(start)
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	if firstErr != nil {
-		b.Fatal(firstErr)
-	}
-	slices.Sort(durs)
-	b.ReportMetric(float64(durs[len(durs)/2].Nanoseconds())/1e3, "p50-µs")
 }
 
 // execCommand is the command a stdio server's config runs.

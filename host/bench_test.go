@@ -9,10 +9,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/benchcall"
 	"github.com/switchboard-mcp/switchboard/internal/benchpeer"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/peers"
@@ -211,14 +210,14 @@ func BenchmarkCallTool(b *testing.B) {
 						if callers > 1 {
 							name += "-x" + strconv.Itoa(callers)
 						}
-						b.Run(name, func(b *testing.B) { measure(b, c.call, callers) })
+						b.Run(name, func(b *testing.B) { benchcall.Measure(b, c.call, callers) })
 					}
 				}
 			}
 			if tg.name == "floor" {
 				raw := dialRaw(b, t)
 				for range rounds {
-					b.Run("raw", func(b *testing.B) { measure(b, raw, 1) })
+					b.Run("raw", func(b *testing.B) { benchcall.Measure(b, raw, 1) })
 				}
 			}
 		})
@@ -306,53 +305,4 @@ func dialRaw(b *testing.B, t *benchTarget) func(context.Context) error {
 		_, err := r.ReadSlice('\n')
 		return err
 	}
-}
-
-// measure makes b.N calls, callers at a time, and reports the median call
-// (p50-µs) and the process's CPU time per call (cpu-µs/op) besides ns/op:
-// a few slow calls (a GC, the scheduler) move the mean, the median shows
-// the typical call.
-func measure(b *testing.B, call func(context.Context) error, callers int) {
-	ctx := context.Background()
-	// One call first, outside the timing: the first call of a session pays
-	// for lazily built things (schema caches, buffers) on both sides.
-	if err := call(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	durs := make([]time.Duration, b.N)
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	cpu := cpuTime()
-	b.ResetTimer()
-	for range callers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(durs) {
-					return
-				}
-				start := time.Now()
-				if err := call(ctx); err != nil {
-					errOnce.Do(func() { firstErr = err })
-					return
-				}
-				durs[i] = time.Since(start)
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	if firstErr != nil {
-		b.Fatal(firstErr)
-	}
-	if used := cpuTime() - cpu; cpuMeasured {
-		b.ReportMetric(float64(used.Microseconds())/float64(b.N), "cpu-µs/op")
-	}
-	slices.Sort(durs)
-	b.ReportMetric(float64(durs[len(durs)/2].Nanoseconds())/1e3, "p50-µs")
 }

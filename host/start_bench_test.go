@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/benchcall"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
@@ -58,7 +59,7 @@ func BenchmarkStart(b *testing.B) {
 			}
 			for _, s := range sides {
 				b.ReportMetric(median(s.ms), s.name+"-ms")
-				if cpuMeasured {
+				if benchcall.CPUMeasured {
 					b.ReportMetric(median(s.cpu), s.name+"-cpu-ms")
 				}
 			}
@@ -124,11 +125,11 @@ func demoConfigs(exe string, n int) []config.ServerConfig {
 func startHostOnce(b *testing.B, configs []config.ServerConfig) (wall, cpu float64) {
 	h := host.New(nil)
 	defer h.Close()
-	began, cpuBegan := time.Now(), cpuTime()
+	began, cpuBegan := time.Now(), benchcall.CPUTime()
 	if err := h.Start(context.Background(), configs); err != nil {
 		b.Fatal(err)
 	}
-	wall, cpu = msSince(began), msOf(cpuTime()-cpuBegan)
+	wall, cpu = msSince(began), msOf(benchcall.CPUTime()-cpuBegan)
 	for _, st := range h.Status() {
 		if st.State != host.StateConnected {
 			b.Fatalf("%s: %+v", st.Name, st)
@@ -141,9 +142,9 @@ func startHostOnce(b *testing.B, configs []config.ServerConfig) (wall, cpu float
 // as a program that needs no host would, listing each one's tools if
 // tools is set, and returns what startHostOnce does.
 func startBareOnce(b *testing.B, configs []config.ServerConfig, tools bool) (wall, cpu float64) {
-	began, cpuBegan := time.Now(), cpuTime()
+	began, cpuBegan := time.Now(), benchcall.CPUTime()
 	closeAll, err := connectBare(configs, tools)
-	wall, cpu = msSince(began), msOf(cpuTime()-cpuBegan)
+	wall, cpu = msSince(began), msOf(benchcall.CPUTime()-cpuBegan)
 	closeAll()
 	if err != nil {
 		b.Fatal(err)

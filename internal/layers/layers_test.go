@@ -52,6 +52,7 @@ var allowed = map[string][]string{
 	"internal/proctest":  {},
 	"internal/oauthtest": {},
 	"internal/benchpeer": {},
+	"internal/benchcall": {},
 	"internal/cli":       {"*"},
 	"cmd/switchboard":    {"internal/cli"},
 	"cmd/conformance":    {"config", "host"},
@@ -73,6 +74,7 @@ var thirdParty = map[string][]string{
 	"internal/toolsearch": {},
 	// The floor server: nothing between its bytes and the pipe.
 	"internal/benchpeer": {},
+	"internal/benchcall": {},
 }
 
 type pkg struct {

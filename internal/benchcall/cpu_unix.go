@@ -1,18 +1,18 @@
 //go:build unix
 
-package host_test
+package benchcall
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuMeasured says cpuTime measures anything here.
-const cpuMeasured = true
+// CPUMeasured says CPUTime measures anything here.
+const CPUMeasured = true
 
-// cpuTime is the CPU this process has used, user and system, its children
+// CPUTime is the CPU this process has used, user and system, its children
 // excluded.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0

@@ -1,9 +1,0 @@
-//go:build !unix
-
-package host_test
-
-import "time"
-
-const cpuMeasured = false
-
-func cpuTime() time.Duration { return 0 }
