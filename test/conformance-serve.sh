@@ -111,45 +111,10 @@ ready_tenths=300  # a server's start: the gateway connects its upstream first
 stop_tenths=50    # a server's exit after SIGTERM
 scenario_limit=90 # one suite run, in seconds (its own timeouts are 30 s)
 
-strip_ansi() { sed 's/\x1b\[[0-9;]*[A-Za-z]//g'; }
-
-# scenario_list prints the server scenarios the suite lists, one a line, from
-#   Server scenarios (test against a server):
-#     - server-initialize [2025-06-18,2025-11-25]
-# Only "- name" lines under a heading that starts with "Server" count.
-scenario_list() {
-	"$suite" list --server | strip_ansi | awk '
-		/^[^[:space:]].*:[[:space:]]*$/ { inserver = ($0 ~ /^Server/); seen = 1; next }
-		/^[[:space:]]*-[[:space:]]+[^[:space:]]/ {
-			if (seen && !inserver) next
-			sub(/^[[:space:]]*-[[:space:]]+/, ""); sub(/[[:space:]].*/, "")
-			if ($0 ~ /^[A-Za-z0-9][A-Za-z0-9._\/-]*$/) print
-		}'
-}
-
-# expected_list prints the names under `server:` in a baseline file: a block
-# list of "- name" lines or a flow list `server: [a, b]`. Comments, quotes and
-# other top-level keys (`client:`) are ignored.
-expected_list() {
-	awk '
-		{ sub(/[[:space:]]+#.*$/, ""); sub(/^#.*$/, "") }
-		/^[^[:space:]-][^:]*:/ {
-			key = $0; sub(/:.*/, "", key); inserver = (key == "server")
-			rest = $0; sub(/^[^:]*:[[:space:]]*/, "", rest)
-			if (inserver && rest ~ /^\[/) {
-				gsub(/[][]/, "", rest); n = split(rest, a, ",")
-				for (i = 1; i <= n; i++) { v = a[i]; gsub(/^[[:space:]"'\'']+|[[:space:]"'\'']+$/, "", v); if (v != "") print v }
-			}
-			next
-		}
-		inserver && /^[[:space:]]*-[[:space:]]*[^[:space:]]/ {
-			v = $0; sub(/^[[:space:]]*-[[:space:]]*/, "", v); gsub(/^["'\'']|["'\''][[:space:]]*$/, "", v); sub(/[[:space:]]+$/, "", v)
-			if (v != "") print v
-		}' "$1"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/conformance-lib.sh"
 
 version=$("$suite" --version 2>/dev/null | strip_ansi | tr -d '[:space:]') || true
-mapfile -t scenarios < <(scenario_list)
+mapfile -t scenarios < <(scenario_list "$suite" server)
 [ "${#scenarios[@]}" -gt 0 ] || die "\`conformance list --server\` listed no scenarios"
 all_scenarios=("${scenarios[@]}")
 if [ -n "$only" ]; then
@@ -158,7 +123,7 @@ if [ -n "$only" ]; then
 fi
 declare -A want_fail=()
 if [ -n "$expected" ]; then
-	while IFS= read -r name; do want_fail[$name]=1; done < <(expected_list "$expected")
+	while IFS= read -r name; do want_fail[$name]=1; done < <(expected_list "$expected" server)
 fi
 
 work=$(mktemp -d)

@@ -57,53 +57,14 @@ die() { echo "$label: $*" >&2; exit 2; }
 [ -z "$expected" ] || [ -r "$expected" ] || die "cannot read $expected"
 export PATH="$nodebin:$PATH"
 
-# The suite colours its output even into a file.
-strip_ansi() { sed 's/\x1b\[[0-9;]*[A-Za-z]//g'; }
-
-# scenario_list prints the client scenarios the suite lists, one a line. The
-# listing looks like
-#   Client scenarios (test against a client):
-#     - initialize [2025-06-18,2025-11-25]
-# Only "- name" lines count, and only under a heading that starts with
-# "Client" (or before any heading), so a later section of other scenarios
-# would not leak in.
-scenario_list() {
-	"$suite" list --client | strip_ansi | awk '
-		/^[^[:space:]].*:[[:space:]]*$/ { inclient = ($0 ~ /^Client/); seen = 1; next }
-		/^[[:space:]]*-[[:space:]]+[^[:space:]]/ {
-			if (seen && !inclient) next
-			sub(/^[[:space:]]*-[[:space:]]+/, ""); sub(/[[:space:]].*/, "")
-			if ($0 ~ /^[A-Za-z0-9][A-Za-z0-9._\/-]*$/) print
-		}'
-}
-
-# expected_list prints the names under `client:` in a baseline file: either a
-# block list of "- name" lines or a flow list `client: [a, b]`. Comments,
-# quotes and other top-level keys (`server:`) are ignored.
-expected_list() {
-	awk '
-		{ sub(/[[:space:]]+#.*$/, ""); sub(/^#.*$/, "") }
-		/^[^[:space:]-][^:]*:/ {
-			key = $0; sub(/:.*/, "", key); inclient = (key == "client")
-			rest = $0; sub(/^[^:]*:[[:space:]]*/, "", rest)
-			if (inclient && rest ~ /^\[/) {
-				gsub(/[][]/, "", rest); n = split(rest, a, ",")
-				for (i = 1; i <= n; i++) { v = a[i]; gsub(/^[[:space:]"'\'']+|[[:space:]"'\'']+$/, "", v); if (v != "") print v }
-			}
-			next
-		}
-		inclient && /^[[:space:]]*-[[:space:]]*[^[:space:]]/ {
-			v = $0; sub(/^[[:space:]]*-[[:space:]]*/, "", v); gsub(/^["'\'']|["'\''][[:space:]]*$/, "", v); sub(/[[:space:]]+$/, "", v)
-			if (v != "") print v
-		}' "$1"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/conformance-lib.sh"
 
 version=$("$suite" --version 2>/dev/null | strip_ansi | tr -d '[:space:]')
-mapfile -t scenarios < <(scenario_list)
+mapfile -t scenarios < <(scenario_list "$suite" client)
 [ "${#scenarios[@]}" -gt 0 ] || die "\`conformance list --client\` listed no scenarios"
 declare -A want_fail=()
 if [ -n "$expected" ]; then
-	while IFS= read -r name; do want_fail[$name]=1; done < <(expected_list "$expected")
+	while IFS= read -r name; do want_fail[$name]=1; done < <(expected_list "$expected" client)
 fi
 
 work=$(mktemp -d)
