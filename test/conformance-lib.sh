@@ -45,3 +45,24 @@ expected_list() {
 			if (v != "") print v
 		}' "$1"
 }
+
+# baseline_verdict LABEL FILE says what the run makes of the baseline FILE,
+# from the caller's arrays unexpected (indexes into scenarios), stale and
+# unknown (names), and returns 1 when any of them is not empty.
+baseline_verdict() {
+	local label=$1 file=$2 rc=0 names=() i
+	if [ ${#unexpected[@]} -gt 0 ]; then
+		for i in "${unexpected[@]}"; do names+=("${scenarios[$i]}"); done
+		echo "$label: failed and not expected to: ${names[*]}"
+		rc=1
+	fi
+	if [ ${#stale[@]} -gt 0 ]; then
+		echo "$label: passed but listed as expected to fail (remove from $file): ${stale[*]}"
+		rc=1
+	fi
+	if [ ${#unknown[@]} -gt 0 ]; then
+		echo "$label: listed in $file but not a scenario of this suite: ${unknown[*]}"
+		rc=1
+	fi
+	return $rc
+}

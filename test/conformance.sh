@@ -162,18 +162,6 @@ echo "$label: of them auth/*: $auth_passed passed, $auth_failed failed"
 [ -z "$expected" ] && exit 0
 echo "$label: $expected_failed of the failures are expected ($expected)"
 status=0
-if [ ${#unexpected[@]} -gt 0 ]; then
-	names=(); for i in "${unexpected[@]}"; do names+=("${scenarios[$i]}"); done
-	echo "$label: failed and not expected to: ${names[*]}"
-	status=1
-fi
-if [ ${#stale[@]} -gt 0 ]; then
-	echo "$label: passed but listed as expected to fail (remove from $expected): ${stale[*]}"
-	status=1
-fi
-if [ ${#unknown[@]} -gt 0 ]; then
-	echo "$label: listed in $expected but not a scenario of this suite: ${unknown[*]}"
-	status=1
-fi
+baseline_verdict "$label" "$expected" || status=1
 [ $report -eq 1 ] && exit 0
 exit $status
