@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
@@ -263,4 +265,28 @@ func TestOAuthPreRegisteredCallbackPort(t *testing.T) {
 	if got := srv.Stats().Registrations; got != 0 {
 		t.Errorf("%d dynamic registrations, want none", got)
 	}
+}
+
+// A person who takes longer to consent than the server/discover probe's
+// bound still gets the server connected, in the era the probe finds: the
+// bound is for the server's answer, not for the person.
+func TestOAuthSlowConsentOutlastsTheProbe(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	const bound = 200 * time.Millisecond
+	var asked atomic.Int32
+	h := start(t, &host.Options{DiscoverTimeout: bound, Authorize: func(ctx context.Context, _, u string) error {
+		asked.Add(1)
+		select {
+		case <-time.After(3 * bound): // the person reads the page
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return srv.Browse(ctx, u)
+	}}, config.ServerConfig{Name: "slow", Type: config.TransportHTTP, URL: srv.URL})
+	h.WaitSettled(context.Background())
+	st := status(t, h, "slow")
+	if st.State != host.StateConnected || asked.Load() != 1 {
+		t.Fatalf("slow consent: %s %q after %d consents; want connected after one", st.State, st.Error, asked.Load())
+	}
+	t.Logf("protocol %s", st.ProtocolVersion)
 }

@@ -55,6 +55,10 @@ func (h *Host) protocolFor(s *server, kind config.Transport) string {
 // server/discover left unanswered for timeout fails, and go-sdk goes on to
 // initialize on the same connection. timedOut records that it did.
 //
+// An authorization the probe runs into (a person may be asked) is not held
+// to timeout; when one was obtained and the bound passed meanwhile, the
+// probe is sent once more.
+//
 // A probe the server refused for want of authorization (the host could
 // not get it) is not followed by go-sdk's initialize: that would ask for
 // the same authorization again, a second browser page for one connect.
@@ -75,7 +79,16 @@ func discoverProbe(timeout time.Duration, timedOut *atomic.Bool) mcp.Middleware 
 			}
 			probeCtx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
+			probeCtx, authorized := oauth.UnderProbe(probeCtx, ctx)
 			res, err := next(probeCtx, method, req)
+			if err != nil && ctx.Err() == nil && errors.Is(probeCtx.Err(), context.DeadlineExceeded) && authorized() {
+				// The bound went to a person's consent, which the
+				// authorization was not held to: ask again, with the token.
+				retryCtx, cancel := context.WithTimeout(ctx, timeout)
+				defer cancel()
+				probeCtx = retryCtx
+				res, err = next(probeCtx, method, req)
+			}
 			switch {
 			case err != nil && ctx.Err() == nil && errors.Is(probeCtx.Err(), context.DeadlineExceeded):
 				timedOut.Store(true)

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -124,6 +125,26 @@ func New(set Settings, consent Consent) *Handler {
 
 // lockFlow waits for the authorization running, or for ctx: a person may
 // take minutes, and a request given up on must not wait for them.
+// probeKey marks the context of a request sent under a short bound of its
+// own (the host's server/discover probe, 5 s): an authorization that
+// request runs into may wait for a person, so it runs under the probe's
+// parent context instead, and the probe learns that it did.
+type probeKey struct{}
+
+type probe struct {
+	parent     context.Context
+	authorized atomic.Bool
+}
+
+// UnderProbe returns bounded, marked so that an authorization a request
+// sent under it runs into is held to parent instead, and a function that
+// reports whether one was obtained: the request's time may have gone to
+// a person, and it is worth sending again.
+func UnderProbe(bounded, parent context.Context) (context.Context, func() bool) {
+	p := &probe{parent: parent}
+	return context.WithValue(bounded, probeKey{}, p), p.authorized.Load
+}
+
 func (h *Handler) lockFlow(ctx context.Context) error {
 	select {
 	case h.flow <- struct{}{}:
@@ -183,7 +204,15 @@ func (h *Handler) TokenSource(context.Context) (oauth2.TokenSource, error) {
 // be renewed, the client credentials grant for a machine-to-machine
 // server, the authorization code flow when a person can be asked, and
 // else a *NeedsAuthError.
-func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) (err error) {
+	if p, ok := ctx.Value(probeKey{}).(*probe); ok {
+		ctx = p.parent
+		defer func() {
+			if err == nil {
+				p.authorized.Store(true)
+			}
+		}()
+	}
 	boundBody(resp)
 	defer resp.Body.Close()
 	defer io.Copy(io.Discard, resp.Body)
