@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
 // With Options.ToolSearch a view offers three tools in place of every
@@ -108,8 +109,5 @@ func firstLine(s string) string {
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 160 {
-		s = s[:157] + "…"
-	}
-	return s
+	return clip.To(s, 160)
 }

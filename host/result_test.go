@@ -37,3 +37,15 @@ func TestRenderResult(t *testing.T) {
 		t.Errorf("kept file mode %o", fi.Mode().Perm())
 	}
 }
+
+// A cap below the ellipsis's own width cuts without one, and never
+// panics: --max-result 1 is a user's number like any other.
+func TestRenderResultTinyCap(t *testing.T) {
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello, world"}}}
+	for max := 1; max <= 4; max++ {
+		out := host.RenderResult(res, host.ResultOptions{MaxText: max})
+		if !strings.Contains(out, "cut at") {
+			t.Errorf("MaxText %d: %q; want the note of the cut", max, out)
+		}
+	}
+}

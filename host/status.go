@@ -3,11 +3,11 @@ package host
 import (
 	"encoding/json"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
 // Status is what the host knows about one server (DESIGN.md F16).
@@ -126,13 +126,4 @@ func (h *Host) instructions(r *mcp.InitializeResult) string {
 
 // capText cuts s to at most max bytes at a character boundary, ending it
 // with "…" when it was cut.
-func capText(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func capText(s string, max int) string { return clip.To(s, max) }

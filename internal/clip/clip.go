@@ -19,3 +19,24 @@ func Text(s string) string {
 	}
 	return s[:cut] + "…"
 }
+
+// To returns s, or s cut to at most max bytes in all (never splitting a
+// character) and ending in "…" to say it was cut. Below the ellipsis's
+// own three bytes it cuts without one.
+func To(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	if max < 0 {
+		max = 0
+	}
+	mark := "…"
+	if max < len(mark) {
+		mark = ""
+	}
+	cut := max - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}

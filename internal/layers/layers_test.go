@@ -26,12 +26,12 @@ var allowed = map[string][]string{
 	"config/discover":     {"config", "config/internal/doc", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile", "internal/execpath"},
 
 	// The host knows config's types, never how configs are found.
-	"host":               {"config", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap", "internal/oauth", "internal/toolsearch"},
+	"host":               {"config", "internal/clip", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap", "internal/oauth", "internal/toolsearch"},
 	"internal/oauth":     {"config", "internal/clip", "internal/safefile"},
 	"internal/toolcache": {"config", "internal/safefile"},
 	"internal/transport": {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"watch":              {"config", "host"},
-	"gateway":            {"config", "host", "internal/transport"},
+	"gateway":            {"config", "host", "internal/clip", "internal/transport"},
 
 	// Leaves.
 	"internal/clip":       {},
