@@ -505,3 +505,34 @@ func TestServePipeSkipsNoise(t *testing.T) {
 		t.Fatalf("echo over the pipe: %v %v", err, res)
 	}
 }
+
+// ?servers= narrows a client's window within what serve shows; a name
+// outside it, or unknown, is refused rather than dropped (an empty list
+// would show everything), and the same servers in another order are the
+// same view.
+func TestViewsStayWithinServe(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{Filter: host.ViewFilter{Servers: []string{"a"}}}, demoServer(t, "a"), demoServer(t, "b"))
+	for query, want := range map[string]int{ // refused before any session is made
+		"?servers=b":        http.StatusForbidden,
+		"?servers=a,b":      http.StatusForbidden,
+		"?servers=nosuch":   http.StatusForbidden,
+		"?servers=,":        http.StatusForbidden,
+		"?servers=%1b[31ma": http.StatusForbidden,
+	} {
+		req, _ := http.NewRequest(http.MethodPost, s.url+query, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: HTTP %d, want %d", query, resp.StatusCode, want)
+		}
+	}
+	sess := s.client(t, "?servers=a", nil)
+	if names := toolNames(t, sess); len(names) == 0 || !strings.HasPrefix(names[0], "a__") {
+		t.Errorf("?servers=a shows %v", names)
+	}
+}

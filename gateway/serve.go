@@ -3,17 +3,21 @@ package gateway
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/clip"
 	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
 
@@ -62,7 +66,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 	getServer := func(r *http.Request) *mcp.Server {
 		filter := opts.Filter
 		if s := r.URL.Query().Get("servers"); s != "" {
-			filter.Servers = splitList(s)
+			filter.Servers, _ = g.viewServers(s, opts.Filter.Servers) // checked by the handler below
 		}
 		srv, err := g.View(filter)
 		if err != nil {
@@ -88,6 +92,12 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		if !originAllowed(r) {
 			http.Error(w, "switchboard: Origin not allowed", http.StatusForbidden)
 			return
+		}
+		if s := r.URL.Query().Get("servers"); s != "" {
+			if _, err := g.viewServers(s, opts.Filter.Servers); err != nil {
+				http.Error(w, "switchboard: "+err.Error(), http.StatusForbidden)
+				return
+			}
 		}
 		if v := r.Header.Get("Mcp-Protocol-Version"); v >= config.ProtocolModern {
 			stateless.ServeHTTP(w, r)
@@ -123,6 +133,31 @@ func IsLoopback(host string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
+}
+
+// viewServers is the servers a ?servers= list asks for, sorted, each once:
+// within what serve itself shows (allowed, when set) and known to the
+// host. An empty view would show everything, so a list naming nothing
+// allowed is refused, and so is a name outside it: a client narrows its
+// window, it never widens it, and names it makes up cannot fill the
+// gateway's views.
+func (g *Gateway) viewServers(query string, allowed []string) ([]string, error) {
+	known := map[string]bool{}
+	for _, name := range g.h.ServerNames() {
+		known[name] = len(allowed) == 0 || slices.Contains(allowed, name)
+	}
+	var out []string
+	for _, name := range splitList(query) {
+		if !known[name] {
+			return nil, fmt.Errorf("no server %q is served here", clip.Text(name))
+		}
+		out = append(out, name)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("?servers= names no server")
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 func splitList(s string) []string {

@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +48,14 @@ func (s Status) MarshalJSON() ([]byte, error) {
 		plain
 		ConnectTime float64 `json:"connectTimeMs"`
 	}{plain(s), float64(s.ConnectTime.Microseconds()) / 1000})
+}
+
+// ServerNames are the configured servers' names, in config order: what
+// Status names, without building it.
+func (h *Host) ServerNames() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.order)
 }
 
 // Status returns every server's status in config order, secrets masked.
