@@ -114,7 +114,7 @@ func (g *Gateway) reply(res *mcp.CallToolResult, err error) (*mcp.CallToolResult
 		return g.sized(ownResult(res)), nil
 	case errors.Is(err, host.ErrUnknownTool):
 		return nil, err
-	case errors.As(err, &sent) && !errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, &sent) && sent.Sent && !errors.Is(err, context.DeadlineExceeded):
 		code := int64(jsonrpc.CodeInternalError)
 		if own := (*jsonrpc.Error)(nil); errors.As(err, &own) {
 			code = own.Code

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -26,5 +27,20 @@ func TestServerIdentity(t *testing.T) {
 	st := status(t, h, "demo")
 	if st.ServerInfo == nil || st.ServerInfo.Title != "switchboard demo server" || st.Instructions != e.Instructions {
 		t.Errorf("status: %+v %q", st.ServerInfo, st.Instructions)
+	}
+}
+
+// A call that went out and failed on the server's side (here the server
+// answered with a JSON-RPC error) is a CallError that says it was sent: a
+// gateway passes that on as an error, where a refusal before sending is a
+// tool error.
+func TestCallErrorSaysSent(t *testing.T) {
+	h := start(t, nil, demoServer(t, "demo", "--test-tools"))
+	ctx := context.Background()
+	h.WaitSettled(ctx)
+	var ce *host.CallError
+	_, err := h.CallTool(ctx, "mcp__demo__refuse", map[string]any{"message": "no"})
+	if !errors.As(err, &ce) || !ce.Sent {
+		t.Errorf("a server's JSON-RPC error: %v; want a CallError, sent", err)
 	}
 }

@@ -83,6 +83,10 @@ var ErrUnknownTool = errors.New("unknown tool")
 type CallError struct {
 	Server, Tool string
 	Err          error
+	// Sent says the request went out on the server's connection: the
+	// failure is the server's or the connection's, not the host's refusal
+	// before sending (server down, not connected in time, needs auth).
+	Sent bool
 }
 
 func (e *CallError) Error() string {
@@ -148,11 +152,11 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	case err == nil:
 		return res, nil
 	case ctx.Err() != nil:
-		return nil, &CallError{Server: key.server, Tool: key.tool, Err: ctx.Err()}
+		return nil, &CallError{Server: key.server, Tool: key.tool, Err: ctx.Err(), Sent: true}
 	case callCtx.Err() != nil:
 		err = fmt.Errorf("no result within %s: %w", timeout, callCtx.Err())
 	}
-	cerr := &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err)}
+	cerr := &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err), Sent: true}
 	return errorResult(cerr), cerr
 }
 
