@@ -306,8 +306,8 @@ func TestSamplingGoesToTheCaller(t *testing.T) {
 				}
 				plain := s.clientAt(t, "", nil, client)
 				res, err = plain.CallTool(context.Background(), &mcp.CallToolParams{Name: era.tool, Arguments: args})
-				if err == nil && !res.IsError && strings.Contains(textOf(res), "from the client") {
-					t.Errorf("a client without sampling was asked anyway: %v", textOf(res))
+				if why := failure(res, err); !strings.Contains(why, "does not offer sampling") {
+					t.Errorf("a client without sampling: %q; want a refusal naming sampling", why)
 				}
 			})
 		}
@@ -451,9 +451,21 @@ func TestRootsComeFromTheCaller(t *testing.T) {
 	}
 	defer sess.Close()
 	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__roots"})
-	if err == nil && (!res.IsError || !strings.Contains(textOf(res), "does not offer roots")) {
-		t.Errorf("a client without roots: %q; want a refusal naming roots", textOf(res))
+	if why := failure(res, err); !strings.Contains(why, "does not offer roots") {
+		t.Errorf("a client without roots: %q; want a refusal naming roots", why)
 	}
+}
+
+// failure is why a call failed, from its error or its tool error, or ""
+// when it did not.
+func failure(res *mcp.CallToolResult, err error) string {
+	switch {
+	case err != nil:
+		return err.Error()
+	case res.IsError:
+		return textOf(res)
+	}
+	return ""
 }
 
 // pipeTransport serves the gateway's default view over a pair of pipes,

@@ -169,7 +169,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		// A client shows a server's stderr at best: say there why a
 		// server it might expect is not served.
 		if st.State == host.StateUntrusted || st.State == host.StateBlocked {
-			fmt.Fprintf(o.IO.Err, "switchboard: %s not served: %s\n", st.Name, oneLine(st.Error))
+			fmt.Fprintf(o.IO.Err, "switchboard: %s not served: %s\n", oneLine(st.Name), oneLine(st.Error))
 		}
 	}
 	status := serveStatus{PID: os.Getpid(), Address: "stdio", Started: time.Now().UTC(), Servers: names}
@@ -215,7 +215,7 @@ func (o *serveOptions) findProfile(name string) (source.Profile, error) {
 	if len(known) == 0 {
 		return source.Profile{}, usagef("no profile %q: your config has no \"profiles\"", name)
 	}
-	return source.Profile{}, usagef("no profile %q (profiles: %s)", name, strings.Join(known, ", "))
+	return source.Profile{}, usagef("no profile %q (profiles: %s)", name, oneLine(strings.Join(known, ", ")))
 }
 
 // serveHTTP serves handler at addr until ctx ends, then lets requests in
