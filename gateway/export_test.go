@@ -1,5 +1,7 @@
 package gateway
 
+import "time"
+
 // InFlight reports what the gateway holds for calls not yet ended: the
 // new-era rounds waiting, and the callers noted per upstream server, of
 // the legacy era (client sessions) and of rounds. A test that has seen
@@ -18,4 +20,12 @@ func (g *Gateway) InFlight() (rounds, sessionCallers, roundCallers int) {
 		}
 	}
 	return len(g.rounds), sessionCallers, roundCallers
+}
+
+// SetRoundIdle sets how long rounds wait for their client, for a test;
+// the returned function puts it back.
+func SetRoundIdle(d time.Duration) func() {
+	old := roundIdle
+	roundIdle = d
+	return func() { roundIdle = old }
 }

@@ -548,3 +548,41 @@ func TestViewsStayWithinServe(t *testing.T) {
 		t.Errorf("?servers=a shows %v", names)
 	}
 }
+
+// A new-era client that gets an input-required result and never comes
+// back leaves no round behind: the upstream's question is refused, and
+// the round dropped, once roundIdle has passed.
+func TestAbandonedRoundIsDropped(t *testing.T) {
+	defer gateway.SetRoundIdle(100 * time.Millisecond)()
+	command, args := peers.GoEverythingStdio(t)
+	s := serve(t, gateway.HTTPOptions{}, config.ServerConfig{Name: "ev", Command: command, Args: args, ProtocolVersion: config.ProtocolLegacy,
+		Source: config.Source{Provider: "test", Level: config.LevelExplicit}})
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"sampling":{}}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ev__test_sampling","arguments":{"prompt":"hello"},` + meta + `}}`
+	req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", config.ProtocolModern)
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "ev__test_sampling")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(got), "inputRequests") {
+		t.Fatalf("HTTP %d %s; want an input-required result", resp.StatusCode, got)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rounds, _, roundCallers := s.gw.InFlight()
+		if rounds == 0 && roundCallers == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the client left: %d rounds, %d round callers; want none", rounds, roundCallers)
+		}
+		time.Sleep(20 * time.Millisecond) // no event marks a round's end
+	}
+}

@@ -22,9 +22,11 @@ import (
 // hands the answers the client comes back with to the upstream's waiting
 // request; then it waits for the call's result, or the next question.
 
-// roundIdle is how long a round waits for the client to come back with
-// its answers before the upstream call is given up.
-const roundIdle = 5 * time.Minute
+// roundIdle is how long a round waits for the client to come back, with
+// its answers (then the upstream's request is refused) or for the result
+// (then the round is dropped). The upstream call itself is bounded only by
+// the server's own timeout.
+var roundIdle = 5 * time.Minute
 
 // round is one client call of the new era whose upstream call is still
 // running.
@@ -32,7 +34,7 @@ type round struct {
 	id     string // the requestState the client echoes: unguessable
 	asks   chan ask
 	done   chan callOutcome
-	ctx    context.Context // the round's life: ended by cancel, its idle timeout, or Run's end
+	ctx    context.Context // the round's life: ended by cancel (the client's call ended, or Run did)
 	cancel context.CancelFunc
 	caps   *mcp.ClientCapabilities // the client's, from its request's _meta
 	mu     sync.Mutex
@@ -104,7 +106,7 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, name,
 }
 
 func (g *Gateway) startRound(name, server string, args any, req *mcp.CallToolRequest, notify func(host.Progress, string)) *round {
-	ctx, cancel := context.WithTimeout(context.Background(), roundIdle)
+	ctx, cancel := context.WithCancel(context.Background())
 	r := &round{id: rand.Text(), asks: make(chan ask), done: make(chan callOutcome, 1), ctx: ctx, cancel: cancel, waiting: map[string]ask{}, notify: notify}
 	if p := req.Session.InitializeParams(); p != nil {
 		r.caps = p.Capabilities
@@ -131,6 +133,15 @@ func (g *Gateway) startRound(name, server string, args any, req *mcp.CallToolReq
 		res, err := g.h.CallTool(ctx, name, args)
 		res, err = g.reply(res, err)
 		r.done <- callOutcome{res, err}
+		// A client that never comes back for the result leaves the round
+		// behind: drop it after a while.
+		idle := time.NewTimer(roundIdle)
+		defer idle.Stop()
+		select {
+		case <-r.ctx.Done():
+		case <-idle.C:
+			g.endRound(r)
+		}
 	}()
 	return r
 }
@@ -178,12 +189,16 @@ func (r *round) askClient(ctx context.Context, kind string, req mcp.InputRequest
 	case <-r.ctx.Done():
 		return nil, errRoundEnded
 	}
+	idle := time.NewTimer(roundIdle)
+	defer idle.Stop()
 	select {
 	case resp := <-a.reply:
 		return resp, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-r.ctx.Done():
+		return nil, errRoundEnded
+	case <-idle.C:
 		return nil, errRoundEnded
 	}
 }
