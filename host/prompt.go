@@ -112,7 +112,7 @@ func renderPrompt(servers []string, byServer map[string][]Tool, instructions, ti
 		}
 		b.WriteString("\n")
 		if in := instructions[name]; in != "" && d.instructions > 0 {
-			b.WriteString(capText(strings.TrimSpace(in), d.instructions) + "\n")
+			b.WriteString(quoted(capText(strings.TrimSpace(in), d.instructions)) + "\n")
 		}
 		for _, t := range byServer[name] {
 			if limit >= 0 && shown >= limit {
@@ -130,6 +130,14 @@ func renderPrompt(servers []string, byServer map[string][]Tool, instructions, ti
 		fmt.Fprintf(&b, "\n(%d more tools are not listed here; search for them by what they do.)\n", total-shown)
 	}
 	return b.String()
+}
+
+// quoted is a server's text as a quote, every line of it: a server's
+// instructions cannot start a line of the section's own ("### other",
+// "- a_tool: …") and pass for another server or its tools.
+func quoted(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	return "> " + strings.ReplaceAll(s, "\n", "\n> ")
 }
 
 // oneLine is the first sentence or line of s, at most max bytes; "" for

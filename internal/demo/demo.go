@@ -94,6 +94,9 @@ type Options struct {
 	// add_tool (a new tool, announced with tools/list_changed), log (a log
 	// notification) and progress (progress notifications) (--test-tools).
 	TestTools bool
+	// Instructions, when set, replace the demo's own in the initialize
+	// response (--instructions): a server's text a host passes to a model.
+	Instructions string
 	// Escapes puts EscapePayload in everything a host may show a person:
 	// EscapeStderrLine on stderr at start (before --fail-start's message,
 	// so a failed server's error carries it too), and a tool, a tool whose
@@ -193,6 +196,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.ExitAfter, "exit-after", 0, "exit with code 3 after this `duration` (a crash)")
 	fs.DurationVar(&o.FreezeAfter, "freeze-after", 0, "stop answering anything, pings included, after this `duration`")
 	fs.BoolVar(&o.TestTools, "test-tools", false, "add tools that send notifications: add_tool, log, progress")
+	fs.StringVar(&o.Instructions, "instructions", "", "send these `instructions` at initialize instead of the demo's own")
 	fs.BoolVar(&o.Roots, "roots", false, "add a tool, roots, that lists the roots the client offers")
 	fs.BoolVar(&o.ReplyTools, "reply-tools", false, "add tools with replies as large or deep as asked: big_reply, big_log, deep_reply")
 	fs.IntVar(&o.LogFlood, "log-flood", 0, "write `n` log notifications to stdout before serving")

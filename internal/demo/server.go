@@ -90,9 +90,13 @@ func NewServer(opts Options) *mcp.Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
+	instructions := opts.Instructions
+	if instructions == "" {
+		instructions = "A demo server bundled with switchboard. Its tools are small and side-effect free; " +
+			"read " + ReadmeURI + " for more."
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: name, Title: "switchboard demo server", Version: version}, &mcp.ServerOptions{
-		Instructions: "A demo server bundled with switchboard. Its tools are small and side-effect free; " +
-			"read " + ReadmeURI + " for more.",
+		Instructions: instructions,
 		Logger: logger,
 		// Its lists change only with a list_changed notification, so a
 		// client may keep them (2026-07-28's ttlMs; go-sdk's default, 0,
