@@ -97,7 +97,7 @@ func NewServer(opts Options) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: name, Title: "switchboard demo server", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		Logger: logger,
+		Logger:       logger,
 		// Its lists change only with a list_changed notification, so a
 		// client may keep them (2026-07-28's ttlMs; go-sdk's default, 0,
 		// says a list is stale at once).
