@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -127,6 +128,13 @@ func checkOAuth(c *ServerConfig) (field, msg string) {
 	case strings.ContainsAny(o.ClientID, "\r\n\x00"):
 		return "oauth.clientId", "value contains a line break or NUL byte"
 	}
+	if p := o.IdentityProvider; p != nil {
+		for _, f := range []struct{ field, url string }{{"oauth.identityProvider.issuer", p.Issuer}, {"oauth.identityProvider.tokenEndpoint", p.TokenEndpoint}} {
+			if f.url != "" && !privateURL(f.url) {
+				return f.field, "want an https URL (http only to this machine): the person's ID token and the client secret are sent there"
+			}
+		}
+	}
 	if o.ClientMetadataURL != "" {
 		u, err := url.Parse(o.ClientMetadataURL)
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
@@ -178,4 +186,19 @@ func IsToken(s string) bool {
 		}
 	}
 	return true
+}
+
+// privateURL reports whether what is sent to u stays private on the way:
+// https, or plain http to this machine's loopback.
+func privateURL(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return false
+	}
+	if p.Scheme == "https" {
+		return true
+	}
+	host := p.Hostname()
+	ip := net.ParseIP(host)
+	return p.Scheme == "http" && (host == "localhost" || ip != nil && ip.IsLoopback())
 }
