@@ -35,6 +35,12 @@ func (g *Gateway) syncTools(v *view) {
 		if g.opts.ToolSearch && !t.AlwaysLoad {
 			continue // found through search_tools
 		}
+		if g.opts.ToolSearch && (t.Name == searchToolName || t.Name == describeToolName || t.Name == callToolName) {
+			// Under --no-prefix an upstream's own name could replace the
+			// gateway's tool, and its leaving would remove it.
+			g.log.Warn("tool left out: its name is the gateway's own", "server", t.Server, "tool", t.Tool)
+			continue
+		}
 		want[t.Name] = t
 	}
 	if gone := unregister(v.tools, want); len(gone) > 0 {
