@@ -90,7 +90,7 @@ func (g *Gateway) addSearchTools(v *view) {
 			params := *req.Params
 			params.Name, params.Arguments = t.Name, in.Arguments
 			inner.Params = &params
-			return g.callTool(t.Name, t.Server)(ctx, &inner)
+			return g.callTool(g.h.View(v.filter), t.Name, t.Server)(ctx, &inner)
 		})
 }
 

@@ -31,7 +31,8 @@ func (g *Gateway) sync(v *view) {
 
 func (g *Gateway) syncTools(v *view) {
 	want := map[string]host.Tool{}
-	for _, t := range g.h.View(v.filter).Tools().Tools {
+	hv := g.h.View(v.filter)
+	for _, t := range hv.Tools().Tools {
 		if g.opts.ToolSearch && !t.AlwaysLoad {
 			continue // found through search_tools
 		}
@@ -54,9 +55,9 @@ func (g *Gateway) syncTools(v *view) {
 		}
 		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: objectSchema(t.InputSchema),
 			OutputSchema: t.OutputSchema, Annotations: t.Annotations}
-		if err := guarded(func() { v.srv.AddTool(tool, g.callTool(t.Name, t.Server)) }); err != nil {
+		if err := guarded(func() { v.srv.AddTool(tool, g.callTool(hv, t.Name, t.Server)) }); err != nil {
 			tool.OutputSchema = nil // the one part left that go-sdk checks and may refuse
-			if err := guarded(func() { v.srv.AddTool(tool, g.callTool(t.Name, t.Server)) }); err != nil {
+			if err := guarded(func() { v.srv.AddTool(tool, g.callTool(hv, t.Name, t.Server)) }); err != nil {
 				g.log.Warn("tool left out", "server", t.Server, "tool", t.Tool, "error", err)
 				continue
 			}
@@ -80,7 +81,7 @@ func objectSchema(s any) any {
 // callTool is the handler of an exposed tool: the host's call, with the
 // client's progress token and cancellation passed on, and the client
 // noted as the one an upstream request during the call goes to.
-func (g *Gateway) callTool(name, server string) mcp.ToolHandler {
+func (g *Gateway) callTool(hv *host.View, name, server string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			ss := req.Session
@@ -93,10 +94,10 @@ func (g *Gateway) callTool(name, server string) mcp.ToolHandler {
 			args = req.Params.Arguments
 		}
 		if modernClient(req.Session) {
-			return g.callRound(ctx, req, name, server, args)
+			return g.callRound(ctx, req, hv, name, server, args)
 		}
 		defer g.calls(server, caller{ss: req.Session})()
-		res, err := g.h.CallTool(ctx, name, args)
+		res, err := hv.CallTool(ctx, name, args) // the view looks the name up again: it may have changed since sync
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
