@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"unicode/utf8"
 )
 
 // Doc is one tool to index.
@@ -71,6 +72,27 @@ type Index struct {
 	postings map[string][]posting
 }
 
+// What of a tool is indexed: a server writes its tools' texts, and one
+// with a description of megabytes would otherwise make every index build
+// (each change of the tool set) that much dearer. What a model needs to
+// find a tool is in the first kilobytes.
+const (
+	maxFieldText = 8 << 10
+	maxParams    = 64
+)
+
+// head is s cut to maxFieldText bytes, at a character.
+func head(s string) string {
+	if len(s) <= maxFieldText {
+		return s
+	}
+	cut := maxFieldText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
 // New indexes docs. Later changes to docs do not affect the index.
 func New(docs []Doc) *Index {
 	ix := &Index{ids: make([]string, len(docs)), postings: map[string][]posting{}}
@@ -80,11 +102,14 @@ func New(docs []Doc) *Index {
 	for i, d := range docs {
 		ix.ids[i] = d.ID
 		t := &text[i]
-		t[fieldName] = tz.tokens(d.Name)
-		t[fieldDescription] = tz.tokens(d.Description)
-		for _, p := range d.Params {
-			t[fieldParams] = append(t[fieldParams], tz.tokens(p.Name)...)
-			t[fieldParamDescription] = append(t[fieldParamDescription], tz.tokens(p.Description)...)
+		t[fieldName] = tz.tokens(head(d.Name))
+		t[fieldDescription] = tz.tokens(head(d.Description))
+		for j, p := range d.Params {
+			if j == maxParams {
+				break
+			}
+			t[fieldParams] = append(t[fieldParams], tz.tokens(head(p.Name))...)
+			t[fieldParamDescription] = append(t[fieldParamDescription], tz.tokens(head(p.Description))...)
 		}
 		for f := range numFields {
 			total[f] += float64(len(t[f]))

@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -163,5 +164,18 @@ func TestKinds(t *testing.T) {
 		if diff := cmp.Diff(tt.want, kinds(tt.query)); diff != "" {
 			t.Errorf("kinds(%q) (-want +got):\n%s", tt.query, diff)
 		}
+	}
+}
+
+// A description of megabytes is indexed by its head: the words past it
+// do not match, and the build does not grow with it.
+func TestHugeDescriptionIndexedByItsHead(t *testing.T) {
+	long := "opens a zebra gate. " + strings.Repeat("filler words here ", 1<<16) + " quokka"
+	ix := New([]Doc{{ID: "big", Name: "gate", Description: long}, {ID: "small", Name: "other", Description: "a quokka tool"}})
+	if hits := ix.Search("zebra", 5); len(hits) != 1 || hits[0].ID != "big" {
+		t.Errorf("zebra: %v", hits)
+	}
+	if hits := ix.Search("quokka", 5); len(hits) != 1 || hits[0].ID != "small" {
+		t.Errorf("quokka, past the head: %v; want the small tool only", hits)
 	}
 }
