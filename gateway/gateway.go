@@ -209,10 +209,7 @@ func (g *Gateway) handle(ctx context.Context, e host.Event) bool {
 		return true
 	case host.EventResourceUpdated:
 		g.each(func(v *view) {
-			v.mu.Lock()
-			_, listed := v.resources[e.URI]
-			v.mu.Unlock()
-			if listed || v.shows(e.Server) {
+			if v.shows(e.Server) { // a server outside the view says nothing in it
 				_ = v.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: e.URI})
 			}
 		})
