@@ -24,7 +24,9 @@ import (
 // exchange (oauthex.ExchangeToken); its EnterpriseHandler insists on PKCE
 // metadata from the identity provider, which a token endpoint does not
 // need, and authenticates the last request in the form only, so the flow
-// is put together here from go-sdk's parts.
+// is put together here from go-sdk's parts. The provider's own discovery
+// (identityProviderTokenEndpoint) still goes through go-sdk's metadata
+// reader, PKCE check included; a configured tokenEndpoint skips it.
 
 const grantJWTBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
@@ -71,15 +73,19 @@ func (h *Handler) identityProviderTokenEndpoint(ctx context.Context, issuer stri
 		return "", fmt.Errorf("identity provider issuer: %w", err)
 	}
 	path := strings.TrimSuffix(u.Path, "/")
+	why := errors.New("it names no token endpoint")
 	for _, p := range []string{path + "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server" + path} {
 		m := *u
 		m.Path = p
 		meta, err := oauthex.GetAuthServerMeta(ctx, m.String(), issuer, h.set.Client)
-		if err == nil && meta != nil && meta.TokenEndpoint != "" {
+		switch {
+		case err != nil:
+			why = err // go-sdk also refuses metadata that lists no PKCE method
+		case meta != nil && meta.TokenEndpoint != "":
 			return meta.TokenEndpoint, nil
 		}
 	}
-	return "", errors.New("the identity provider's metadata names no token endpoint; set identityProvider.tokenEndpoint")
+	return "", fmt.Errorf("the identity provider's metadata: %w; set identityProvider.tokenEndpoint", plainError(why))
 }
 
 // basicUnlessOnlyPost is how the client authenticates at a token
