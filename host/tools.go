@@ -95,24 +95,12 @@ func (e *CallError) Error() string {
 
 func (e *CallError) Unwrap() error { return e.Err }
 
-// CallTool calls an exposed tool with args (anything that marshals to a
-// JSON object; nil means no arguments) through its server's live
-// connection (DESIGN.md F23). A deferred tool first waits for its server to
-// connect, bounded by the server's startup timeout, and a lazy server is
-// started. Each call is bounded by the server's request timeout.
-//
-// The result is kept whole (DESIGN.md F24). A transport or protocol failure
-// returns both a result whose text says "MCP error: …" with IsError set,
-// so an agent sees it as tool output, and a *CallError; both have the
-// secrets the host knows masked (F44). Cancelling ctx
-// aborts the call and sends notifications/cancelled to the server; then
-// the result is nil and the error wraps ctx.Err().
 // progressKey carries a call's own progress callback (WithProgress).
 type progressKey struct{}
 
 // WithProgress returns ctx for a CallTool whose progress reports (and
-// their messages, secrets masked) go to fn as well as to the events: for a gateway that passes each on to the
-// client whose call it is. fn is called from go-sdk's goroutines, in the
+// their messages, secrets masked) go to fn as well as to the events: for
+// a gateway that passes each on to the client whose call it is. fn is called from go-sdk's goroutines, in the
 // order the server sent them, and must not block for long.
 func WithProgress(ctx context.Context, fn func(Progress, string)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
@@ -123,6 +111,18 @@ func progressFrom(ctx context.Context) func(Progress, string) {
 	return fn
 }
 
+// CallTool calls an exposed tool with args (anything that marshals to a
+// JSON object; nil means no arguments) through its server's live
+// connection (DESIGN.md F23). A deferred tool first waits for its server to
+// connect, bounded by the server's startup timeout, and a lazy server is
+// started. Each call is bounded by the server's request timeout.
+//
+// The result is kept whole (DESIGN.md F24). A transport or protocol failure
+// returns both a result whose text says "MCP error: …" with IsError set,
+// so an agent sees it as tool output, and a *CallError; both have the
+// secrets the host knows masked (F44). Cancelling ctx aborts the call and
+// sends notifications/cancelled to the server; then the result is nil and
+// the error wraps ctx.Err().
 func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	sess, key, timeout, err := h.sessionFor(ctx, name)
 	if err != nil {
