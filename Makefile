@@ -15,7 +15,7 @@ PEERS := test/peers
 # failed or interrupted install leaves no stamp and is redone.
 PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 
-# internal/peers finds the npm peers here (PEERS.md).
+# internal/testkit/peers finds the npm peers here (PEERS.md).
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
 
 .PHONY: all peers peers-next test bench build fuzz conformance conformance-next conformance-serve conformance-serve-prefixed conformance-serve-next conformance-serve-reference everything-server crossbuild tidy

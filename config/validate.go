@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/clip"
+	"github.com/switchboard-mcp/switchboard/internal/httpsyntax"
 )
 
 // Validate checks one server config after substitution (DESIGN.md F4): a
@@ -175,18 +176,7 @@ func checkURL(s string) string {
 
 // IsToken reports whether s is an RFC 9110 token: what an HTTP field name
 // or an auth scheme ("Bearer") must be.
-func IsToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 || c <= ' ' || strings.IndexByte("\"(),/:;<=>?@[\\]{}\x7f", c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
+func IsToken(s string) bool { return httpsyntax.IsToken(s) }
 
 // privateURL reports whether what is sent to u stays private on the way:
 // https, or plain http to this machine's loopback.

@@ -15,7 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/benchcall"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/benchcall"
 )
 
 // envBenchRounds is how many rounds BenchmarkGatewayCall runs: in each,

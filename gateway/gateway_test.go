@@ -20,7 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
-	"github.com/switchboard-mcp/switchboard/internal/peers"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // TestMain doubles as the demo server: a config that runs this test binary

@@ -22,8 +22,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/peers"
 	"github.com/switchboard-mcp/switchboard/internal/procgroup"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // inspectorRunBound bounds one run of the CLI: node's start, over stdio

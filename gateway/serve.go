@@ -18,7 +18,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/clip"
-	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
 
 // ServeStdio serves the view filter shows to one client over stdin and
@@ -28,7 +27,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, filter host.ViewFilter) error 
 }
 
 // ServePipe is ServeStdio over in and out: newline-delimited JSON-RPC,
-// framed as the host frames its stdio servers (transport.Pipe). A line
+// framed as the host frames its stdio servers (host.PipeTransport). A line
 // that is no message, or is over the size limit, is dropped with a log
 // line.
 func (g *Gateway) ServePipe(ctx context.Context, filter host.ViewFilter, in io.ReadCloser, out io.Writer) error {
@@ -36,11 +35,8 @@ func (g *Gateway) ServePipe(ctx context.Context, filter host.ViewFilter, in io.R
 	if err != nil {
 		return err
 	}
-	hooks := transport.Hooks{
-		Skipped: func(line string) { g.log.Warn("client line skipped", "line", line) },
-		Dropped: func(what string) { g.log.Warn("client message dropped", "why", what) },
-	}
-	return srv.Run(ctx, &transport.Pipe{In: in, Out: out, Hooks: hooks})
+	dropped := func(why string) { g.log.Warn("client message dropped", "why", why) }
+	return srv.Run(ctx, host.PipeTransport(in, out, dropped))
 }
 
 // HTTPOptions configure Handler.

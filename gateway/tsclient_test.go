@@ -27,8 +27,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/peers"
 	"github.com/switchboard-mcp/switchboard/internal/procgroup"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // tsMarkEnv is set, to a value of each test's own, in the environment of

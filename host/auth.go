@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/oauth"
-	"github.com/switchboard-mcp/switchboard/internal/transport"
+	"github.com/switchboard-mcp/switchboard/host/internal/oauth"
+	"github.com/switchboard-mcp/switchboard/host/internal/transport"
 )
 
 // Remote servers that ask for OAuth (DESIGN.md F40–F42). Every remote

@@ -18,7 +18,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 )
 
 // collected gathers everything a host lets out (its log, every event),

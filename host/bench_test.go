@@ -19,10 +19,10 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/benchcall"
-	"github.com/switchboard-mcp/switchboard/internal/benchpeer"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
-	"github.com/switchboard-mcp/switchboard/internal/peers"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/benchcall"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/benchpeer"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // envBenchServer, set to "floor" or "demo" (or "floor-http", "demo-http"),

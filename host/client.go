@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/internal/toolcache"
+	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
 )
 
 // listKind names a list a server can announce a change of.

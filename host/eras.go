@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/oauth"
+	"github.com/switchboard-mcp/switchboard/host/internal/oauth"
 )
 
 // Protocol eras (DESIGN.md, "Protocol eras"). A server speaks 2025-11-25

@@ -17,7 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
-	"github.com/switchboard-mcp/switchboard/internal/peers"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // The two protocol eras (issue 13): 2026-07-28 servers answer

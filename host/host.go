@@ -19,12 +19,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host/internal/oauth"
+	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
+	"github.com/switchboard-mcp/switchboard/host/internal/transport"
 	"github.com/switchboard-mcp/switchboard/internal/execpath"
-	"github.com/switchboard-mcp/switchboard/internal/oauth"
 	"github.com/switchboard-mcp/switchboard/internal/reap"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
-	"github.com/switchboard-mcp/switchboard/internal/toolcache"
-	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
 
 // DefaultStartupGate is how long Start waits for servers before answering

@@ -13,7 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/peers"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // The interop tests run the host against the real npm servers (PEERS.md),

@@ -13,7 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/proctest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/proctest"
 )
 
 // What a server started outside its process group — by setsid in a shell,

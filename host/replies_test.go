@@ -14,8 +14,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/host/internal/transport"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
-	"github.com/switchboard-mcp/switchboard/internal/transport"
 )
 
 // patient is a request timeout no test here comes near: a call that fails

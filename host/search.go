@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/switchboard-mcp/switchboard/internal/toolsearch"
+	"github.com/switchboard-mcp/switchboard/host/internal/toolsearch"
 )
 
 // searchCache is the search index of one version of the tool set, built

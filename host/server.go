@@ -13,9 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/oauth"
-	"github.com/switchboard-mcp/switchboard/internal/toolcache"
-	"github.com/switchboard-mcp/switchboard/internal/transport"
+	"github.com/switchboard-mcp/switchboard/host/internal/oauth"
+	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
+	"github.com/switchboard-mcp/switchboard/host/internal/transport"
 )
 
 // State is a server's public state (DESIGN.md F16).

@@ -15,8 +15,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/benchcall"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/benchcall"
 )
 
 // startSizes are the numbers of servers the start-up benchmarks start.

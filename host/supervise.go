@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/toolcache"
-	"github.com/switchboard-mcp/switchboard/internal/transport"
+	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
+	"github.com/switchboard-mcp/switchboard/host/internal/transport"
 )
 
 // Reconnect policy (DESIGN.md F30, F31). A dropped server is retried after

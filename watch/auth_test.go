@@ -8,7 +8,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 )
 
 // A server waiting in needs-auth under watch connects when a login in

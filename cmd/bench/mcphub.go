@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/internal/peers"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // mcp-hub (npm mcp-hub, PEERS.md) is a Node hub that runs many MCP

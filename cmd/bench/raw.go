@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/benchpeer"
 	"github.com/switchboard-mcp/switchboard/internal/procgroup"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/benchpeer"
 )
 
 // The raw contender is the floor on the client's side: pre-encoded request

@@ -20,8 +20,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/benchpeer"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/benchpeer"
 )
 
 // EnvRole names the role a re-executed harness binary plays; unset, it is

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/switchboard-mcp/switchboard/internal/peers"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // env is what the harness found to run: itself, and the npm peers.

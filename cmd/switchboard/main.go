@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/switchboard-mcp/switchboard/internal/cli"
+	"github.com/switchboard-mcp/switchboard/cmd/internal/cli"
 )
 
 func main() {

@@ -16,8 +16,8 @@ const module = "github.com/switchboard-mcp/switchboard"
 // here fails the test: a new one takes a place in the graph on purpose.
 // "*" allows any package of the module (the command line and programs).
 var allowed = map[string][]string{
-	// The canonical config: the standard library and two leaf helpers.
-	"config":              {"internal/clip"},
+	// The canonical config: the standard library and leaf helpers.
+	"config":              {"internal/clip", "internal/httpsyntax"},
 	"config/internal/doc": {"config"},
 	"config/source":       {"config", "config/internal/doc", "internal/clip", "internal/safefile"},
 	"config/policy":       {"config", "config/internal/doc", "internal/execpath", "internal/glob", "internal/safefile"},
@@ -25,56 +25,88 @@ var allowed = map[string][]string{
 	"config/edit":         {"config", "config/internal/doc", "config/source", "internal/safefile"},
 	"config/discover":     {"config", "config/internal/doc", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile", "internal/execpath"},
 
-	// The host knows config's types, never how configs are found.
-	"host":               {"config", "internal/clip", "internal/toolcache", "internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap", "internal/oauth", "internal/toolsearch"},
-	"internal/oauth":     {"config", "internal/clip", "internal/safefile"},
-	"internal/toolcache": {"config", "internal/safefile"},
-	"internal/transport": {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
-	"watch":              {"config", "host"},
-	"gateway":            {"config", "host", "internal/clip", "internal/transport"},
+	// The host knows config's types, never how configs are found; what
+	// only it uses lives under it.
+	"host":                     {"config", "internal/clip", "host/internal/toolcache", "host/internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap", "host/internal/oauth", "host/internal/toolsearch"},
+	"host/internal/oauth":      {"config", "internal/clip", "internal/safefile"},
+	"host/internal/toolcache":  {"config", "internal/safefile"},
+	"host/internal/transport":  {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
+	"host/internal/toolsearch": {},
+	"watch":                    {"config", "host"},
+	"gateway":                  {"config", "host", "internal/clip"},
 
 	// Leaves.
 	"internal/clip":       {},
 	"internal/execpath":   {},
 	"internal/glob":       {},
+	"internal/httpsyntax": {},
 	"internal/procgroup":  {},
 	"internal/reap":       {},
-	"internal/redact":     {"config"},
+	"internal/redact":     {"internal/httpsyntax"},
 	"internal/safefile":   {},
 	"internal/secretcmd":  {"internal/clip", "internal/procgroup", "internal/reap"},
-	"internal/termsafe":   {},
-	"internal/toolsearch": {},
 	"internal/demo":       {},
 	"internal/layers":     {},
 
-	// Test harnesses and programs on top.
-	"internal/peers":     {"internal/procgroup"},
-	"internal/proctest":  {},
-	"internal/oauthtest": {},
-	"internal/benchpeer": {},
-	"internal/benchcall": {},
-	"internal/cli":       {"*"},
-	"cmd/switchboard":    {"internal/cli"},
-	"cmd/conformance":    {"config", "host"},
-	"cmd/bench":          {"*"},
+	// Test kits.
+	"internal/testkit/peers":     {"internal/procgroup"},
+	"internal/testkit/proctest":  {},
+	"internal/testkit/oauthtest": {},
+	"internal/testkit/benchpeer": {},
+	"internal/testkit/benchcall": {},
+
+	// Programs and the command line on top.
+	"cmd/internal/cli":      {"*"},
+	"cmd/internal/termsafe": {},
+	"cmd/switchboard":       {"cmd/internal/cli"},
+	"cmd/conformance":       {"config", "host"},
+	"cmd/bench":             {"*"},
+}
+
+// levels is the map docs/DESIGN.md draws: each folder is one level, and a
+// package imports only from its own level or those below. The longest
+// folder that holds a package gives its level. What only the host uses is
+// under host/, so it is the host's level; internal/ holds the leaves
+// every level may use, and the test kits, which tests import.
+var levels = []struct {
+	folder string
+	level  int
+}{
+	{"internal", 0},
+	{"config", 1},
+	{"host", 2},
+	{"watch", 3},
+	{"gateway", 3},
+	{"cmd", 5},
+}
+
+func levelOf(name string) (string, int) {
+	best, level := "", -1
+	for _, l := range levels {
+		if (name == l.folder || strings.HasPrefix(name, l.folder+"/")) && len(l.folder) > len(best) {
+			best, level = l.folder, l.level
+		}
+	}
+	return best, level
 }
 
 // thirdParty lists, for the packages that must stay light, the only
 // modules outside the standard library they may import.
 var thirdParty = map[string][]string{
-	"config":              {},
-	"internal/clip":       {},
-	"internal/execpath":   {},
-	"internal/glob":       {},
-	"internal/redact":     {},
-	"internal/safefile":   {"golang.org/x/sys"},
-	"internal/reap":       {"golang.org/x/sys"},
-	"internal/termsafe":   {},
-	"config/trust":        {},
-	"internal/toolsearch": {},
+	"config":                   {},
+	"internal/clip":            {},
+	"internal/execpath":        {},
+	"internal/glob":            {},
+	"internal/redact":          {},
+	"internal/safefile":        {"golang.org/x/sys"},
+	"internal/reap":            {"golang.org/x/sys"},
+	"cmd/internal/termsafe":    {},
+	"config/trust":             {},
+	"host/internal/toolsearch": {},
+	"internal/httpsyntax":      {},
 	// The floor server: nothing between its bytes and the pipe.
-	"internal/benchpeer": {},
-	"internal/benchcall": {},
+	"internal/testkit/benchpeer": {},
+	"internal/testkit/benchcall": {},
 }
 
 type pkg struct {
@@ -106,10 +138,17 @@ func TestImportGraph(t *testing.T) {
 			t.Errorf("%s is not in the import graph's table: give it a place (and a line in docs/DESIGN.md)", name)
 			continue
 		}
+		folder, level := levelOf(name)
+		if level < 0 {
+			t.Errorf("%s is in no folder of the level map: give its folder a level", name)
+		}
 		for _, imp := range p.Imports {
 			inner, ok := strings.CutPrefix(imp, module+"/")
 			if !ok {
 				continue
+			}
+			if impFolder, impLevel := levelOf(inner); impLevel > level {
+				t.Errorf("%s (%s/, level %d) imports %s from %s/, a level above it (%d)", name, folder, level, inner, impFolder, impLevel)
 			}
 			if !contains(allow, "*") && !contains(allow, inner) {
 				t.Errorf("%s imports %s, which the layering does not allow", name, inner)

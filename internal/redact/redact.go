@@ -50,7 +50,7 @@ import (
 	"sync/atomic"
 	"unicode/utf16"
 
-	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/httpsyntax"
 )
 
 // Mask replaces every secret. It is plain to a person reading a log, and
@@ -217,7 +217,7 @@ func (vs *valueSet) add(k kind, v string) { *vs = append(*vs, value{k, v}) }
 func (vs *valueSet) header(v string) {
 	scheme, creds, ok := strings.Cut(strings.TrimSpace(v), " ")
 	creds = strings.TrimSpace(creds)
-	if !ok || !config.IsToken(scheme) || len(creds) < MinLen {
+	if !ok || !httpsyntax.IsToken(scheme) || len(creds) < MinLen {
 		vs.add(credential, v)
 		return
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/internal/proctest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/proctest"
 )
 
 // A helper that leaves a process running — in its group, or by setsid out

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/internal/safefile"
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // A running `switchboard serve` says so in a file of its own under the

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/config/trust"
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 type sourcesOptions struct {

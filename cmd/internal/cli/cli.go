@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // Exit codes (DESIGN.md F48).

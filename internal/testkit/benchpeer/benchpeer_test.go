@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
-	"github.com/switchboard-mcp/switchboard/internal/benchpeer"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/benchpeer"
 )
 
 func TestMain(m *testing.M) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 )
 
 // jsonFlag is --json. Every command that has it declares it with

@@ -10,9 +10,9 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 )
 
 // TestGoSDKClientFlow: go-sdk's own client discovers the server,

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 )
 
 // outHelp is what call and read say about --out.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 )
 
 // completeServers completes server names from the configs, without

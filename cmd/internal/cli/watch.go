@@ -10,10 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
 

@@ -17,7 +17,7 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/oauth2"
 
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/proctest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/proctest"
 )
 
 // A process that left the server's group (setsid) ends with the server,

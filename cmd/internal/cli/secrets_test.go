@@ -19,7 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/internal/cli"
+	"github.com/switchboard-mcp/switchboard/cmd/internal/cli"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 

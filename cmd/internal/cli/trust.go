@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 )
 
 // trustOptions are trust's: the project is the global --project.

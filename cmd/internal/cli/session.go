@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // loaded is the outcome of reading the configs.

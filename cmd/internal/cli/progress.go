@@ -7,8 +7,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/termsafe"
 )
 
 // progress shows servers settling while a command waits for them, on a

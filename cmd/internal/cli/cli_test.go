@@ -21,8 +21,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"go.uber.org/goleak"
 
-	"github.com/switchboard-mcp/switchboard/internal/cli"
-	"github.com/switchboard-mcp/switchboard/internal/oauthtest"
+	"github.com/switchboard-mcp/switchboard/cmd/internal/cli"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 )
 
 // asCLI makes this test binary act as switchboard when a test's config
