@@ -69,7 +69,7 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 			}
 		}
 		if c.Err == nil && !c.Untrusted && d.reachesUntrustedProject(c) {
-			// A user-level server whose command, cwd or args name the
+			// A user-level server whose command, cwd, args or env name the
 			// untrusted project (${workspaceFolder}, ${PWD}) would run its
 			// files: it waits for trust like the project's own servers.
 			c.Untrusted = true
@@ -152,29 +152,49 @@ func (d *Discovery) reachesUntrustedProject(c *config.ServerConfig) bool {
 	if d.ProjectDir == "" || d.ProjectTrusted || dir == string(filepath.Separator) {
 		return false
 	}
-	inside := func(s string) bool {
-		for i := strings.Index(s, dir); i >= 0; {
-			end := i + len(dir)
-			if end == len(s) || s[end] == filepath.Separator || s[end] == '"' || s[end] == '\'' || s[end] == ' ' {
-				return true
-			}
-			next := strings.Index(s[end:], dir)
-			if next < 0 {
-				break
-			}
-			i = end + next
-		}
-		return false
-	}
-	if inside(c.Command) || inside(c.Cwd) {
+	if namesPath(c.Command, dir) || namesPath(c.Cwd, dir) {
 		return true
 	}
 	for _, a := range c.Args {
-		if inside(a) {
+		if namesPath(a, dir) {
+			return true
+		}
+	}
+	// PATH, PYTHONPATH, NODE_PATH and the like make a program load what
+	// they name: every value counts, whatever its variable.
+	for _, v := range c.Env {
+		if namesPath(v, dir) {
 			return true
 		}
 	}
 	return false
+}
+
+// namesPath reports whether s names dir or a path inside it anywhere in
+// its text: alone, in a list (PATH's ":"), after "--flag=", or in a
+// shell line ("cd DIR&&./run.sh"). It does not where dir is only part of
+// another name: "/a/DIR", "DIR-old", "DIR.bak".
+func namesPath(s, dir string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], dir)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(dir)
+		before := i == 0 || !pathByte(s[i-1]) && s[i-1] != '/' && s[i-1] != filepath.Separator
+		after := end == len(s) || !pathByte(s[end])
+		if before && after {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+// pathByte reports whether c continues a file name: a path that goes on
+// with one of these after dir's last letter names a sibling of dir.
+func pathByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._-~+", c) >= 0
 }
 
 // CheckPolicy sets c.Blocked from the policy discovery applied, judged as

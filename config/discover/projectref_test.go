@@ -1,0 +1,58 @@
+package discover
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUserServerNamingTheProjectWaitsForTrust: a user-level definition
+// that names the untrusted project in any field that reaches the process
+// (command, args, cwd, env values) would run the repository's
+// files, so it waits for trust like the project's own servers; one that
+// names another folder does not.
+func TestUserServerNamingTheProjectWaitsForTrust(t *testing.T) {
+	m := newMachine(t)
+	m.write("~/.config/Code/User/mcp.json", `{"servers": {
+  "path":       {"command": "python3", "args": ["-m", "srv"], "env": {"PATH": "${workspaceFolder}/.venv/bin:/usr/bin"}},
+  "pythonpath": {"command": "python3", "args": ["-m", "srv"], "env": {"PYTHONPATH": "${workspaceFolder}"}},
+  "shell":      {"command": "sh", "args": ["-c", "cd ${workspaceFolder}&&./run.sh"]},
+  "semicolon":  {"command": "sh", "args": ["-c", "cd ${workspaceFolder};./run.sh"]},
+  "pipe":       {"command": "sh", "args": ["-c", "cat ${workspaceFolder}|sh"]},
+  "assign":     {"command": "srv", "args": ["--root=${workspaceFolder}"]},
+  "other":      {"command": "srv", "args": ["/elsewhere${workspaceFolder}"]},
+  "cwd":        {"command": "srv", "cwd": "${workspaceFolder}/tools"},
+  "command":    {"command": "${workspaceFolder}/bin/srv"},
+  "sibling":    {"command": "srv", "args": ["${workspaceFolder}-old", "${workspaceFolder}.bak", "${workspaceFolder}_2"]},
+  "plain":      {"command": "srv", "args": ["--verbose"], "env": {"PATH": "/usr/bin"}}
+}}`)
+	d := m.discover()
+	if d.ProjectTrusted {
+		t.Fatal("the project is trusted")
+	}
+	want := map[string]bool{
+		"path": true, "pythonpath": true, "shell": true, "semicolon": true, "pipe": true,
+		"assign": true, "other": false, "cwd": true, "command": true,
+		"sibling": false, "plain": false,
+	}
+	for _, c := range d.Servers {
+		w, ok := want[c.Name]
+		if !ok {
+			continue
+		}
+		delete(want, c.Name)
+		if c.Untrusted != w {
+			t.Errorf("%s: untrusted = %v, want %v (%s %s %v)", c.Name, c.Untrusted, w, c.Command, strings.Join(c.Args, " "), c.Env)
+		}
+	}
+	for name := range want {
+		t.Errorf("%s: not discovered", name)
+	}
+
+	// Trusted, the same definitions run.
+	d = m.discover(func(o *Options) { o.TrustProject = true })
+	for _, c := range d.Servers {
+		if c.Untrusted {
+			t.Errorf("%s: untrusted in a trusted project", c.Name)
+		}
+	}
+}
