@@ -2,8 +2,10 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -30,6 +32,9 @@ func (p *Policy) Check(c *config.ServerConfig, rt Runtime) string {
 	}
 	if p.Err != nil {
 		return fmt.Sprintf("policy file %s: %s", p.Path, ErrText(p.Err))
+	}
+	if why := p.checkEnv(c); why != "" {
+		return why
 	}
 	var prog *program
 	if c.Command != "" {
@@ -62,6 +67,22 @@ func (p *Policy) Check(c *config.ServerConfig, rt Runtime) string {
 		return "the policy forbids local (stdio) servers"
 	case c.URL != "" && !p.AllowRemote:
 		return "the policy forbids remote servers"
+	}
+	return ""
+}
+
+// checkEnv says why the variables c's config sets are not allowed, or "".
+func (p *Policy) checkEnv(c *config.ServerConfig) string {
+	if len(p.EnvAllow) == 0 && len(p.EnvDeny) == 0 {
+		return ""
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+		if pat := glob.First(p.EnvDeny, k); pat != "" {
+			return fmt.Sprintf("the policy denies setting %s (env deny %q)", k, pat)
+		}
+		if len(p.EnvAllow) > 0 && glob.First(p.EnvAllow, k) == "" {
+			return fmt.Sprintf("the policy's env allow list does not name %s", k)
+		}
 	}
 	return ""
 }

@@ -24,7 +24,8 @@ import (
 //	  "deny":  [{"command": "docker"}, {"name": "scratch-*"}],
 //	  "allowStdio": true,
 //	  "allowRemote": true,
-//	  "allowWrappers": false
+//	  "allowWrappers": false,
+//	  "env": {"allow": ["GITHUB_*", "LOG_LEVEL"], "deny": ["AWS_*"]}
 //	}
 //
 // A rule matches a server when every field it gives matches (name, command,
@@ -32,7 +33,9 @@ import (
 // included, and ? any one). A server that matches a deny rule is blocked;
 // with an allow list, a server that matches no allow rule is blocked;
 // "allowStdio": false blocks every local server and "allowRemote": false
-// every remote one (absent switches allow).
+// every remote one (absent switches allow). "env" restricts the names of
+// the variables a local server's config may set: one that matches a deny
+// glob, or none of the allow globs when there are any, blocks the server.
 //
 // Command rules judge what will run, not what the config says (check.go,
 // program.go): the command is found as the transport finds it
@@ -71,6 +74,9 @@ type Policy struct {
 	// launchers whose program it cannot see (sh -c "..."); false blocks
 	// them, since no rule could judge what they start.
 	AllowWrappers bool
+	// EnvAllow and EnvDeny are the "env" globs: the names of variables a
+	// server's config may set. Empty EnvAllow allows any name not denied.
+	EnvAllow, EnvDeny []string
 	// Err is set when the file could not be read or parsed; then every
 	// server is blocked with it.
 	Err error
@@ -162,9 +168,13 @@ func Parse(path string, data []byte) (*Policy, error) {
 			default:
 				p.AllowWrappers = v.Bool
 			}
+		case "env":
+			if err := parseEnvField(d, v, p, fail); err != nil {
+				return nil, err
+			}
 		case "$schema", "description":
 		default:
-			return nil, fail(m.Off, m.Key, "unknown field (want allow, deny, allowStdio, allowRemote or allowWrappers)")
+			return nil, fail(m.Off, m.Key, "unknown field (want allow, deny, allowStdio, allowRemote, allowWrappers or env)")
 		}
 	}
 	return p, nil
@@ -229,6 +239,41 @@ func parseRules(d *doc.Doc, v *doc.Value, field string, fail func(int, string, s
 		rules = append(rules, r)
 	}
 	return rules, nil
+}
+
+// parseEnvField reads "env": {"allow": [globs], "deny": [globs]}.
+func parseEnvField(d *doc.Doc, v *doc.Value, p *Policy, fail func(int, string, string) error) error {
+	if v.Kind != doc.Object {
+		return fail(v.Off, "env", fmt.Sprintf(`want an object like {"deny": ["AWS_*"]}, got %s`, v.Kind))
+	}
+	if err := noDuplicates(d, v, "env."); err != nil {
+		return err
+	}
+	for _, m := range v.Members {
+		f := "env." + m.Key
+		if m.Key != "allow" && m.Key != "deny" {
+			return fail(m.Off, f, "unknown field (want allow or deny)")
+		}
+		if m.Val.Kind != doc.Array {
+			return fail(m.Val.Off, f, fmt.Sprintf("want an array of name globs, got %s", m.Val.Kind))
+		}
+		if m.Key == "allow" && len(m.Val.Elems) == 0 {
+			return fail(m.Val.Off, f, `an empty allow list is ambiguous: to forbid every variable write "deny": ["*"], to allow every one leave "allow" out`)
+		}
+		var globs []string
+		for i, e := range m.Val.Elems {
+			if e.Kind != doc.String || e.Str == "" {
+				return fail(e.Off, fmt.Sprintf("%s[%d]", f, i), "want a non-empty name glob")
+			}
+			globs = append(globs, e.Str)
+		}
+		if m.Key == "allow" {
+			p.EnvAllow = globs
+		} else {
+			p.EnvDeny = globs
+		}
+	}
+	return nil
 }
 
 // isAbsPattern reports whether an allow command pattern starts with an

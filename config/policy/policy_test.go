@@ -15,7 +15,7 @@ func TestParsePolicyErrors(t *testing.T) {
 		{`{"allow": [{}]}`, `p.json:1:12: field "allow[0]": a rule needs a name, command or url`},
 		{`{"allow": [{"name": 3}]}`, `p.json:1:21: field "allow[0].name": want a string, got number`},
 		{`{"allowStdio": "no"}`, `p.json:1:16: field "allowStdio": want true or false, got string`},
-		{`{"denny": []}`, `p.json:1:2: field "denny": unknown field (want allow, deny, allowStdio, allowRemote or allowWrappers)`},
+		{`{"denny": []}`, `p.json:1:2: field "denny": unknown field (want allow, deny, allowStdio, allowRemote, allowWrappers or env)`},
 		{`{"deny": [`, `p.json:1:11: unexpected end of input (is the file truncated?)`},
 		{`[]`, `p.json:1:1: top level must be an object, got array`},
 		{`{"allowWrappers": 1}`, `p.json:1:19: field "allowWrappers": want true or false, got number`},

@@ -59,12 +59,6 @@ type program struct {
 	opaque string
 }
 
-// injectors are environment variables that make a program load or run
-// code it was not started with. (Any LD_ and DYLD_ variable counts too.)
-var injectors = words("NODE_OPTIONS NODE_PATH PYTHONSTARTUP PYTHONPATH PYTHONHOME PYTHONINSPECT " +
-	"PERL5OPT PERL5LIB PERLLIB RUBYOPT RUBYLIB BASH_ENV ENV ZDOTDIR JAVA_TOOL_OPTIONS _JAVA_OPTIONS " +
-	"JDK_JAVA_OPTIONS GIT_EXEC_PATH DENO_DIR BUN_OPTIONS LUA_INIT LUA_PATH LUA_CPATH")
-
 // maxWrapped bounds how many envs in a row resolve follows.
 const maxWrapped = 8
 
@@ -94,7 +88,7 @@ func resolve(c *config.ServerConfig, rt Runtime) *program {
 	// (a preloaded library, node's --require, python's startup file) hide
 	// what runs as well as a shell does.
 	for _, k := range slices.Sorted(maps.Keys(env)) {
-		if injectors[k] || strings.HasPrefix(k, "DYLD_") || strings.HasPrefix(k, "LD_") {
+		if isInjector(k) {
 			prog.layers = []layer{{command: c.Command, args: c.Args}}
 			prog.opaque = "its env sets " + k + ", which can make any program run other code"
 			return prog
