@@ -106,7 +106,7 @@ func renderPrompt(servers []string, byServer map[string][]Tool, instructions, ti
 		if limit >= 0 && shown >= limit {
 			break
 		}
-		b.WriteString("\n### " + name)
+		b.WriteString("\n### " + oneLine(name, len(name)))
 		if t := titles[name]; t != "" && t != name {
 			b.WriteString(" (" + oneLine(t, 80) + ")")
 		}
@@ -134,11 +134,20 @@ func renderPrompt(servers []string, byServer map[string][]Tool, instructions, ti
 
 // quoted is a server's text as a quote, every line of it: a server's
 // instructions cannot start a line of the section's own ("### other",
-// "- a_tool: …") and pass for another server or its tools.
+// "- a_tool: …") and pass for another server or its tools, however the
+// reader splits lines.
 func quoted(s string) string {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-	return "> " + strings.ReplaceAll(s, "\n", "\n> ")
+	return "> " + strings.ReplaceAll(unixLines(s), "\n", "\n> ")
 }
+
+// lineBreaks are every line break a reader of the section may split on:
+// CR LF, CR, LF, and what Unicode and Python's splitlines add (VT, FF,
+// FS, GS, RS, NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR).
+var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\v", "\n", "\f", "\n",
+	"\x1c", "\n", "\x1d", "\n", "\x1e", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n")
+
+// unixLines is s with every line break a plain "\n".
+func unixLines(s string) string { return lineBreaks.Replace(s) }
 
 // oneLine is the first sentence or line of s, at most max bytes; "" for
 // max 0.
@@ -146,8 +155,8 @@ func oneLine(s string, max int) string {
 	if max <= 0 {
 		return ""
 	}
-	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+	s = strings.TrimSpace(unixLines(s))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
 	if i := strings.Index(s, ". "); i >= 0 {
