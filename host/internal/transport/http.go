@@ -38,8 +38,11 @@ var baseTransport = &http.Transport{
 // no keep-alive connection outlives them.
 func CloseIdleConnections() { baseTransport.CloseIdleConnections() }
 
+// headerRoundTripper adds a config's headers to the requests that go to
+// the server's own origin, and to no other (origin.go).
 type headerRoundTripper struct {
 	headers map[string]string
+	origin  string
 	next    http.RoundTripper
 	// firstPOST is the status of the first POST answered (the initialize
 	// request), used to decide the streamable-to-SSE fallback.
@@ -47,7 +50,7 @@ type headerRoundTripper struct {
 }
 
 func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(rt.headers) > 0 {
+	if len(rt.headers) > 0 && sameOrigin(req, rt.origin) {
 		req = req.Clone(req.Context())
 		for k, v := range rt.headers {
 			req.Header.Set(k, v)
@@ -60,6 +63,10 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	return resp, err
 }
 
+func newHeaderRoundTripper(cfg *config.ServerConfig) *headerRoundTripper {
+	return &headerRoundTripper{headers: cfg.Headers, origin: originOf(cfg.URL), next: baseTransport}
+}
+
 // Auto is the transport for a url without a type: streamable HTTP, whose
 // failure FallBack judges.
 type Auto struct {
@@ -70,9 +77,9 @@ type Auto struct {
 // NewAuto prepares the streamable half of the url-without-type fallback,
 // held to the limits as NewHTTP's transports are.
 func NewAuto(cfg *config.ServerConfig, hooks Hooks, oauth auth.OAuthHandler) *Auto {
-	rt := &headerRoundTripper{headers: cfg.Headers, next: baseTransport}
+	rt := newHeaderRoundTripper(cfg)
 	limit := cfg.EffectiveMaxMessageSize()
-	client := &http.Client{Transport: &limitRoundTripper{next: rt, limit: limit, hooks: hooks, calls: &calls{}}}
+	client := &http.Client{Transport: &limitRoundTripper{next: rt, limit: limit, hooks: hooks, calls: &calls{}}, CheckRedirect: credentialRedirect(rt.origin)}
 	return &Auto{
 		Streamable: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack, OAuthHandler: oauth},
 		rt:         rt,

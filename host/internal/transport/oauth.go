@@ -2,7 +2,6 @@ package transport
 
 import (
 	"net/http"
-	"net/url"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
@@ -13,14 +12,13 @@ import (
 // a renewal reaches the next one, and a 401 or 403 goes to the handler's
 // Authorize and the request is sent once more (DESIGN.md F40).
 //
-// The token goes only to the server's own origin (scheme and host): a
-// redirect, or a message endpoint the SSE stream names, elsewhere gets
-// none, as net/http keeps a caller's Authorization header from another
-// host.
+// The token goes only to the server's own origin (scheme, host and
+// port: origin.go): a redirect, or a message endpoint the SSE stream
+// names, elsewhere gets none.
 type oauthRoundTripper struct {
 	next    http.RoundTripper
 	handler auth.OAuthHandler
-	origin  *url.URL // the server's url
+	origin  string // the server's url's origin
 }
 
 func (rt *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -45,7 +43,7 @@ func (rt *oauthRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 
 // send sends req with the current token, if there is one.
 func (rt *oauthRoundTripper) send(req *http.Request) (*http.Response, error) {
-	if req.URL.Scheme != rt.origin.Scheme || req.URL.Host != rt.origin.Host {
+	if !sameOrigin(req, rt.origin) {
 		return rt.next.RoundTrip(req)
 	}
 	ts, err := rt.handler.TokenSource(req.Context())

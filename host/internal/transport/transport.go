@@ -5,9 +5,11 @@
 package transport
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -16,6 +18,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -141,13 +145,12 @@ func NewStdio(cfg *config.ServerConfig, dir string, hooks Hooks) *Stdio {
 // requests get it from the HTTP client.
 func NewHTTP(cfg *config.ServerConfig, kind config.Transport, hooks Hooks, oauth auth.OAuthHandler) mcp.Transport {
 	limit := cfg.EffectiveMaxMessageSize()
-	var next http.RoundTripper = &headerRoundTripper{headers: cfg.Headers, next: baseTransport}
+	headers := newHeaderRoundTripper(cfg)
+	var next http.RoundTripper = headers
 	if kind == config.TransportSSE && oauth != nil {
-		if origin, err := url.Parse(cfg.URL); err == nil {
-			next = &oauthRoundTripper{next: next, handler: oauth, origin: origin}
-		}
+		next = &oauthRoundTripper{next: next, handler: oauth, origin: headers.origin}
 	}
-	client := &http.Client{Transport: &limitRoundTripper{next: next, limit: limit, hooks: hooks, calls: &calls{}}}
+	client := &http.Client{Transport: &limitRoundTripper{next: next, limit: limit, hooks: hooks, calls: &calls{}}, CheckRedirect: credentialRedirect(headers.origin)}
 	if kind == config.TransportSSE {
 		return &sseTransport{inner: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: int(limit) + sseSlack}}
 	}
@@ -158,10 +161,11 @@ func NewHTTP(cfg *config.ServerConfig, kind config.Transport, hooks Hooks, oauth
 // authorization: its headers and limits, for asking it how it wants to be
 // authorized.
 func NewProbeClient(cfg *config.ServerConfig) *http.Client {
+	headers := newHeaderRoundTripper(cfg)
 	return &http.Client{Transport: &limitRoundTripper{
-		next:  &headerRoundTripper{headers: cfg.Headers, next: baseTransport},
+		next:  headers,
 		limit: cfg.EffectiveMaxMessageSize(), calls: &calls{},
-	}}
+	}, CheckRedirect: credentialRedirect(headers.origin)}
 }
 
 // NewAuthClient is the HTTP client for a remote server's requests to
@@ -169,13 +173,13 @@ func NewProbeClient(cfg *config.ServerConfig) *http.Client {
 // with no server's headers. It never follows a redirect from https to
 // http, nor a POST (a token request, with its secrets) to another host.
 //
-// Where the server itself is on the public internet, its metadata may
-// not send the host to a private or link-local address (a cloud's
-// metadata service, the office network): go-sdk refuses those for
-// discovery when the client leaves dialing to it, so this client's
-// transport does. A server the person configured on a private address
-// or on loopback keeps the shared transport: its authorization server is
-// likely beside it.
+// Where the server itself is on the public internet, none of those
+// requests may reach a private, loopback or link-local address (a cloud's
+// metadata service, the office network): the address is checked where
+// the connection is made, after the name is resolved, so a name that
+// resolves to 10.x or 169.254.x is refused as its literal address is. A
+// server the person configured on a private address or on loopback keeps
+// the shared transport: its authorization server is likely beside it.
 func NewAuthClient(serverURL string) *http.Client {
 	rt := http.RoundTripper(baseTransport)
 	if u, err := url.Parse(serverURL); err == nil && publicHost(u.Hostname()) {
@@ -184,24 +188,73 @@ func NewAuthClient(serverURL string) *http.Client {
 	return &http.Client{Transport: rt, Timeout: authTimeout, CheckRedirect: authRedirect}
 }
 
-// publicOnlyTransport is the shared transport's settings without its
-// dialer, which go-sdk's discovery then replaces by one that refuses
-// private addresses.
+// publicOnlyTransport is the shared transport's settings with a dialer
+// that connects to public addresses only, and to the proxy the
+// environment names, which then makes the connection.
 var publicOnlyTransport = func() *http.Transport {
 	t := baseTransport.Clone()
-	t.DialContext = nil
+	guarded := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second, Control: refusePrivate}
+	plain := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if isProxy(addr) {
+			return plain.DialContext(ctx, network, addr)
+		}
+		return guarded.DialContext(ctx, network, addr)
+	}
 	return t
 }()
 
+// refusePrivate is a dialer's Control: it runs with the address the name
+// resolved to, just before the connection is made.
+func refusePrivate(network, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	if !publicHost(host) {
+		return fmt.Errorf("refusing to connect to %s: a public server's authorization may not reach a private, loopback or link-local address", host)
+	}
+	return nil
+}
+
+// isProxy reports whether addr is the proxy the environment names for
+// http or https.
+func isProxy(addr string) bool {
+	for _, scheme := range []string{"http", "https"} {
+		p, err := http.ProxyFromEnvironment(&http.Request{URL: &url.URL{Scheme: scheme, Host: "example.com"}})
+		if err != nil || p == nil {
+			continue
+		}
+		port := p.Port()
+		if port == "" {
+			port = map[string]string{"https": "443", "socks5": "1080"}[p.Scheme]
+			if port == "" {
+				port = "80"
+			}
+		}
+		if strings.EqualFold(net.JoinHostPort(p.Hostname(), port), addr) {
+			return true
+		}
+	}
+	return false
+}
+
 // publicHost reports whether host is a name, or an address that is not
-// loopback, private or link-local.
+// loopback, private, link-local, multicast or unspecified.
 func publicHost(host string) bool {
 	ip, err := netip.ParseAddr(host)
 	if err != nil {
-		return host != "localhost"
+		return host != "localhost" && !strings.HasSuffix(host, ".localhost")
 	}
 	ip = ip.Unmap()
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || isSharedOrReserved(ip))
+}
+
+// isSharedOrReserved is the carrier-grade NAT range (100.64.0.0/10) and
+// the 0.0.0.0/8 "this network" block, which netip does not name.
+func isSharedOrReserved(ip netip.Addr) bool {
+	return netip.MustParsePrefix("100.64.0.0/10").Contains(ip) || netip.MustParsePrefix("0.0.0.0/8").Contains(ip)
 }
 
 func authRedirect(req *http.Request, via []*http.Request) error {
