@@ -226,9 +226,9 @@ func (h *Host) addLog(s *server, l LogLine) {
 	if l.Time.IsZero() {
 		l.Time = time.Now()
 	}
-	// Masked once, here: the log keeps, and the event and a failure's
-	// error quote, the masked line.
-	l.Text = h.redactor.String(l.Text)
+	// Masked once, here, and only then cut: the log keeps, and the event
+	// and a failure's error quote, the masked line.
+	l.Text = cutLogLine(h.redactor.String(l.Text), maxLogLine)
 	s.log.add(l)
 	h.events.publish(Event{Time: l.Time, Type: EventLog, Server: s.cfg.Name, Level: l.Level, Message: l.Text})
 }

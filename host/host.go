@@ -159,6 +159,8 @@ type Host struct {
 	events  hub
 	// redactor masks secrets in everything the host lets out (redact.go).
 	redactor *redact.Redactor
+	// logs is what every server's log holds together (log.go).
+	logs logBudget
 	// tokens keeps the OAuth grants of remote servers (auth.go).
 	tokens *oauth.Store
 

@@ -266,6 +266,7 @@ func (s *server) useLocked(c *conn) {
 // its session closed and its process gone.
 func (h *Host) removeLocked(s *server, to phase) <-chan struct{} {
 	h.transitionLocked(s, to, nil, nil)
+	s.log.release()
 	return s.stopSupervisorLocked()
 }
 

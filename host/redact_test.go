@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -274,4 +275,48 @@ func TestAddSecrets(t *testing.T) {
 	if got := h.Redact("refresh failed for oauth-token-9f8e7d"); got != "refresh failed for «redacted»" {
 		t.Errorf("Redact = %q", got)
 	}
+}
+
+// TestSecretAcrossTheCutMasked: a secret that straddles where a long
+// stderr line, or a line of stdout noise, is cut is masked whole: the
+// host masks first and cuts after. Before, 40 of a 44-byte secret showed.
+func TestSecretAcrossTheCutMasked(t *testing.T) {
+	const token = "tok-7f3a9c2e51b84d06a1e2c3f4b5d6e7f80912ab34" // 44 bytes
+	w, opts := newLeakWatch(t)
+	h := host.New(opts)
+	defer h.Close()
+	w.subscribe(h)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The padding puts 40 bytes of the token before each cut: 8 KiB for
+	// a stderr line, 512 bytes for stdout noise.
+	script := `pad() { head -c "$1" /dev/zero | tr '\0' x; }
+{ pad 8152; printf '%s' "$TOKEN"; pad 200; echo; } >&2
+{ pad 472; printf '%s' "$TOKEN"; pad 200; echo; }
+echo stderr-done >&2
+exec "$0" --name cut`
+	cfg := config.ServerConfig{
+		Name: "cut", Command: "/bin/sh", Args: []string{"-c", script, exe},
+		Env:    map[string]string{demo.EnvServerMode: "1", "TOKEN": token},
+		Source: config.Source{Provider: "test", Path: "redact_test.go", Level: config.LevelExplicit},
+	}
+	if err := h.Start(context.Background(), []config.ServerConfig{cfg}); err != nil {
+		t.Fatal(err)
+	}
+	w.next("the last stderr line", func(e host.Event) bool {
+		return e.Type == host.EventLog && e.Server == "cut" && e.Message == "stderr-done"
+	})
+	lines, _ := h.Logs("cut")
+	var cut int
+	for _, l := range lines {
+		if strings.Contains(l.Text, "more bytes)") {
+			cut++
+		}
+	}
+	if cut != 2 {
+		t.Errorf("want both lines cut, saying so; got %d of %d lines cut", cut, len(lines))
+	}
+	w.check(h, token[:40], token[len(token)-4:])
 }

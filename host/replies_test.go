@@ -215,3 +215,28 @@ func TestHTTPRepliesHeldToTheLimit(t *testing.T) {
 		})
 	}
 }
+
+// Log notifications are kept cut, so a server that logs megabytes a line
+// does not grow the host by them: 40 lines of 1 MiB leave each line at
+// 8 KiB and a few bytes of note, under the server's 1 MiB in all.
+func TestBigLogLinesCut(t *testing.T) {
+	cfg := demoServer(t, "loud", "--reply-tools")
+	cfg.Timeout = patient
+	h := start(t, nil, cfg)
+	for range 40 {
+		if _, err := h.CallTool(context.Background(), "mcp__loud__big_log", map[string]any{"bytes": 1 << 20}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines, _ := h.Logs("loud")
+	total := 0
+	for _, l := range lines {
+		total += len(l.Text)
+		if len(l.Text) > 8<<10+64 {
+			t.Errorf("a line of %d bytes kept", len(l.Text))
+		}
+	}
+	if total > 1<<20 || len(lines) == 0 {
+		t.Errorf("%d lines of %d bytes in all", len(lines), total)
+	}
+}

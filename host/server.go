@@ -102,6 +102,7 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 		refreshing: map[listKind]bool{}, again: map[listKind]bool{},
 		subscriptions: map[string]bool{},
 	}
+	s.log.all = &h.logs
 	// The admission order is config's (DESIGN.md, "Admission"): the host
 	// and `sources` report the same reason for the same server.
 	if h.opts.TrustProject {
@@ -260,11 +261,12 @@ func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSession
 }
 
 func (h *Host) serverLog(s *server, line, prefix string) {
-	l := LogLine{Level: classify(line), Text: prefix + line}
 	if prefix != "" {
-		l.Level = LevelWarn
+		// Only the head of stdout noise is worth keeping; masked first.
+		h.addLog(s, LogLine{Level: LevelWarn, Text: prefix + cutLogLine(h.redactor.String(line), maxSkippedText)})
+		return
 	}
-	h.addLog(s, l)
+	h.addLog(s, LogLine{Level: classify(line), Text: line})
 }
 
 // catalog is what a server lists: its tools when it connects, the rest

@@ -36,8 +36,10 @@ func readLines(r io.Reader, max int, fn func(string)) {
 	}
 }
 
-// maxSkippedLine bounds how much of a skipped stdout line is reported.
-const maxSkippedLine = 512
+// maxSkippedLine bounds how much of a skipped stdout line is reported:
+// more than the host shows (512 bytes), which it cuts after masking
+// secrets, so a secret across its cut is masked whole.
+const maxSkippedLine = 16 << 10
 
 // lineSlack is what a line may hold beyond the message limit: the
 // whitespace and line ending around a message that is within it.

@@ -163,8 +163,8 @@ func TestJSONLineFilterRefusesLargeAndDeep(t *testing.T) {
 			dropped: "message is 195.4 KiB, over the 1000 B limit (maxMessageSize), with no id to answer; dropped"},
 		{name: "object id", line: `{"jsonrpc":"2.0","id":{"n":1},"result":"` + blob + `"}`,
 			dropped: "message is 195.4 KiB, over the 1000 B limit (maxMessageSize), with no id to answer; dropped"},
-		{name: "not a message", line: strings.Repeat("y", 5000),
-			skipped: "line is 4.9 KiB, over the 1000 B limit (maxMessageSize): " + strings.Repeat("y", maxSkippedLine)},
+		{name: "not a message", line: strings.Repeat("y", 2*maxSkippedLine),
+			skipped: "line is 32 KiB, over the 1000 B limit (maxMessageSize): " + strings.Repeat("y", maxSkippedLine)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,8 +34,10 @@ const (
 )
 
 // maxStderrLine bounds one stderr line kept in memory; the rest of an
-// overlong line is dropped.
-const maxStderrLine = 8 * 1024
+// overlong line is dropped. It is well above what the host shows of a
+// line (8 KiB): the host masks secrets before it cuts, so a secret that
+// straddles the shown part is masked whole.
+const maxStderrLine = 64 << 10
 
 // Stdio is an mcp.Transport that runs a server as a child process in its own
 // process group. Unlike go-sdk's CommandTransport it survives non-JSON lines
