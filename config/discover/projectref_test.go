@@ -56,3 +56,36 @@ func TestUserServerNamingTheProjectWaitsForTrust(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchboardItselfIsNotStarted: an entry that starts 'switchboard
+// serve' (the one --print-config prints, pasted into a client's config) is
+// the server's own error, however its path is written; switchboard's other
+// subcommands (the bundled demo server) and other programs are not.
+func TestSwitchboardItselfIsNotStarted(t *testing.T) {
+	m := newMachine(t)
+	m.write("~/.claude.json", `{"mcpServers": {
+  "self":      {"command": "/usr/local/bin/switchboard", "args": ["serve"]},
+  "flags":     {"command": "switchboard", "args": ["--no-project", "serve", "--servers", "a"]},
+  "exe":       {"command": "C:\\Tools\\Switchboard.exe", "args": ["serve"]},
+  "env":       {"command": "/usr/bin/env", "args": ["-i", "HOME=/x", "switchboard", "serve"]},
+  "demo":      {"command": "switchboard", "args": ["demo-server"]},
+  "other":     {"command": "switchboard-helper", "args": ["serve"]},
+  "list":      {"command": "switchboard", "args": ["list"]}
+}}`)
+	d := m.discover()
+	want := map[string]bool{"self": true, "flags": true, "exe": true, "env": true, "demo": false, "other": false, "list": false}
+	for _, c := range d.Servers {
+		w, ok := want[c.Name]
+		if !ok {
+			continue
+		}
+		delete(want, c.Name)
+		got := c.Err != nil && strings.Contains(c.Err.Error(), "switchboard itself")
+		if got != w {
+			t.Errorf("%s: err = %v, want the self error %v", c.Name, c.Err, w)
+		}
+	}
+	for name := range want {
+		t.Errorf("%s: not discovered", name)
+	}
+}

@@ -68,6 +68,12 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 				c.Err = k.Locate(err)
 			}
 		}
+		if c.Err == nil && startsSwitchboardServe(c) {
+			// A client's config that lists switchboard (what 'serve
+			// --print-config' prints) is found like any other: started,
+			// it would discover the same file and start itself again.
+			c.Err = k.Locate(&config.Diagnostic{Field: "command", Message: "this entry starts 'switchboard serve', switchboard itself, which does not run inside itself"})
+		}
 		if c.Err == nil && !c.Untrusted && d.reachesUntrustedProject(c) {
 			// A user-level server whose command, cwd, args or env name the
 			// untrusted project (${workspaceFolder}, ${PWD}) would run its
@@ -195,6 +201,39 @@ func namesPath(s, dir string) bool {
 // with one of these after dir's last letter names a sibling of dir.
 func pathByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._-~+", c) >= 0
+}
+
+// startsSwitchboardServe reports whether c runs `switchboard serve`,
+// directly or through env. Spellings this misses (a shell line, another
+// name) are caught when they start: a switchboard started by switchboard
+// refuses to serve (host.EnvStartedBy).
+func startsSwitchboardServe(c *config.ServerConfig) bool {
+	command, args := c.Command, c.Args
+	for range 4 {
+		base := command[strings.LastIndexAny(command, `/\`)+1:] // a Windows path read anywhere
+		base = strings.TrimSuffix(strings.ToLower(base), ".exe")
+		if base != "env" {
+			if base != "switchboard" {
+				return false
+			}
+			for _, a := range args {
+				if !strings.HasPrefix(a, "-") {
+					return a == "serve"
+				}
+			}
+			return false
+		}
+		// env [-i] [NAME=value ...] program args...
+		i := 0
+		for i < len(args) && (strings.HasPrefix(args[i], "-") || strings.Contains(args[i], "=")) {
+			i++
+		}
+		if i == len(args) {
+			return false
+		}
+		command, args = args[i], args[i+1:]
+	}
+	return false
 }
 
 // CheckPolicy sets c.Blocked from the policy discovery applied, judged as

@@ -85,6 +85,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if o.PrintConfig != "" {
 		return printClientConfig(o.IO, o.PrintConfig)
 	}
+	if err := refuseNested(o.IO); err != nil {
+		return err
+	}
 	token := o.Token
 	if token == "" {
 		token, _ = o.IO.LookupEnv("SWITCHBOARD_TOKEN")

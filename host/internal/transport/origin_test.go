@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -197,4 +199,14 @@ func TestAuthClientChecksTheResolvedAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
+}
+
+// TestEnvironNamesTheHost: every stdio server finds EnvStartedBy set to
+// this process's pid, whatever its config sets.
+func TestEnvironNamesTheHost(t *testing.T) {
+	cfg := &config.ServerConfig{Command: "x", Env: map[string]string{EnvStartedBy: ""}}
+	want := EnvStartedBy + "=" + fmt.Sprint(os.Getpid())
+	if env := Environ(cfg, func(string) (string, bool) { return "", false }); !slices.Contains(env, want) {
+		t.Errorf("Environ = %q, want %s in it", env, want)
+	}
 }

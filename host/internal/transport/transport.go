@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -98,8 +99,15 @@ var defaultEnv = []string{
 	"SWITCHBOARD_DEMO_SERVER", "GORACE",
 }
 
+// EnvStartedBy is set in every stdio server's environment to the pid of
+// the switchboard that started it, whatever the config says: a
+// `switchboard serve` that finds it refuses to run, so switchboard never
+// runs itself as its own server, however the entry spells it.
+const EnvStartedBy = "SWITCHBOARD_STARTED_BY"
+
 // Environ returns the environment for a stdio server: the default set taken
-// from lookup, then the config's env on top, sorted for reproducibility.
+// from lookup, then the config's env on top, then EnvStartedBy, sorted
+// for reproducibility.
 func Environ(cfg *config.ServerConfig, lookup func(string) (string, bool)) []string {
 	env := map[string]string{}
 	for _, k := range defaultEnv {
@@ -110,6 +118,7 @@ func Environ(cfg *config.ServerConfig, lookup func(string) (string, bool)) []str
 	for k, v := range cfg.Env {
 		env[k] = v
 	}
+	env[EnvStartedBy] = strconv.Itoa(os.Getpid())
 	out := make([]string, 0, len(env))
 	for k, v := range env {
 		out = append(out, k+"="+v)
