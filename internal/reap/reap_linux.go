@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"sort"
@@ -42,7 +43,7 @@ func End(m Mark, known []Proc) error {
 	seen := map[Proc]stat{} // everything found, for reaping
 	find := func() []stat {
 		var live []stat
-		for _, s := range descend(allStats(), func(s stat) bool { return roots[s.proc()] || !s.exited() && hasMark(s.pid, m) }) {
+		for _, s := range descend(allStats(), func(s stat) bool { return roots[s.proc()] || m != "" && !s.exited() && hasMark(s.pid, m) }) {
 			seen[s.proc()] = s
 			roots[s.proc()] = true // its children, forked after this scan, are found by the next
 			if !s.exited() {
@@ -197,6 +198,36 @@ func reapZombie(z stat) {
 	}
 }
 
+// adopted returns the running children of this process that are nobody
+// else's: orphans it adopted as a subreaper. Only where Go holds a pidfd
+// for each of its own children (Linux 5.4 and later) can those be told
+// from the program's other children; elsewhere it returns none.
+func adopted() []Proc {
+	if !pidfdsHeld() {
+		return nil
+	}
+	started.mu.Lock()
+	defer started.mu.Unlock()
+	held := pidfdTargets()
+	var out []Proc
+	for _, s := range allStats() {
+		if s.ppid == self && !s.exited() && started.pids[s.pid] == 0 && !held[s.pid] {
+			out = append(out, s.proc())
+		}
+	}
+	return out
+}
+
+// pidfdsHeld reports whether Go holds a pidfd for the children it starts.
+var pidfdsHeld = sync.OnceValue(func() bool {
+	cmd := exec.Command("/bin/true")
+	if err := cmd.Start(); err != nil {
+		return false
+	}
+	defer cmd.Wait()
+	return pidfdTargets()[cmd.Process.Pid]
+})
+
 // sweep reaps every zombie child of this process that is nobody else's.
 func sweep() {
 	var zombies []stat
@@ -266,6 +297,12 @@ func releaseSubreaper() {
 	defer sub.mu.Unlock()
 	if sub.users--; sub.users > 0 {
 		return
+	}
+	// An orphan that dropped its mark (double fork, setsid, an empty
+	// environment) is found by nothing but its parent, which is this
+	// process now: it ends here, or it would outlive the host as init's.
+	if orphans := adopted(); len(orphans) > 0 {
+		_ = End("", orphans)
 	}
 	close(sub.stop)
 	<-sub.done

@@ -360,3 +360,44 @@ func TestWaitOnThePoller(t *testing.T) {
 		t.Errorf("killed child: %v", err)
 	}
 }
+
+// An adopted orphan that left its group and dropped its mark (a double
+// fork, setsid, exec with an empty environment) is found by nothing but
+// its parent, this process: the last release of the subreaper ends it, so
+// it does not outlive the host as init's child.
+func TestReleaseEndsUnmarkedOrphans(t *testing.T) {
+	if !pidfdsHeld() {
+		t.Skip("Go holds no pidfd for its children here: an orphan cannot be told from the program's own child")
+	}
+	release := subreaper(t)
+	e := startEscapee(t, "unmarked", true)
+	if err := Wait(e.parent); err != nil {
+		t.Fatal(err)
+	}
+	e.parent = nil
+	if s, ok := readStat(e.pid); !ok || s.ppid != self {
+		t.Fatalf("the orphan %d was not adopted: %+v", e.pid, s)
+	}
+	if err := End(e.mark, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.running(t)) == 0 {
+		t.Fatal("End found the unmarked orphan by its mark; this test shows nothing")
+	}
+	// A child the program started itself is not an orphan.
+	own := exec.Command("sleep", "300")
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = own.Process.Kill(); _ = own.Wait() }()
+	release()
+	if pids := e.running(t); len(pids) > 0 {
+		t.Errorf("sleep %s outlived the subreaper as %v", e.arg, pids)
+	}
+	if !e.reaped() {
+		t.Errorf("orphan %d not reaped", e.pid)
+	}
+	if s, ok := readStat(own.Process.Pid); !ok || s.exited() {
+		t.Errorf("the program's own child was ended: %+v", s)
+	}
+}
