@@ -308,7 +308,7 @@ const (
 
 // isSecret is the rule of the package comment.
 func isSecret(k kind, v string) bool {
-	if len(v) < MinLen {
+	if len(v) < MinLen || isReference(v) {
 		return false
 	}
 	if k == credential {
@@ -318,6 +318,28 @@ func isSecret(k kind, v string) bool {
 		return false
 	}
 	return !(len(v) <= maxDigits && strings.Trim(v, "0123456789") == "")
+}
+
+// isReference reports whether v is nothing but a variable reference left
+// as written (${input:token}, ${env:NAME}, {env:NAME}): the name of a
+// value, which an error about it must show, not the value. A bare $NAME
+// is not taken for one: a password may start with $.
+func isReference(v string) bool {
+	switch {
+	case strings.HasPrefix(v, "${") && strings.HasSuffix(v, "}"):
+		v = v[2 : len(v)-1]
+	case strings.HasPrefix(v, "{env:") && strings.HasSuffix(v, "}"):
+		v = v[5 : len(v)-1]
+	default:
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == ':' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return v != ""
 }
 
 // isPlace reports whether a setting names a file or directory that

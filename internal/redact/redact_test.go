@@ -219,3 +219,18 @@ func TestURLFragment(t *testing.T) {
 		t.Errorf("fragment secret shown: %q", got)
 	}
 }
+
+// A reference left as written is the name of a value, not a secret: the
+// error that says it cannot be resolved must show it.
+func TestReferencesAreNotSecrets(t *testing.T) {
+	r := New()
+	r.AddSetting("${input:api-key}", "{env:TOKEN}", "$ecret-password")
+	r.AddHeader("Bearer ${input:token}")
+	const text = `VS Code input variables like "${input:api-key}" or "${input:token}" are not supported; nor {env:TOKEN}`
+	if got := r.String(text); got != text {
+		t.Errorf("String = %q", got)
+	}
+	if got := r.String("pw $ecret-password"); got != "pw «redacted»" {
+		t.Errorf("a value that starts with $ is still a secret: %q", got)
+	}
+}
