@@ -44,16 +44,22 @@ type hit struct {
 	Description string `json:"description"`
 }
 
+// searchOut is search_tools' structured result: an object, as an output
+// schema must be at its root (schema.go).
+type searchOut struct {
+	Tools []hit `json:"tools"`
+}
+
 // addSearchTools puts the three tools on v's server.
 func (g *Gateway) addSearchTools(v *view) {
 	mcp.AddTool(v.srv, &mcp.Tool{Name: searchToolName, Description: "Finds tools of the connected MCP servers by what they do. " +
 		"Answers each tool's name and a line about it; describe_tool gives a tool's arguments, call_tool calls it."},
-		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, []hit, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
 			limit := in.Limit
 			if limit <= 0 {
 				limit = 10
 			}
-			var hits []hit
+			hits := []hit{}
 			var b strings.Builder
 			for _, t := range g.h.View(v.filter).SearchTools(in.Query, limit) {
 				line := firstLine(t.Description)
@@ -63,7 +69,7 @@ func (g *Gateway) addSearchTools(v *view) {
 			if len(hits) == 0 {
 				b.WriteString("no tool matches; try other words")
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, hits, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}, searchOut{Tools: hits}, nil
 		})
 	mcp.AddTool(v.srv, &mcp.Tool{Name: describeToolName, Description: "Gives a tool's whole description and the JSON schema of its arguments."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in describeIn) (*mcp.CallToolResult, any, error) {

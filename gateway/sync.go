@@ -53,8 +53,8 @@ func (g *Gateway) syncTools(v *view) {
 		if v.tools[name] == fp {
 			continue
 		}
-		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: objectSchema(t.InputSchema),
-			OutputSchema: t.OutputSchema, Annotations: t.Annotations}
+		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: inputSchema(t.InputSchema),
+			OutputSchema: outputSchema(t.OutputSchema), Annotations: t.Annotations}
 		if err := guarded(func() { v.srv.AddTool(tool, g.callTool(hv, t.Name, t.Server)) }); err != nil {
 			tool.OutputSchema = nil // the one part left that go-sdk checks and may refuse
 			if err := guarded(func() { v.srv.AddTool(tool, g.callTool(hv, t.Name, t.Server)) }); err != nil {
@@ -64,18 +64,6 @@ func (g *Gateway) syncTools(v *view) {
 		}
 		v.tools[name] = fp
 	}
-}
-
-// objectSchema is a tool's input schema as go-sdk takes it: an object
-// schema. One that is not (a broken server's) becomes the schema that
-// takes any object; the host's name lookup and the server still judge the
-// arguments.
-func objectSchema(s any) any {
-	var m map[string]any
-	if b, err := json.Marshal(s); err == nil && json.Unmarshal(b, &m) == nil && m["type"] == "object" {
-		return json.RawMessage(b)
-	}
-	return json.RawMessage(`{"type":"object"}`)
 }
 
 // callTool is the handler of an exposed tool: the host's call, with the

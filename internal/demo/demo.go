@@ -84,6 +84,11 @@ type Options struct {
 	StderrLines bool
 	// WeirdNames adds the tools in WeirdToolNames (--weird-names).
 	WeirdNames bool
+	// OddSchemas adds a tool, odd_schemas, whose schemas are valid JSON
+	// Schema that strict clients refuse: boolean property schemas, a
+	// required entry that is no name, an output schema that is no object
+	// (--odd-schemas).
+	OddSchemas bool
 	// ToolsCount adds that many echo tools named extra_0, extra_1, …
 	// (--tools-count). Zero adds none.
 	ToolsCount int
@@ -192,6 +197,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.SleepForever, "sleep-forever", false, "serve nothing and block until killed (what the grandchild runs)")
 	fs.BoolVar(&o.StderrLines, "stderr-lines", false, "write an info, a warning and an error line to stderr at start")
 	fs.BoolVar(&o.WeirdNames, "weird-names", false, "add tools with unusual names (dots, spaces, slashes, 80 characters)")
+	fs.BoolVar(&o.OddSchemas, "odd-schemas", false, "add a tool, odd_schemas, with schemas strict clients refuse (boolean properties, an array output schema)")
 	fs.IntVar(&o.ToolsCount, "tools-count", 0, "add `n` extra echo tools named extra_0 … extra_{n-1}")
 	fs.DurationVar(&o.ExitAfter, "exit-after", 0, "exit with code 3 after this `duration` (a crash)")
 	fs.DurationVar(&o.FreezeAfter, "freeze-after", 0, "stop answering anything, pings included, after this `duration`")

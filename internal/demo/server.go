@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -126,6 +127,18 @@ func NewServer(opts Options) *mcp.Server {
 		for _, n := range WeirdToolNames {
 			addEchoTool(s, n, "Echoes its text back. Exists to exercise tool-name handling: its name is unusual on purpose.")
 		}
+	}
+	if opts.OddSchemas {
+		s.AddTool(&mcp.Tool{
+			Name:         "odd_schemas",
+			Description:  "Echoes its text back. Its schemas are valid JSON Schema that strict clients refuse, on purpose.",
+			InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"any":true,"none":false},"required":["text",7]}`),
+			OutputSchema: json.RawMessage(`{"type":["null","array"]}`),
+		}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ Text string }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil
+		})
 	}
 	for i := range opts.ToolsCount {
 		addEchoTool(s, "extra_"+strconv.Itoa(i), "Echoes its text back. One of many filler tools added by --tools-count.")

@@ -1,0 +1,53 @@
+package gateway_test
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
+)
+
+// TestTSClientListsEverySchema: every tool serve advertises passes the
+// TypeScript SDK's own validation of tools/list, whose failure on one tool
+// leaves a client with none: search_tools' output schema (once an array)
+// under --tool-search, and an upstream's schemas that are valid JSON
+// Schema the SDK refuses (boolean properties, a required entry that is no
+// name, an output schema that is no object).
+func TestTSClientListsEverySchema(t *testing.T) {
+	node := peers.Node(t)
+	script := tsClientScript(t)
+	everything, everythingArgs := peers.EverythingStdio(t)
+	sb := tsBuildSwitchboard(t)
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  []string
+	}{
+		{"all tools", nil, []string{"odd__odd_schemas", "odd__echo", "demo__echo"}},
+		{"tool search", []string{"--tool-search"}, []string{"search_tools", "describe_tool", "call_tool"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTSServe(t, sb, everything, everythingArgs)
+			odd := e.demo("odd")
+			odd["args"] = append(odd["args"].([]string), "--odd-schemas")
+			e.servers["odd"] = odd
+			e.writeConfig(t)
+			spec, _ := json.Marshal(map[string]any{
+				"command": sb,
+				"args":    append(append(e.globalArgs(), "serve"), tc.flags...),
+				"env":     e.env(),
+			})
+			steps := runTSClient(t, node, []string{script, "--list", "--stdio", string(spec)}, nil)
+			list := steps.one(t, "list")
+			if !list.bool("ok") {
+				t.Fatalf("tools/list through the TypeScript SDK failed: %v", list)
+			}
+			for _, want := range tc.want {
+				if !slices.Contains(list.strings("tools"), want) {
+					t.Errorf("tools/list has no %s: %v", want, list.strings("tools"))
+				}
+			}
+		})
+	}
+}
