@@ -97,12 +97,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if o.HTTP != "" {
 		return o.serveHTTP(ctx, a, opts, status)
 	}
-	defer writeServeStatus(o.StateDir(), status)()
-	err = a.ServeStdio(ctx, opts.Filter)
-	if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) {
-		return nil // the client left, or an interrupt
-	}
-	return err
+	return o.serveStdio(ctx, a, opts.Filter, status)
 }
 
 // httpOptions are the token and the view the flags ask for; the token
@@ -200,6 +195,17 @@ func (o *serveOptions) findProfile(name string) (source.Profile, error) {
 		return source.Profile{}, usagef("no profile %q: your config has no \"profiles\"", name)
 	}
 	return source.Profile{}, usagef("no profile %q (profiles: %s)", name, oneLine(strings.Join(known, ", ")))
+}
+
+// serveStdio serves a to the client on stdin and stdout until it leaves
+// or ctx ends, with a record of it while it does.
+func (o *serveOptions) serveStdio(ctx context.Context, a *app.App, filter host.ViewFilter, status serveStatus) error {
+	defer writeServeStatus(o.StateDir(), status)()
+	err := a.ServeStdio(ctx, filter)
+	if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil // the client left, or an interrupt
+	}
+	return err
 }
 
 // serveHTTP serves a over HTTP at --http until ctx ends, with a record
