@@ -34,6 +34,8 @@ var allowed = map[string][]string{
 	"host/internal/toolsearch": {},
 	"watch":                    {"config", "host"},
 	"gateway":                  {"config", "host", "internal/clip"},
+	// The parts assembled: what serve, watch and an embedder run.
+	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway"},
 
 	// Leaves.
 	"internal/clip":       {},
@@ -77,6 +79,7 @@ var levels = []struct {
 	{"host", 2},
 	{"watch", 3},
 	{"gateway", 3},
+	{"app", 4},
 	{"cmd", 5},
 }
 

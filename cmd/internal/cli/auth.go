@@ -84,7 +84,7 @@ func runAuthLogin(ctx context.Context, o *authLoginOptions) error {
 		return err
 	}
 	defer h.Close()
-	cfg, err := remoteServer(l.servers, o.Server)
+	cfg, err := remoteServer(l.Servers, o.Server)
 	if err != nil {
 		return err
 	}
@@ -244,12 +244,12 @@ Nothing is connected.`,
 }
 
 func runAuthStatus(o *authStatusOptions) error {
-	l, err := o.load(forHost)
+	l, err := o.Load(forHost)
 	if err != nil {
 		return err
 	}
 	o.IO.report(l)
-	infos, err := host.Authorizations(o.TokenFile(), l.servers)
+	infos, err := host.Authorizations(o.TokenFile(), l.Servers)
 	if err != nil {
 		return err
 	}
@@ -313,12 +313,12 @@ switchboard notices when it next renews the token.`,
 }
 
 func runAuthLogout(o *authLoginOptions) error {
-	l, err := o.load(forHost)
+	l, err := o.Load(forHost)
 	if err != nil {
 		return err
 	}
 	o.IO.report(l)
-	cfg, err := remoteServer(l.servers, o.Server)
+	cfg, err := remoteServer(l.Servers, o.Server)
 	if err != nil {
 		return err
 	}

@@ -15,12 +15,12 @@ func completeServers(f *Factory) func(*cobra.Command, []string, string) ([]strin
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		l, err := f.load(namesOnly)
+		l, err := f.Load(namesOnly)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		var names []string
-		for _, s := range l.servers {
+		for _, s := range l.Servers {
 			if strings.HasPrefix(s.Name, prefix) {
 				names = append(names, termsafe.Line(s.Name))
 			}

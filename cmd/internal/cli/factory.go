@@ -14,10 +14,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/config/edit"
-	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/config/trust"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
@@ -31,9 +31,9 @@ import (
 // run function without cobra. Each command uses only the fields it needs;
 // one a test leaves nil is one the command under test must not touch.
 //
-// Every call into package config's discovery, trust and editing functions
-// is in this file, behind these fields, so that where discovery lives is
-// this file's business only.
+// Every call into discovery (package app), trust and editing is in this
+// file, behind these fields, so that where discovery lives is this file's
+// business only.
 type Factory struct {
 	// IO is where commands read and write.
 	IO IO
@@ -42,23 +42,19 @@ type Factory struct {
 	// source discovery knows (only switchboard's own with --no-discover),
 	// with the global flags' project, trust and exclusions applied.
 	Discover func(discoverMode) (*discover.Discovery, error)
-	// Demo is the config that stands in when discovery found nothing at
-	// all (DESIGN.md F45). It returns no servers when nothing may stand in:
-	// with --config the person named the files, and an empty one is empty.
-	// Nil means no demo.
-	Demo func() ([]config.ServerConfig, error)
-	// NewHost builds a host on the global flags (tool cache, startup gate,
-	// project, --trust-project, --verbose), not yet started: a command may
-	// subscribe to its events first.
+	// Load is Discover, and what the command line makes of it
+	// (app.Load): the bundled demo standing in when nothing is configured
+	// anywhere (DESIGN.md F45; never with --config: the person named the
+	// files, and an empty one is empty), the files to watch.
+	Load func(discoverMode) (*app.Loaded, error)
+	// HostOptions are the options of a host on the global flags (tool
+	// cache, startup gate, project, roots, --trust-project, --verbose).
 	// untrustedProject says the project has not been trusted: the host
 	// starts the person's own servers outside it (host.Options).
-	NewHost func(untrustedProject bool, adjust ...func(*host.Options)) (*host.Host, error)
+	HostOptions func(untrustedProject bool) (*host.Options, error)
 	// Logger is where the host and the config watcher log: stderr with
 	// --verbose, nil (discard) without.
 	Logger func() *slog.Logger
-	// TrustStore is the file that holds trust decisions, whose changes
-	// watch reloads on; "" when there is no state directory.
-	TrustStore func() string
 	// TokenFile is where OAuth grants are kept (DESIGN.md F42), "" when
 	// there is no state directory.
 	TokenFile func() string
@@ -155,10 +151,9 @@ func (g *globalOptions) factory() *Factory {
 	return &Factory{
 		IO:           g.io,
 		Discover:     g.discover,
-		Demo:         g.demo,
-		NewHost:      g.newHost,
+		Load:         g.load,
+		HostOptions:  g.hostOptions,
 		Logger:       g.logger,
-		TrustStore:   g.trustStore,
 		TokenFile:    g.tokenFile,
 		StateDir:     g.stateDirPath,
 		ScanProject:  g.scanProject,
@@ -168,79 +163,35 @@ func (g *globalOptions) factory() *Factory {
 	}
 }
 
-// discoverOptions are the discovery settings the flags and environment
-// make: the project directory, $HOME, the state directory, trust.
-func (g *globalOptions) discoverOptions() (discover.Options, error) {
-	dir, err := g.project()
-	if err != nil {
-		return discover.Options{}, err
+// loadOptions are the discovery settings the flags and environment make:
+// the project directory, the state directory, trust, exclusions. Every
+// discovery of this process shares one runner of secret helpers, and
+// teaches its secrets to the redactor.
+func (g *globalOptions) loadOptions(mode discoverMode) *app.LoadOptions {
+	return &app.LoadOptions{
+		ProjectDir:   g.projectDir,
+		Files:        g.configs,
+		NativeOnly:   g.noDiscover,
+		NoProject:    g.noProject,
+		Exclude:      g.exclude,
+		TrustProject: g.trustProject,
+		StateDir:     g.stateDirPath(),
+		Lookup:       config.LookupFunc(g.io.LookupEnv),
+		RunCommand:   g.secrets.Run,
+		SkipCommands: mode == namesOnly,
+		Demo:         demoServers,
+		Discovered:   func(d *discover.Discovery) { maskDiscovery(&g.redactor, d) },
 	}
-	lookup := config.LookupFunc(g.io.LookupEnv)
-	home, _ := lookup("HOME")
-	opts := discover.Options{
-		Env:             source.Env{Home: home, ProjectDir: dir, Lookup: lookup},
-		StateDir:        g.stateDirPath(),
-		TrustProject:    g.trustProject,
-		NoProjectConfig: g.noProject,
-		ExcludeNames:    g.exclude,
-		RunCommand:      g.secrets.Run,
-	}
-	// The user's standing exclude list (DESIGN.md F3) lives in the environment,
-	// beside the shell profile that knows which servers a person never wants.
-	if v, ok := lookup("SWITCHBOARD_EXCLUDE"); ok {
-		for _, glob := range strings.Split(v, ",") {
-			if glob = strings.TrimSpace(glob); glob != "" {
-				opts.ExcludeNames = append(opts.ExcludeNames, glob)
-			}
-		}
-	}
-	if g.noDiscover {
-		opts.Providers = []*source.Provider{source.Native}
-	}
-	return opts, nil
 }
 
+// discover and load end with an error on an interrupt: what was read is
+// not the config, and nothing should start from it.
 func (g *globalOptions) discover(mode discoverMode) (*discover.Discovery, error) {
-	opts, err := g.discoverOptions()
-	if err != nil {
-		return nil, err
-	}
-	opts.SkipCommands = mode == namesOnly
-	var d *discover.Discovery
-	if len(g.configs) > 0 {
-		d = discover.LoadFiles(g.ctx, g.configs, opts)
-	} else {
-		d = discover.Discover(g.ctx, opts)
-	}
-	// An interrupt during discovery ends the command: what was read is
-	// not the config, and nothing should start from it.
-	if err := g.ctx.Err(); err != nil {
-		return nil, err
-	}
-	maskDiscovery(&g.redactor, d)
-	return d, nil
+	return app.Discover(g.ctx, g.loadOptions(mode))
 }
 
-func (g *globalOptions) demo() ([]config.ServerConfig, error) {
-	if len(g.configs) > 0 {
-		return nil, nil
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	lookup := func(name string) (string, bool) {
-		if name == "SWITCHBOARD_SELF" {
-			return self, true
-		}
-		return os.LookupEnv(name)
-	}
-	servers, _, err := source.ParseNative(demoPath, demoJSON, config.LevelUser, lookup)
-	for i := range servers {
-		servers[i].Source.Provider = "demo"
-		servers[i].Source.Line = 0 // a line in a file nobody can open says nothing
-	}
-	return servers, err
+func (g *globalOptions) load(mode discoverMode) (*app.Loaded, error) {
+	return app.Load(g.ctx, g.loadOptions(mode))
 }
 
 func (g *globalOptions) stateDirPath() string {
@@ -248,14 +199,6 @@ func (g *globalOptions) stateDirPath() string {
 		return g.stateDir
 	}
 	return config.StateDir(config.LookupFunc(g.io.LookupEnv))
-}
-
-func (g *globalOptions) trustStore() string {
-	dir := g.stateDirPath()
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, trust.FileName)
 }
 
 // tokenFile is the OAuth token file, in a folder of its own under the
@@ -282,7 +225,7 @@ func (g *globalOptions) logger() *slog.Logger {
 	return slog.New(g.redactor.Handler(slog.NewTextHandler(g.io.Err, &slog.HandlerOptions{Level: slog.LevelDebug})))
 }
 
-func (g *globalOptions) newHost(untrustedProject bool, adjust ...func(*host.Options)) (*host.Host, error) {
+func (g *globalOptions) hostOptions(untrustedProject bool) (*host.Options, error) {
 	dir, err := g.project()
 	if err != nil {
 		return nil, err
@@ -298,7 +241,7 @@ func (g *globalOptions) newHost(untrustedProject bool, adjust ...func(*host.Opti
 	if err != nil {
 		return nil, err
 	}
-	opts := &host.Options{
+	return &host.Options{
 		Logger:           g.logger(),
 		StartupGate:      g.gate,
 		CacheDir:         cache,
@@ -310,11 +253,7 @@ func (g *globalOptions) newHost(untrustedProject bool, adjust ...func(*host.Opti
 		// leave are its own to end and reap (DESIGN.md F17).
 		Subreaper: true,
 		TokenFile: g.tokenFile(),
-	}
-	for _, fn := range adjust {
-		fn(opts)
-	}
-	return host.New(opts), nil
+	}, nil
 }
 
 // rootsFor is what servers that ask for roots (roots/list) are offered, so
@@ -362,7 +301,7 @@ func fileRoot(dir string) *mcp.Root {
 }
 
 func (g *globalOptions) scanProject() (string, []trust.ProjectFile, error) {
-	opts, err := g.discoverOptions()
+	opts, err := g.loadOptions(namesOnly).DiscoverOptions()
 	if err != nil {
 		return "", nil, err
 	}

@@ -59,7 +59,7 @@ func runList(ctx context.Context, o *listOptions) error {
 			o.IO.noteServes(o.StateDir())
 		}
 	}
-	if err == nil && (anyFailed(statuses) || len(s.loaded.problems) > 0) {
+	if err == nil && (anyFailed(statuses) || len(s.loaded.Problems) > 0) {
 		err = exitError{ExitFailure}
 	}
 	return err

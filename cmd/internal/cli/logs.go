@@ -57,7 +57,7 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 		return err
 	}
 	defer h.Close()
-	servers := l.servers
+	servers := l.Servers
 	i := slices.IndexFunc(servers, func(c config.ServerConfig) bool { return c.Name == name })
 	if i < 0 {
 		return noServer(name)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/config/edit"
@@ -35,6 +35,9 @@ type fakeFactory struct {
 	out, err bytes.Buffer
 	// modes records each discovery's mode.
 	modes []discoverMode
+	// Demo stands in when d finds nothing (app.LoadOptions.Demo); nil:
+	// nothing does.
+	Demo func() ([]config.ServerConfig, error)
 }
 
 func newFakeFactory(d *discover.Discovery) *fakeFactory {
@@ -49,7 +52,11 @@ func newFakeFactory(d *discover.Discovery) *fakeFactory {
 			ff.modes = append(ff.modes, mode)
 			return d, nil
 		},
-		NewHost: func(bool, ...func(*host.Options)) (*host.Host, error) { return host.New(nil), nil },
+		Load: func(mode discoverMode) (*app.Loaded, error) {
+			ff.modes = append(ff.modes, mode)
+			return app.FromDiscovery(d, &app.LoadOptions{Demo: ff.Demo})
+		},
+		HostOptions: func(bool) (*host.Options, error) { return nil, nil },
 	}
 	return ff
 }
@@ -238,25 +245,6 @@ error: policy file /etc/switchboard/policy.json: 2:3: unknown field (every serve
 	// sources lists; it never runs a "!command".
 	if diff := cmp.Diff([]discoverMode{namesOnly}, ff.modes); diff != "" {
 		t.Errorf("discovery modes (-want +got):\n%s", diff)
-	}
-}
-
-func TestIsGlobalDiscoveryError(t *testing.T) {
-	policyDiag := &config.Diagnostic{Path: "/etc/switchboard/policy.json", Line: 2, Column: 3, Message: "unknown field"}
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{&discover.TrustError{Err: errors.New("/s/trust.json: not JSON")}, true},
-		{&discover.PolicyError{Path: policyDiag.Path, Err: policyDiag}, true},
-		{fmt.Errorf("Boom: %w", errors.New("internal error listing locations")), true},
-		{&config.Diagnostic{Path: "/home/me/.cursor/mcp.json", Line: 1, Column: 1, Message: "not JSON"}, false},
-		// A file named like a policy is still a source.
-		{&config.Diagnostic{Path: "/home/me/policy file.json", Line: 1, Column: 1, Message: "trust store"}, false},
-	} {
-		if got := isGlobalDiscoveryError(tc.err); got != tc.want {
-			t.Errorf("isGlobalDiscoveryError(%v) = %v, want %v", tc.err, got, tc.want)
-		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -16,13 +15,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/safefile"
-	"github.com/switchboard-mcp/switchboard/watch"
 )
 
 type serveOptions struct {
@@ -88,6 +87,25 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err := refuseNested(o.IO); err != nil {
 		return err
 	}
+	opts, err := o.httpOptions()
+	if err != nil {
+		return err
+	}
+	a, err := o.startServing(ctx)
+	if err != nil {
+		return interrupted(ctx, err)
+	}
+	defer a.Close()
+	status := o.announce(a.Host())
+	if o.HTTP != "" {
+		return o.serveHTTP(ctx, a, opts, status)
+	}
+	return o.serveStdio(ctx, a, opts.Filter, status)
+}
+
+// httpOptions are the token and the view the flags ask for; the token
+// only counts over HTTP, where it is needed off loopback.
+func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
 	token := o.Token
 	if token == "" {
 		token, _ = o.IO.LookupEnv("SWITCHBOARD_TOKEN")
@@ -95,99 +113,60 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if o.HTTP != "" {
 		h, _, err := net.SplitHostPort(o.HTTP)
 		if err != nil {
-			return usagef("--http %s: want host:port, like 127.0.0.1:8976", o.HTTP)
+			return gateway.HTTPOptions{}, usagef("--http %s: want host:port, like 127.0.0.1:8976", o.HTTP)
 		}
 		if !gateway.IsLoopback(h) && token == "" {
-			return usagef("--http %s is not a loopback address: anyone who can reach it could use your servers; give --token (or $SWITCHBOARD_TOKEN)", o.HTTP)
+			return gateway.HTTPOptions{}, usagef("--http %s is not a loopback address: anyone who can reach it could use your servers; give --token (or $SWITCHBOARD_TOKEN)", o.HTTP)
 		}
 	}
 	filter := host.ViewFilter{Servers: o.Servers, Tools: config.ToolFilter{Allow: o.Tools}}
 	if o.Profile != "" {
 		p, err := o.findProfile(o.Profile)
 		if err != nil {
-			return err
+			return gateway.HTTPOptions{}, err
 		}
 		filter.Servers = append(filter.Servers, p.Servers...)
 		filter.Tools.Allow = append(filter.Tools.Allow, p.Tools.Allow...)
 		filter.Tools.Deny = p.Tools.Deny
 	}
+	return gateway.HTTPOptions{Token: token, Filter: filter}, nil
+}
 
-	// Everything but the protocol goes to stderr: over stdio, stdout is
-	// the client's.
-	quiet := *o.Factory
-	quiet.IO.Out, quiet.IO.OutTTY = o.IO.Err, o.IO.ErrTTY
-	wo := &watchOptions{Factory: &quiet}
-	first, err := wo.watchLoad()
+// startServing loads the configs and starts them with a gateway in front.
+// Everything but the protocol goes to stderr: over stdio, stdout is the
+// client's.
+func (o *serveOptions) startServing(ctx context.Context) (*app.App, error) {
+	first, err := o.Load(forHost)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, e := range first.Errors {
+	for _, e := range first.SourceErrors() {
 		fmt.Fprintf(o.IO.Err, "switchboard: %v\n", oneLine(e.Error()))
 	}
-	var gw *gateway.Gateway
-	h, err := o.NewHost(wo.untrusted, func(opts *host.Options) {
+	quiet := *o.Factory
+	quiet.IO.Out, quiet.IO.OutTTY = o.IO.Err, o.IO.ErrTTY
+	events := &watchOptions{Factory: &quiet}
+	return o.startApp(ctx, first, app.Options{
+		ConfigEvent: events.printReloading,
+		Gateway:     &gateway.Options{PassThrough: o.NoPrefix, MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch},
+	}, func(opts *host.Options) {
 		opts.ToolPrefix = host.NoToolPrefix
 		opts.PassThroughNames = o.NoPrefix
-		opts.Sampling = func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			return gw.Sampling(ctx, server, req)
-		}
-		opts.Elicitation = func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return gw.Elicitation(ctx, server, req)
-		}
-		opts.ListRoots = func(ctx context.Context, server string) ([]*mcp.Root, error) {
-			return gw.ListRoots(ctx, server)
-		}
 	})
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	gw = gateway.New(h, &gateway.Options{Logger: o.Logger(), PassThrough: o.NoPrefix, MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch})
-	if err := h.Start(ctx, first.Servers); err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
-	}
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	done := make(chan error, 2)
-	go func() { done <- gw.Run(ctx) }()
-	go func() {
-		done <- watch.Run(ctx, h, first, wo.watchLoad, &watch.Options{
-			Logger:    o.Logger(),
-			Notify:    func(e watch.Event) { wo.printWatchEvent(e, true) },
-			TokenFile: o.TokenFile(),
-		})
-	}()
-	defer func() { stop(); <-done; <-done }()
-	select {
-	case <-gw.Synced():
-	case <-ctx.Done():
-		return nil
-	}
+}
+
+// announce says on stderr why a server a client might expect is not
+// served (a client shows a server's stderr at best), and returns this
+// serve's record for list.
+func (o *serveOptions) announce(h *host.Host) serveStatus {
 	var names []string
 	for _, st := range h.Status() {
 		names = append(names, st.Name)
-		// A client shows a server's stderr at best: say there why a
-		// server it might expect is not served.
 		if st.State == host.StateUntrusted || st.State == host.StateBlocked {
 			fmt.Fprintf(o.IO.Err, "switchboard: %s not served: %s\n", oneLine(st.Name), oneLine(st.Error))
 		}
 	}
-	status := serveStatus{PID: os.Getpid(), Address: "stdio", Started: time.Now().UTC(), Servers: names}
-	if o.HTTP == "" {
-		defer writeServeStatus(o.StateDir(), status)()
-		err := gw.ServeStdio(ctx, filter)
-		if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) {
-			return nil // the client left, or an interrupt
-		}
-		return err
-	}
-	return serveHTTP(ctx, o.IO, o.HTTP, gw.Handler(gateway.HTTPOptions{Token: token, Filter: filter}), func(addr string) func() {
-		status.Address = addr
-		return writeServeStatus(o.StateDir(), status)
-	})
+	return serveStatus{PID: os.Getpid(), Address: "stdio", Started: time.Now().UTC(), Servers: names}
 }
 
 // findProfile is the profile of that name in our own config files, the
@@ -221,30 +200,30 @@ func (o *serveOptions) findProfile(name string) (source.Profile, error) {
 	return source.Profile{}, usagef("no profile %q (profiles: %s)", name, oneLine(strings.Join(known, ", ")))
 }
 
-// serveHTTP serves handler at addr until ctx ends, then lets requests in
-// flight finish for a moment. listening is told the url once it listens,
-// and returns what to do when it stops.
-func serveHTTP(ctx context.Context, ios IO, addr string, handler http.Handler, listening func(url string) func()) error {
-	ln, err := net.Listen("tcp", addr)
+// serveStdio serves a to the client on stdin and stdout until it leaves
+// or ctx ends, with a record of it while it does.
+func (o *serveOptions) serveStdio(ctx context.Context, a *app.App, filter host.ViewFilter, status serveStatus) error {
+	defer writeServeStatus(o.StateDir(), status)()
+	err := a.ServeStdio(ctx, filter)
+	if ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil // the client left, or an interrupt
+	}
+	return err
+}
+
+// serveHTTP serves a over HTTP at --http until ctx ends, with a record
+// of where while it does.
+func (o *serveOptions) serveHTTP(ctx context.Context, a *app.App, opts gateway.HTTPOptions, status serveStatus) error {
+	ln, err := net.Listen("tcp", o.HTTP)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	url := fmt.Sprintf("http://%s%s", ln.Addr(), gateway.Path)
-	defer listening(url)()
-	fmt.Fprintf(ios.Err, "serving on %s\n", url)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
+	status.Address = fmt.Sprintf("http://%s%s", ln.Addr(), gateway.Path)
+	defer writeServeStatus(o.StateDir(), status)()
+	fmt.Fprintf(o.IO.Err, "serving on %s\n", status.Address)
+	if err := a.ServeHTTP(ctx, ln, opts); err != nil {
 		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = srv.Shutdown(shutdown)
-	srv.Close()
-	<-errc
 	return nil
 }
 

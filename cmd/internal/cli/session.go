@@ -5,67 +5,23 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/host"
 )
-
-// loaded is the outcome of reading the configs.
-type loaded struct {
-	servers []config.ServerConfig
-	// demo is set when no config exists anywhere and the embedded demo
-	// config stands in.
-	demo bool
-	// problems are sources that could not be read (and trust store or
-	// policy problems); their servers are lost, the rest go on.
-	problems []error
-	// discovery is what discovery found, nothing at all for the demo.
-	discovery *discover.Discovery
-}
-
-// load discovers the configs; when nothing is found anywhere it falls back
-// to the demo config (DESIGN.md F45), if one may stand in. The demo obeys
-// the policy discovery applied, like any server: a deny-all or
-// "allowStdio": false policy lists it as blocked rather than starting it.
-func (f *Factory) load(mode discoverMode) (*loaded, error) {
-	d, err := f.Discover(mode)
-	if err != nil {
-		return nil, err
-	}
-	if len(d.Servers) == 0 && len(d.Shadowed) == 0 && len(d.Errors) == 0 && f.Demo != nil {
-		servers, err := f.Demo()
-		if err != nil {
-			return nil, err
-		}
-		for i := range servers {
-			d.CheckPolicy(&servers[i])
-		}
-		if len(servers) > 0 {
-			return &loaded{servers: servers, demo: true, discovery: d}, nil
-		}
-	}
-	return &loaded{servers: d.Servers, problems: d.Errors, discovery: d}, nil
-}
-
-// untrustedProject says the configs came from a project nobody trusted
-// yet (discovery's ProjectTrusted): nothing may run inside it.
-func (l *loaded) untrustedProject() bool {
-	d := l.discovery
-	return d != nil && d.ProjectDir != "" && !d.ProjectTrusted
-}
 
 // session is a host started from the configs.
 type session struct {
 	*host.Host
-	loaded *loaded
+	loaded *app.Loaded
 }
 
 // Status is the host's, with what the configs know of a transport that the
 // host cannot (fillTransports).
 func (s *session) Status() []host.Status {
 	statuses := s.Host.Status()
-	s.loaded.fillTransports(statuses)
+	fillTransports(s.loaded, statuses)
 	return statuses
 }
 
@@ -79,18 +35,18 @@ const noTransport config.Transport = "-"
 // definition it turns off, which discovery keeps among the shadowed. The
 // claim itself has no command and no url, and the host, which sees only
 // the claim, would show it as a url's.
-func (l *loaded) fillTransports(statuses []host.Status) {
+func fillTransports(l *app.Loaded, statuses []host.Status) {
 	for i := range statuses {
 		st := &statuses[i]
-		j := slices.IndexFunc(l.servers, func(c config.ServerConfig) bool { return c.Name == st.Name })
-		if st.Transport != config.TransportAuto || j < 0 || !isClaim(&l.servers[j]) {
+		j := slices.IndexFunc(l.Servers, func(c config.ServerConfig) bool { return c.Name == st.Name })
+		if st.Transport != config.TransportAuto || j < 0 || !isClaim(&l.Servers[j]) {
 			continue
 		}
 		st.Transport = noTransport
-		if l.discovery == nil {
+		if l.Discovery == nil {
 			continue
 		}
-		for _, sh := range l.discovery.Shadowed {
+		for _, sh := range l.Discovery.Shadowed {
 			if sh.Config.Name == st.Name && !isClaim(&sh.Config) {
 				st.Transport = sh.Config.TransportKind()
 				break
@@ -115,7 +71,7 @@ func (f *Factory) startHost(ctx context.Context, wait bool) (*session, error) {
 		return nil, err
 	}
 	p := f.IO.progress(h, f.Logger != nil && f.Logger() != nil)
-	err = h.Start(ctx, l.servers)
+	err = h.Start(ctx, l.Servers)
 	if err == nil && wait {
 		err = h.WaitSettled(ctx)
 	}
@@ -127,38 +83,66 @@ func (f *Factory) startHost(ctx context.Context, wait bool) (*session, error) {
 	return &session{Host: h, loaded: l}, nil
 }
 
+// startApp starts an app on first with a host on the global flags (adjust,
+// when set, changes its options), reloaded when a file of the configs
+// changes.
+func (f *Factory) startApp(ctx context.Context, first *app.Loaded, opts app.Options, adjust func(*host.Options)) (*app.App, error) {
+	hopts, err := f.HostOptions(first.UntrustedProject)
+	if err != nil {
+		return nil, err
+	}
+	if hopts == nil {
+		hopts = &host.Options{}
+	}
+	if adjust != nil {
+		adjust(hopts)
+	}
+	opts.Host, opts.Logger = hopts, f.Logger()
+	opts.Reload = func(context.Context) (*app.Loaded, error) { return f.Load(forHost) }
+	return app.Start(ctx, first, &opts)
+}
+
+// interrupted is nil for err when ctx ended (an interrupt while servers
+// were still starting is a clean exit), else err.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
 // prepare loads the configs, reports on them and builds a host without
 // starting it, for commands that subscribe to events before the servers
 // start.
-func (f *Factory) prepare() (*host.Host, *loaded, error) {
-	l, err := f.load(forHost)
+func (f *Factory) prepare() (*host.Host, *app.Loaded, error) {
+	l, err := f.Load(forHost)
 	if err != nil {
 		return nil, nil, err
 	}
 	f.IO.report(l)
-	h, err := f.NewHost(l.untrustedProject())
+	opts, err := f.HostOptions(l.UntrustedProject)
 	if err != nil {
 		return nil, nil, err
 	}
-	return h, l, nil
+	return host.New(opts), l, nil
 }
 
 // report tells a person what loading found that the listing will not
 // show: unreadable sources always (one line each, on stderr); on a
 // terminal also warnings, an untrusted project and the demo fallback.
-func (ios IO) report(l *loaded) {
-	for _, p := range l.problems {
+func (ios IO) report(l *app.Loaded) {
+	for _, p := range l.Problems {
 		fmt.Fprintf(ios.Err, "switchboard: %v\n", oneLine(p.Error()))
 	}
-	if l.demo {
+	if l.Demo {
 		ios.note("no config found; using the bundled demo server (see 'switchboard --help')")
 		return
 	}
-	d := l.discovery
+	d := l.Discovery
 	for _, w := range d.Warnings {
 		ios.note("warning: " + oneLine(w.Error()))
 	}
-	if l.untrustedProject() {
+	if l.UntrustedProject {
 		what := "your servers start in your home directory, with the project as a root"
 		if len(d.ProjectFiles) > 0 {
 			what = "its config's servers do not start, and " + what

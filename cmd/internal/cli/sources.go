@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
@@ -228,24 +228,11 @@ func writeSources(w io.Writer, d *discover.Discovery, home string) {
 		fmt.Fprintf(w, "Policy: %s\n", termsafe.Line(d.Policy.Path))
 	}
 	for _, e := range d.Errors {
-		if !isGlobalDiscoveryError(e) {
-			continue // source errors are shown with their source
+		if app.IsSourceError(e) {
+			continue // shown with their source
 		}
 		fmt.Fprintf(w, "error: %s\n", oneLine(e.Error()))
 	}
-}
-
-// isGlobalDiscoveryError tells a discovery error that belongs to no one
-// source (the trust store, the policy file, a provider that could not
-// list its files), which sources prints on its own, from a source's
-// (a *config.Diagnostic naming its file), which it prints under that
-// source. A policy error wraps the policy file's own diagnostic, so the
-// typed errors are asked first.
-func isGlobalDiscoveryError(err error) bool {
-	var te *discover.TrustError
-	var pe *discover.PolicyError
-	var d *config.Diagnostic
-	return errors.As(err, &te) || errors.As(err, &pe) || !errors.As(err, &d)
 }
 
 // tildePath shortens a path under home to ~/…, as people write it.

@@ -21,12 +21,12 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	}
 	defer s.Close()
 	statuses := s.Status()
-	if len(statuses) == 0 && len(s.loaded.problems) == 0 {
+	if len(statuses) == 0 && len(s.loaded.Problems) == 0 {
 		fmt.Fprintln(o.IO.Out, "No MCP servers configured.")
 		return nil
 	}
 	o.IO.serverTable(statuses)
-	if anyFailed(statuses) || len(s.loaded.problems) > 0 {
+	if anyFailed(statuses) || len(s.loaded.Problems) > 0 {
 		return exitError{ExitFailure}
 	}
 	return nil

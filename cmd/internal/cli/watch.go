@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
@@ -20,22 +19,6 @@ import (
 type watchOptions struct {
 	*Factory
 	JSON jsonFlag
-	// untrusted is what the first load found of the project's trust; the
-	// host keeps it until watch restarts.
-	untrusted bool
-
-	// What the readings found, for the lines watch prints about them.
-	// After the first reading only watch.Run's goroutine, which calls
-	// both the loader and Notify, touches them.
-	//
-	// broken are the config files the last reading could not read;
-	// running the configs the host runs; latest those of the last
-	// reading that may be applied (it had no file errors), which the
-	// next reload applies.
-	broken          map[string]bool
-	running, latest []config.ServerConfig
-	// emit prints under the output's lock; nil during the first reading.
-	emit func(func())
 }
 
 func newWatchCmd(f *Factory) *cobra.Command {
@@ -75,55 +58,22 @@ config-fixed (with file).`,
 
 // runWatch runs until ctx ends; an interrupt is a clean exit.
 func runWatch(ctx context.Context, o *watchOptions) error {
-	first, err := o.watchLoad()
+	first, err := o.Load(forHost)
 	if err != nil {
 		return err
 	}
-	h, err := o.NewHost(o.untrusted)
+	for _, err := range first.SourceErrors() {
+		o.printConfigEvent(app.ConfigEvent{Event: watch.Event{Time: time.Now(), Type: watch.EventConfigError, Error: err.Error()}}, false)
+	}
+	a, err := o.startApp(ctx, first, app.Options{HostEvent: o.printHostEvent, ConfigEvent: o.printReloading}, nil)
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
-	defer h.Close()
-	var mu sync.Mutex // host events and watcher events share the output
-	emit := func(f func()) {
-		mu.Lock()
-		defer mu.Unlock()
-		f()
+	select {
+	case <-ctx.Done():
+	case <-a.Done(): // the watcher could not watch
 	}
-	o.running = first.Servers
-	sub := h.Subscribe()
-	defer sub.Close()
-	printed := make(chan struct{})
-	go func() {
-		defer close(printed)
-		for e := range sub.C {
-			emit(func() { o.printHostEvent(e) })
-		}
-	}()
-	stop := func() {
-		sub.Close()
-		<-printed
-	}
-	for _, err := range first.Errors {
-		emit(func() {
-			o.printWatchEvent(watch.Event{Time: time.Now(), Type: watch.EventConfigError, Error: err.Error()}, false)
-		})
-	}
-	if err := h.Start(ctx, first.Servers); err != nil {
-		stop()
-		if ctx.Err() != nil {
-			return nil // interrupted while servers were still starting
-		}
-		return err
-	}
-	o.emit = emit
-	err = watch.Run(ctx, h, first, o.watchLoad, &watch.Options{
-		Logger:    o.Logger(),
-		Notify:    func(e watch.Event) { emit(func() { o.printWatchEvent(e, true) }) },
-		TokenFile: o.TokenFile(),
-	})
-	stop()
-	return err
+	return a.Close()
 }
 
 func (o *watchOptions) printHostEvent(e host.Event) {
@@ -199,84 +149,9 @@ func printEvent(ios IO, e host.Event) {
 	}
 }
 
-// watchLoad reads the configs for watch: the servers, every file to watch
-// (each source looked at, found or not; the policy and the trust store,
-// whose changes reload too), and the sources that could not be read. When
-// the demo stands in, the files are where a config would appear.
-func (o *watchOptions) watchLoad() (*watch.Loaded, error) {
-	l, err := o.load(forHost)
-	if err != nil {
-		return nil, err
-	}
-	o.untrusted = l.untrustedProject()
-	d := l.discovery
-	var files []string
-	for _, src := range d.Sources {
-		files = append(files, src.Path)
-	}
-	// The policy file is watched whether or not it exists now: one that
-	// appears must take effect at once.
-	if d.PolicyPath != "" {
-		files = append(files, d.PolicyPath)
-	}
-	if store := o.TrustStore(); store != "" {
-		files = append(files, store)
-	}
-	slices.Sort(files)
-	// Only a source's error holds the last good config (a half-written
-	// file must not stop its servers). A broken policy or trust store
-	// fails closed instead: the configs it blocks or distrusts are
-	// applied, and their servers stop.
-	var holding []error
-	for _, e := range l.problems {
-		if !isGlobalDiscoveryError(e) {
-			holding = append(holding, e)
-		}
-	}
-	o.noteFixed(d.Sources)
-	if len(holding) == 0 {
-		o.latest = l.servers
-	}
-	return &watch.Loaded{Servers: l.servers, Files: slices.Compact(files), Errors: holding}, nil
-}
-
-// eventConfigFixed is watch's own event: a config file that could not be
-// read last time reads cleanly now (or is gone).
-const eventConfigFixed = "config-fixed"
-
-// noteFixed remembers which config files this reading could not read, and
-// prints a line for each one the last reading could not read and this one
-// could. Without it a fix that changes no server (the file saved whole
-// again) would print nothing, and the config error would seem to stand.
-func (o *watchOptions) noteFixed(sources []discover.SourceReport) {
-	broken, found := map[string]bool{}, map[string]bool{}
-	for _, src := range sources {
-		if src.Error != "" {
-			broken[src.Path] = true
-		}
-		if src.Found {
-			found[src.Path] = true
-		}
-	}
-	if o.emit != nil {
-		var fixed []string
-		for path := range o.broken {
-			if !broken[path] {
-				fixed = append(fixed, path)
-			}
-		}
-		slices.Sort(fixed)
-		now := time.Now()
-		for _, path := range fixed {
-			o.emit(func() { o.printFixed(now, path, !found[path]) })
-		}
-	}
-	o.broken = broken
-}
-
 func (o *watchOptions) printFixed(t time.Time, path string, gone bool) {
 	if o.JSON {
-		_ = writeJSONLine(o.IO.Out, watchEventJSON{Time: t.UTC().Format(time.RFC3339Nano), Type: eventConfigFixed, File: path})
+		_ = writeJSONLine(o.IO.Out, watchEventJSON{Time: t.UTC().Format(time.RFC3339Nano), Type: string(app.EventConfigFixed), File: path})
 		return
 	}
 	colorOn := o.IO.color(o.IO.OutTTY)
@@ -298,14 +173,20 @@ type watchEventJSON struct {
 	File string `json:"file,omitempty"`
 }
 
-// printWatchEvent prints a watcher event; keeping says a good config runs
-// (false for the errors of the first reading, when there was none yet).
-func (o *watchOptions) printWatchEvent(e watch.Event, keeping bool) {
-	if e.Type == watch.EventReload {
-		old := o.running
-		o.running = o.latest
+// printReloading prints what the reloading did while a good config runs.
+func (o *watchOptions) printReloading(e app.ConfigEvent) { o.printConfigEvent(e, true) }
+
+// printConfigEvent prints what the reloading did; keeping says a good
+// config runs (false for the errors of the first reading, when there was
+// none yet).
+func (o *watchOptions) printConfigEvent(e app.ConfigEvent, keeping bool) {
+	switch e.Type {
+	case app.EventConfigFixed:
+		o.printFixed(e.Time, e.File, e.Gone)
+		return
+	case watch.EventReload:
 		if !o.JSON {
-			o.printReload(e, old, o.latest)
+			o.printReload(e.Event, e.Before, e.After)
 			return
 		}
 	}

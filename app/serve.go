@@ -1,0 +1,104 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// errNoGateway is serving from an app started without Options.Gateway.
+var errNoGateway = errors.New("app: started without a gateway (Options.Gateway)")
+
+// ServeStdio serves the view filter shows to one client over stdin and
+// stdout until the client leaves or ctx ends (gateway.ServeStdio).
+func (a *App) ServeStdio(ctx context.Context, filter host.ViewFilter) error {
+	if a.gw == nil {
+		return errNoGateway
+	}
+	return a.gw.ServeStdio(ctx, filter)
+}
+
+// ServePipe is ServeStdio over in and out (gateway.ServePipe).
+func (a *App) ServePipe(ctx context.Context, filter host.ViewFilter, in io.ReadCloser, out io.Writer) error {
+	if a.gw == nil {
+		return errNoGateway
+	}
+	return a.gw.ServePipe(ctx, filter, in, out)
+}
+
+// Handler serves the gateway over streamable HTTP at gateway.Path
+// (gateway.Handler): opts name the token every request must carry and the
+// view of a request that names no servers. Nil without a gateway.
+func (a *App) Handler(opts gateway.HTTPOptions) http.Handler {
+	if a.gw == nil {
+		return nil
+	}
+	return a.gw.Handler(opts)
+}
+
+// shutdownWait is how long requests in flight may finish once ServeHTTP's
+// ctx ends: a call answering now should not be cut, and an interrupt
+// should not wait on a hung one.
+const shutdownWait = 5 * time.Second
+
+// readHeaderWait bounds a client's request headers, so that a slow one
+// cannot hold a connection open.
+const readHeaderWait = 10 * time.Second
+
+// ServeHTTP serves Handler(opts) on ln until ctx ends, then lets requests
+// in flight finish for a moment. It closes ln.
+func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, opts gateway.HTTPOptions) error {
+	if a.gw == nil {
+		ln.Close()
+		return errNoGateway
+	}
+	srv := &http.Server{Handler: a.Handler(opts), ReadHeaderTimeout: readHeaderWait}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWait)
+	defer cancel()
+	_ = srv.Shutdown(shutdown)
+	srv.Close()
+	<-errc
+	return nil
+}
+
+// router takes the host's requests of a server's own (sampling,
+// elicitation, roots) to the gateway, which is built on the host: Start
+// gives it the gateway before the host starts a server that could ask.
+type router struct{ gw *gateway.Gateway }
+
+func (r *router) sampling(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if r.gw == nil {
+		return nil, errNoGateway
+	}
+	return r.gw.Sampling(ctx, server, req)
+}
+
+func (r *router) elicitation(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if r.gw == nil {
+		return nil, errNoGateway
+	}
+	return r.gw.Elicitation(ctx, server, req)
+}
+
+// listRoots leaves the answer to the host's own roots without a gateway.
+func (r *router) listRoots(ctx context.Context, server string) ([]*mcp.Root, error) {
+	if r.gw == nil {
+		return nil, nil
+	}
+	return r.gw.ListRoots(ctx, server)
+}
