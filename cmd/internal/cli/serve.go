@@ -169,35 +169,49 @@ func (o *serveOptions) announce(h *host.Host) serveStatus {
 	return serveStatus{PID: os.Getpid(), Address: "stdio", Started: time.Now().UTC(), Servers: names}
 }
 
-// findProfile is the profile of that name in our own config files, the
-// first that defines it in their order of precedence.
+// findProfile is the profile of that name in our own config files: the
+// user's (and --config's) first, then a trusted project's. A project may
+// add profiles of its own once trusted, never change one of the user's,
+// and an untrusted project's are not read at all: a cloned repository
+// must not widen what serve exposes (issue 22, item 2).
 func (o *serveOptions) findProfile(name string) (source.Profile, error) {
 	d, err := o.Discover(namesOnly)
 	if err != nil {
 		return source.Profile{}, err
 	}
 	var known []string
-	for _, src := range d.Sources {
-		if src.Provider != source.NativeName || !src.Found {
-			continue
+	untrusted := false
+	for _, project := range []bool{false, true} {
+		for _, src := range d.Sources {
+			if src.Provider != source.NativeName || !src.Found || (src.Level == config.LevelProject) != project {
+				continue
+			}
+			if project && !d.ProjectTrusted {
+				untrusted = true
+				continue
+			}
+			data, err := safefile.ReadLimited(src.Path, safefile.MaxConfigSize)
+			if err != nil {
+				continue // reported with the source
+			}
+			profiles, err := source.ParseProfiles(src.Path, data)
+			if err != nil {
+				return source.Profile{}, err
+			}
+			if p, ok := profiles[name]; ok {
+				return p, nil
+			}
+			known = append(known, slices.Sorted(maps.Keys(profiles))...)
 		}
-		data, err := safefile.ReadLimited(src.Path, safefile.MaxConfigSize)
-		if err != nil {
-			continue // reported with the source
-		}
-		profiles, err := source.ParseProfiles(src.Path, data)
-		if err != nil {
-			return source.Profile{}, err
-		}
-		if p, ok := profiles[name]; ok {
-			return p, nil
-		}
-		known = append(known, slices.Sorted(maps.Keys(profiles))...)
+	}
+	note := ""
+	if untrusted {
+		note = "; the project's profiles count once you trust it ('switchboard trust')"
 	}
 	if len(known) == 0 {
-		return source.Profile{}, usagef("no profile %q: your config has no \"profiles\"", name)
+		return source.Profile{}, usagef("no profile %q: your config has no \"profiles\"%s", name, note)
 	}
-	return source.Profile{}, usagef("no profile %q (profiles: %s)", name, oneLine(strings.Join(known, ", ")))
+	return source.Profile{}, usagef("no profile %q (profiles: %s)%s", name, oneLine(strings.Join(known, ", ")), note)
 }
 
 // serveStdio serves a to the client on stdin and stdout until it leaves
