@@ -259,9 +259,9 @@ func (e *tsServe) env() map[string]string {
 // startHTTP starts switchboard serve --http on a port the kernel picks,
 // waits for its "serving on URL" line and returns the URL. t.Cleanup
 // sends SIGTERM and waits, under a bound, for it to exit.
-func (e *tsServe) startHTTP(t *testing.T) string {
+func (e *tsServe) startHTTP(t *testing.T, extra ...string) string {
 	t.Helper()
-	cmd := exec.Command(e.sb, append(e.globalArgs(), "serve", "--http", "127.0.0.1:0")...)
+	cmd := exec.Command(e.sb, append(append(e.globalArgs(), "serve", "--http", "127.0.0.1:0"), extra...)...)
 	cmd.Env = os.Environ()
 	for k, v := range e.env() {
 		cmd.Env = append(cmd.Env, k+"="+v)

@@ -28,6 +28,7 @@ type serveOptions struct {
 	*Factory
 	HTTP        string
 	Token       string
+	TokenFile   string
 	NoPrefix    bool
 	Servers     []string
 	Tools       []string
@@ -69,7 +70,8 @@ go to stderr; over stdio, stdout is the client's.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.HTTP, "http", "", "serve streamable HTTP at `ADDR` (host:port; path /mcp) instead of stdio")
-	fl.StringVar(&o.Token, "token", "", "require this bearer `token` of HTTP clients (default $SWITCHBOARD_TOKEN; needed off loopback)")
+	fl.StringVar(&o.TokenFile, "token-file", "", "require the bearer token in this `file` of HTTP clients (needed off loopback; or $SWITCHBOARD_TOKEN)")
+	fl.StringVar(&o.Token, "token", "", "require this bearer `token` of HTTP clients; other users can read it in the process list, so prefer --token-file or $SWITCHBOARD_TOKEN")
 	fl.BoolVar(&o.NoPrefix, "no-prefix", false, "expose tool and prompt names unchanged where they do not collide")
 	fl.StringSliceVar(&o.Servers, "servers", nil, "serve only these `servers` (comma-separated)")
 	fl.StringArrayVar(&o.Tools, "tools", nil, "serve only tools whose exposed name matches this `glob` (repeatable)")
@@ -106,9 +108,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 // httpOptions are the token and the view the flags ask for; the token
 // only counts over HTTP, where it is needed off loopback.
 func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
-	token := o.Token
-	if token == "" {
-		token, _ = o.IO.LookupEnv("SWITCHBOARD_TOKEN")
+	token, err := o.token()
+	if err != nil {
+		return gateway.HTTPOptions{}, err
 	}
 	if o.HTTP != "" {
 		h, _, err := net.SplitHostPort(o.HTTP)
@@ -130,6 +132,35 @@ func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
 		filter.Tools.Deny = p.Tools.Deny
 	}
 	return gateway.HTTPOptions{Token: token, Filter: filter}, nil
+}
+
+// maxTokenFile bounds a token file: a token is a line, not a document.
+const maxTokenFile = 4 << 10
+
+// token is the bearer token HTTP clients must give: --token-file's first
+// line, --token, or $SWITCHBOARD_TOKEN. --token is in the process's
+// command line, which every user of the machine can read: it works, with
+// a warning.
+func (o *serveOptions) token() (string, error) {
+	switch {
+	case o.TokenFile != "" && o.Token != "":
+		return "", usagef("--token and --token-file: give one")
+	case o.TokenFile != "":
+		data, err := safefile.ReadLimited(o.TokenFile, maxTokenFile)
+		if err != nil {
+			return "", usagef("--token-file %s: %s", o.TokenFile, safefile.Reason(err))
+		}
+		tok, _, _ := strings.Cut(string(data), "\n")
+		if tok = strings.TrimSpace(tok); tok == "" {
+			return "", usagef("--token-file %s: the file holds no token", o.TokenFile)
+		}
+		return tok, nil
+	case o.Token != "":
+		fmt.Fprintln(o.IO.Err, "switchboard: warning: --token can be read by every user of this machine in the process list; use --token-file or $SWITCHBOARD_TOKEN")
+		return o.Token, nil
+	}
+	tok, _ := o.IO.LookupEnv("SWITCHBOARD_TOKEN")
+	return tok, nil
 }
 
 // startServing loads the configs and starts them with a gateway in front.

@@ -2,7 +2,11 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
@@ -49,5 +53,44 @@ func TestTSClientListsEverySchema(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestServeTokenFile: serve --http --token-file requires the file's token
+// of every request, and the token is not in serve's command line.
+func TestServeTokenFile(t *testing.T) {
+	peers.Node(t) // the config's everything server is the npm peer's
+	everything, everythingArgs := peers.EverythingStdio(t)
+	sb := tsBuildSwitchboard(t)
+	e := newTSServe(t, sb, everything, everythingArgs)
+	const token = "tok-file-6b1f0e9d8c7a"
+	file := filepath.Join(e.dir, "token")
+	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := e.startHTTP(t, "--token-file", file)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{
+		{"", http.StatusUnauthorized},
+		{"Bearer wrong", http.StatusUnauthorized},
+		{"Bearer " + token, http.StatusOK},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("Authorization %q: %d, want %d", tc.auth, resp.StatusCode, tc.want)
+		}
 	}
 }
