@@ -20,7 +20,9 @@ import (
 type LoadOptions struct {
 	// ProjectDir is the project whose config is read, and where servers
 	// run once it is trusted. A relative path is taken from the current
-	// directory; "" means the current directory.
+	// directory. "" means the current directory when it is a project (a
+	// project config of any tool, or a repository: discover.Project), and
+	// no project otherwise.
 	ProjectDir string
 	// Files, when set, are the only config files read (--config), each in
 	// the format source.Detect finds, and no demo stands in for them: the
@@ -234,11 +236,20 @@ func (o *LoadOptions) watched(d *discover.Discovery) []string {
 	return slices.Compact(files)
 }
 
-func (o *LoadOptions) projectDir() (string, error) {
+func (o *LoadOptions) projectDir() (string, error) { return o.Project() }
+
+// Project is the project the configs are read for: ProjectDir, or the
+// current directory when it is a project, "" for none.
+func (o *LoadOptions) Project() (string, error) {
 	if o.ProjectDir != "" {
 		return filepath.Abs(o.ProjectDir)
 	}
-	return os.Getwd()
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	home, _ := o.lookup()("HOME")
+	return discover.Project(context.Background(), wd, source.Env{Home: home, Lookup: o.lookup()}), nil
 }
 
 func (o *LoadOptions) lookup() config.LookupFunc {

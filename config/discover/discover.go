@@ -460,10 +460,11 @@ func (d *Discovery) decideTrust(opts Options, env source.Env) {
 	d.ProjectTrusted = trusted
 }
 
-// decideWorkDir sets workDir once trust is known.
+// decideWorkDir sets workDir once trust is known: the project once it is
+// trusted, else outside any (no project, or one not trusted).
 func (d *Discovery) decideWorkDir(env source.Env) {
 	d.workDir = d.ProjectDir
-	if d.ProjectDir != "" && !d.ProjectTrusted {
+	if d.ProjectDir == "" || !d.ProjectTrusted {
 		d.workDir = execpath.OutsideProject(env.Home)
 	}
 }

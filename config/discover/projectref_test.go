@@ -1,6 +1,9 @@
 package discover
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -87,5 +90,47 @@ func TestSwitchboardItselfIsNotStarted(t *testing.T) {
 	}
 	for name := range want {
 		t.Errorf("%s: not discovered", name)
+	}
+}
+
+// TestProject: a project is a folder a person works in — one with a
+// project config of any tool, or in a repository — never whatever the
+// working directory happens to be, nor home or /.
+func TestProject(t *testing.T) {
+	m := newMachine(t)
+	root := filepath.Dir(m.home)
+	mk := func(p string) string {
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	repo := mk("repo")
+	mk("repo/.git")
+	sub := mk("repo/src/pkg")
+	cfg := mk("configured")
+	m.write(filepath.Join(cfg, ".mcp.json"), `{"mcpServers": {}}`)
+	plain := mk("plain")
+	inHomeRepo := filepath.Join(m.home, "work")
+	if err := os.MkdirAll(filepath.Join(m.home, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(inHomeRepo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := m.opts().Env
+	for _, tc := range []struct{ dir, want string }{
+		{repo, repo},
+		{sub, sub},
+		{cfg, cfg},
+		{plain, ""},
+		{m.home, ""},
+		{inHomeRepo, ""}, // a home kept in git is not everyone's project
+		{"/", ""},
+	} {
+		if got := Project(context.Background(), tc.dir, env); got != tc.want {
+			t.Errorf("Project(%s) = %q, want %q", tc.dir, got, tc.want)
+		}
 	}
 }

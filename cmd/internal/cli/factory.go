@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config/edit"
 	"github.com/switchboard-mcp/switchboard/config/trust"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/execpath"
 	"github.com/switchboard-mcp/switchboard/internal/redact"
 	"github.com/switchboard-mcp/switchboard/internal/secretcmd"
 )
@@ -226,9 +227,19 @@ func (g *globalOptions) logger() *slog.Logger {
 }
 
 func (g *globalOptions) hostOptions(untrustedProject bool) (*host.Options, error) {
-	dir, err := g.project()
+	dir, err := g.loadOptions(namesOnly).Project()
 	if err != nil {
 		return nil, err
+	}
+	roots, err := g.rootsFor(dir, untrustedProject)
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		// No project: servers start in the home directory, as outside an
+		// untrusted one, and nothing is offered as a root unasked.
+		home, _ := g.io.LookupEnv("HOME")
+		dir = execpath.OutsideProject(home)
 	}
 	cache := g.cacheDir
 	if cache == "" {
@@ -236,10 +247,6 @@ func (g *globalOptions) hostOptions(untrustedProject bool) (*host.Options, error
 	}
 	if g.noCache {
 		cache = ""
-	}
-	roots, err := g.rootsFor(dir, untrustedProject)
-	if err != nil {
-		return nil, err
 	}
 	return &host.Options{
 		Logger:           g.logger(),
@@ -264,7 +271,7 @@ func (g *globalOptions) hostOptions(untrustedProject bool) (*host.Options, error
 // without --root it is left to the host, so that it is offered once.
 func (g *globalOptions) rootsFor(project string, untrustedProject bool) ([]*mcp.Root, error) {
 	if len(g.roots) == 0 {
-		if untrustedProject {
+		if untrustedProject || project == "" {
 			return nil, nil
 		}
 		return []*mcp.Root{fileRoot(project)}, nil
@@ -304,6 +311,9 @@ func (g *globalOptions) scanProject() (string, []trust.ProjectFile, error) {
 	opts, err := g.loadOptions(namesOnly).DiscoverOptions()
 	if err != nil {
 		return "", nil, err
+	}
+	if opts.Env.ProjectDir == "" {
+		return "", nil, usagef("this folder is not a project (no repository, no project config here): there is nothing to trust; --project DIR names one")
 	}
 	files := discover.ScanProject(g.ctx, opts)
 	// Interrupted, the list may be short: trusting it would trust less
