@@ -110,9 +110,9 @@ func (g *Gateway) callTool(hv *host.View, name, server string) mcp.ToolHandler {
 // error, as a client talking to that server would see it: the server's
 // own JSON-RPC error, its code kept, or an internal error naming server
 // and tool (the connection or the response was lost). A call that never
-// left (server down, not authorized) or that the host stopped waiting
-// for (its request timeout) is a tool error saying why, for the model to
-// read. The messages are the host's, secrets masked; an upstream error's
+// reached its server (down, not authorized, a remote one unreachable:
+// host.CallError.Sent) or that the host stopped waiting for (its request
+// timeout) is a tool error saying why, for the model to read. The messages are the host's, secrets masked; an upstream error's
 // data is not passed on.
 func (g *Gateway) reply(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
 	var sent *host.CallError
