@@ -323,7 +323,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		}
 	}
 	// One tool set for all of them: starting them did not change it.
-	h.rebuildToolsLocked()
+	h.changeCatalogLocked(nil, catalogChange{op: catalogPublish})
 	h.mu.Unlock()
 
 	return h.gate(ctx, pending, deadline)
@@ -445,7 +445,7 @@ func (h *Host) Disconnect(name string) error {
 		}
 	}
 	done := h.removeLocked(s, phaseStopping)
-	h.rebuildToolsLocked()
+	h.changeCatalogLocked(nil, catalogChange{op: catalogPublish})
 	h.mu.Unlock()
 	<-done
 	// Announced once the process is gone: a caller may check for it.
@@ -516,12 +516,7 @@ func (h *Host) Close() error {
 	}
 	h.servers = map[string]*server{}
 	h.order = nil
-	h.index = map[string]toolKey{}
-	h.tools, h.toolSrc, h.toolsDirty = ToolSet{Version: h.tools.Version + 1}, nil, false
-	if h.toolsTimer != nil {
-		h.toolsTimer.Stop()
-		h.toolsTimer = nil
-	}
+	h.changeCatalogLocked(nil, catalogChange{op: catalogClosed})
 	h.mu.Unlock()
 
 	// Each supervisor closes its own connection: all at once.

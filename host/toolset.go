@@ -44,18 +44,19 @@ func (h *Host) Tool(name string) (Tool, bool) {
 // quiet: a change alone, or the last of a burst), else within
 // toolsCoalesce, together with whatever else changes meanwhile. Until
 // then every reader publishes it first (flushToolsLocked), so nobody sees
-// a tool set older than the servers' phases.
-func (h *Host) publishSoonLocked() {
+// a tool set older than the servers' phases. It reports whether it
+// published a new version. Only changeCatalogLocked calls it.
+func (h *Host) publishSoonLocked() bool {
 	if !h.toolsDirty || h.closed {
-		return
+		return false
 	}
 	if !h.connectingLocked() {
-		h.rebuildToolsLocked()
-		return
+		return h.rebuildToolsLocked()
 	}
 	if h.toolsTimer == nil {
 		h.toolsTimer = time.AfterFunc(h.coalesce(), h.publishPending)
 	}
+	return false
 }
 
 // coalesce is toolsCoalesce, or the test hook's.
@@ -66,11 +67,11 @@ func (h *Host) coalesce() time.Duration {
 	return toolsCoalesce
 }
 
-// publishPending is the coalescing timer's: it publishes what is pending.
+// publishPending is the coalescing timer's: it publishes what is pending
+// (and the publication stops the timer).
 func (h *Host) publishPending() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.toolsTimer = nil
 	if !h.closed {
 		h.flushToolsLocked()
 	}
@@ -78,11 +79,7 @@ func (h *Host) publishPending() {
 
 // flushToolsLocked publishes pending changes to the tool set, for a reader
 // that is about to look at it.
-func (h *Host) flushToolsLocked() {
-	if h.toolsDirty {
-		h.rebuildToolsLocked()
-	}
-}
+func (h *Host) flushToolsLocked() { h.changeCatalogLocked(nil, catalogChange{op: catalogFlush}) }
 
 // connectingLocked reports whether a server is on its first connect
 // (placed, or its supervisor's first attempt): a burst is still under way.
@@ -100,6 +97,7 @@ func (h *Host) connectingLocked() bool {
 // rebuildToolsLocked recomputes the tool set from every server and
 // publishes it, with whatever changes were pending, and reports whether it
 // changed; only then does the version grow and a tools event go out.
+// Only changeCatalogLocked (and publishSoonLocked for it) calls it.
 func (h *Host) rebuildToolsLocked() bool {
 	h.toolsDirty = false
 	if h.toolsTimer != nil {
