@@ -22,8 +22,10 @@ const (
 	// (Start, Reload, Disconnect): the whole set is published, once.
 	catalogPublish
 	// catalogFlush: a reader or the coalescing timer publishes what is
-	// pending.
+	// pending of the tool set; catalogFlushNames, a reader, of the other
+	// names.
 	catalogFlush
+	catalogFlushNames
 	// catalogClosed: Close empties the catalog.
 	catalogClosed
 )
@@ -43,9 +45,9 @@ type catalogChange struct {
 // changeCatalogLocked is the one writer of the catalog, as
 // transitionLocked is of phases (DESIGN.md, "Start-up"): every server's
 // lists (live and cached tools, resources, templates, prompts) and what
-// is published of them (the tool set, its names, what is pending) change
-// here, or in the helpers only it calls (rebuildToolsLocked,
-// publishSoonLocked, noteDepartedLocked). newServer fills a new entry's
+// is published of them (the tool set, every exposed name, what is
+// pending) change here, or in the helpers only it calls
+// (rebuildToolsLocked, publishSoonLocked, rebuildNamesLocked, putLocked). newServer fills a new entry's
 // cached tools before anyone sees it. TestCatalogHasOneWriter holds the
 // rule. It reports whether the change reached what consumers see: a new
 // version of the tool set, or a server's new resources or prompts.
@@ -60,6 +62,7 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 		} else {
 			s.live = nil
 		}
+		h.namesDirty = true
 		if s.phase.removed() {
 			return false // whoever removed it publishes the set without it
 		}
@@ -84,12 +87,14 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 			return false
 		}
 		s.resources, s.templates = ch.resources, ch.templates
+		h.namesDirty = true
 		return true
 	case catalogPrompts:
 		if s.session != ch.sess {
 			return false
 		}
 		s.prompts = ch.prompts
+		h.namesDirty = true
 		return true
 	case catalogCarried:
 		if s.cached == nil && s.admin == "" {
@@ -97,12 +102,17 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 		}
 		return false
 	case catalogPublish:
+		h.namesDirty = true
 		return h.rebuildToolsLocked()
 	case catalogFlush:
 		return h.toolsDirty && h.rebuildToolsLocked()
+	case catalogFlushNames:
+		if h.namesDirty {
+			h.rebuildNamesLocked()
+		}
+		return false
 	case catalogClosed:
-		h.index = map[string]toolKey{}
-		h.departed = nil
+		h.names, h.namesDirty = [kinds]nameBook{}, false
 		h.tools, h.toolSrc, h.toolsDirty = ToolSet{Version: h.tools.Version + 1}, nil, false
 		if h.toolsTimer != nil {
 			h.toolsTimer.Stop()

@@ -14,8 +14,8 @@ import (
 // them. Maps among them are also written by index and delete.
 var (
 	catalogServerFields = []string{"live", "cached", "resources", "templates", "prompts"}
-	catalogHostFields   = []string{"tools", "toolSrc", "index", "departed", "toolsDirty", "toolsTimer"}
-	catalogHostMaps     = []string{"index", "departed"}
+	catalogHostFields   = []string{"tools", "toolSrc", "names", "namesDirty", "toolsDirty", "toolsTimer", "index", "byKey", "departed", "shadowed"}
+	catalogHostMaps     = []string{"names", "index", "byKey", "departed", "shadowed"}
 )
 
 // catalogWriters are the functions that may write the catalog's fields:
@@ -23,7 +23,7 @@ var (
 // new entry's cached tools before anyone sees it.
 var (
 	catalogWriter  = "changeCatalogLocked"
-	catalogHelpers = []string{"rebuildToolsLocked", "publishSoonLocked", "noteDepartedLocked"}
+	catalogHelpers = []string{"rebuildToolsLocked", "publishSoonLocked", "rebuildNamesLocked", "putLocked"}
 	catalogBuilder = map[string][]string{"newServer": {"cached"}}
 )
 

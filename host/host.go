@@ -179,8 +179,12 @@ type Host struct {
 	servers map[string]*server
 	order   []string // names in config order, for Status
 	tools   ToolSet
-	toolSrc []*mcp.Tool        // what each of tools.Tools was made from (sameSourced)
-	index   map[string]toolKey // exposed name -> server and tool
+	toolSrc []*mcp.Tool // what each of tools.Tools was made from (sameSourced)
+	// names are every exposed name, by kind (names.go); the tools' change
+	// with the tool set, the others' are made again, when namesDirty, by
+	// the next reader.
+	names      [kinds]nameBook
+	namesDirty bool
 	// toolsDirty says a server's part of the tool set changed since it
 	// was last published; toolsTimer, when set, publishes it within
 	// toolsCoalesce (toolset.go).
@@ -192,9 +196,6 @@ type Host struct {
 	// extrasSlots holds a token per server listing the rest of its
 	// catalog, at most extrasAtOnce (extras.go).
 	extrasSlots chan struct{}
-	// departed holds the names that left the tool set while their server
-	// stayed configured (noteDepartedLocked).
-	departed map[string]toolKey
 
 	calls callTokens // progress tokens; a lock of its own
 
@@ -266,7 +267,6 @@ func New(opts *Options) *Host {
 		stopLife:      stop,
 		servers:       map[string]*server{},
 		extrasSlots:   make(chan struct{}, extrasAtOnce),
-		index:         map[string]toolKey{},
 		events:        hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
 	}
 }

@@ -251,7 +251,7 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 			}
 			h.flushToolsLocked() // the name may be a tool of a server just connected
 			var ok bool
-			if key, ok = h.index[name]; !ok {
+			if key, ok = h.names[KindTool].index[name]; !ok {
 				err := h.goneLocked(name)
 				h.mu.Unlock()
 				return nil, toolKey{}, 0, err
@@ -303,7 +303,7 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 // goneLocked explains a name that is not in the tool set: a tool whose
 // server is down says which server and why; any other name is unknown.
 func (h *Host) goneLocked(name string) error {
-	k, ok := h.departed[name]
+	k, ok := h.names[KindTool].departed[name]
 	s := h.servers[k.server]
 	if !ok || s == nil || s.phase == phaseConnected || s.phase.removed() {
 		// Connected without it: the server no longer offers the tool.

@@ -130,14 +130,7 @@ func (h *Host) rebuildToolsLocked() bool {
 			keys = append(keys, toolKey{s.cfg.Name, t.Name})
 		}
 	}
-	prev := make(map[toolKey]string, len(h.index)+len(h.departed))
-	for name, k := range h.departed {
-		prev[k] = name // a server that comes back gets its names back
-	}
-	for name, k := range h.index {
-		prev[k] = name
-	}
-	names, collisions := assignNamesAs(h.opts.ToolPrefix, h.opts.PassThroughNames, keys, prev)
+	names, collisions := assignNamesAs(KindTool, h.opts.ToolPrefix, h.opts.PassThroughNames, keys, h.names[KindTool].prev())
 	for _, c := range collisions {
 		h.log.Warn("tool name collision resolved", "detail", c)
 	}
@@ -179,8 +172,7 @@ func (h *Host) rebuildToolsLocked() bool {
 	}
 	h.tools = ToolSet{Version: h.tools.Version + 1, Tools: set}
 	h.toolSrc = setSrc
-	h.noteDepartedLocked(index)
-	h.index = index
+	h.names[KindTool].putLocked(index, h.staysLocked)
 	h.events.publish(Event{Type: EventTools, Version: h.tools.Version})
 	return true
 }
@@ -207,27 +199,6 @@ func sameSorted(published []Tool, publishedSrc []*mcp.Tool, tools []Tool, src []
 		}
 	}
 	return true
-}
-
-// noteDepartedLocked remembers the names leaving the tool set whose
-// server is still configured (it failed, or is waiting for its first
-// call), so a call to one can say why the tool is gone instead of
-// "unknown tool", and the server gets the same names when it is back.
-func (h *Host) noteDepartedLocked(next map[string]toolKey) {
-	if h.departed == nil {
-		h.departed = map[string]toolKey{}
-	}
-	for name, k := range h.index {
-		if _, still := next[name]; !still {
-			h.departed[name] = k
-		}
-	}
-	for name, k := range h.departed {
-		s := h.servers[k.server]
-		if _, back := next[name]; back || s == nil || s.phase.removed() {
-			delete(h.departed, name)
-		}
-	}
 }
 
 // sameTools reports whether two tool sets would look the same to a
