@@ -15,14 +15,20 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
-// downable serves the demo server over streamable HTTP until down is
-// set; from then on every new request's connection is dropped without an
-// answer, as a server that went down (or a network that lost it) does.
+// downable serves the demo server over streamable HTTP from this
+// process, its readme resource saying readme when not empty, until down
+// is set; from then on every new request's connection is dropped without
+// an answer, as a server that went down (or a network that lost it) does.
 // The host's connection stays published: nothing tells it yet.
-func downable(t *testing.T, name string) (config.ServerConfig, *atomic.Bool) {
+func downable(t *testing.T, name, readme string) (config.ServerConfig, *atomic.Bool) {
 	t.Helper()
 	var down atomic.Bool
 	srv := demo.NewServer(demo.Options{Name: name})
+	if readme != "" {
+		srv.AddResource(&mcp.Resource{URI: demo.ReadmeURI, Name: "readme"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: demo.ReadmeURI, Text: readme}}}, nil
+		})
+	}
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !down.Load() {
@@ -50,7 +56,7 @@ func downable(t *testing.T, name string) (config.ServerConfig, *atomic.Bool) {
 // gateway" says; before, go-sdk's "rejected by transport" came back to
 // the client as JSON-RPC error -32005. Both eras of client.
 func TestUnreachedCallIsToolError(t *testing.T) {
-	cfg, down := downable(t, "far")
+	cfg, down := downable(t, "far", "")
 	s := serve(t, gateway.HTTPOptions{}, cfg)
 	ctx := context.Background()
 	for _, version := range []string{config.ProtocolLegacy, ""} {

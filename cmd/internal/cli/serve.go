@@ -139,7 +139,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	defer h.Close()
-	gw = gateway.New(h, &gateway.Options{Logger: o.Logger(), PassThrough: o.NoPrefix, MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch})
+	gw = gateway.New(h, &gateway.Options{Logger: o.Logger(), MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch})
 	if err := h.Start(ctx, first.Servers); err != nil {
 		if ctx.Err() != nil {
 			return nil
