@@ -25,9 +25,6 @@ type Options struct {
 	Name, Version string
 	// Logger gets the gateway's own diagnostics; nil discards them.
 	Logger *slog.Logger
-	// PassThrough names prompts by their own names where no other server
-	// has one by that name, as host.Options.PassThroughNames does tools.
-	PassThrough bool
 	// Instructions are given to clients in the handshake.
 	Instructions string
 	// MaxResultText caps the text of a tool result given to clients, in
@@ -97,16 +94,14 @@ type view struct {
 	filter host.ViewFilter
 	srv    *mcp.Server
 
-	mu           sync.Mutex // orders syncs of this view
-	tools        map[string]string
-	prompts      map[string]string
-	promptOwners map[string]promptOwner // exposed prompt name → whose prompt, for completion
-	resources    map[string]string
-	templates    map[string]string
+	// What is registered on srv, by exposed name (a URI for resources),
+	// with a fingerprint of what it stands for; the names are the host's.
+	mu        sync.Mutex // orders syncs of this view
+	tools     map[string]string
+	prompts   map[string]string
+	resources map[string]string
+	templates map[string]string
 }
-
-// promptOwner is a prompt as its server knows it.
-type promptOwner struct{ server, name string }
 
 // View returns the MCP server of the view filter shows, creating it on
 // first use; an error when the gateway keeps as many views as it may.
@@ -127,7 +122,7 @@ func (g *Gateway) view(filter host.ViewFilter) (*view, error) {
 		return nil, fmt.Errorf("too many views (%d): ask for fewer distinct server lists", maxViews)
 	}
 	if !ok {
-		v = &view{key: key, filter: filter, tools: map[string]string{}, prompts: map[string]string{}, promptOwners: map[string]promptOwner{}, resources: map[string]string{}, templates: map[string]string{}}
+		v = &view{key: key, filter: filter, tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]string{}, templates: map[string]string{}}
 		v.srv = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
 			Instructions:       g.opts.Instructions,
 			Logger:             g.log,

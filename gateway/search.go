@@ -102,12 +102,7 @@ func (g *Gateway) addSearchTools(v *view) {
 
 // viewTool is the tool of that name if v shows it.
 func (g *Gateway) viewTool(v *view, name string) (host.Tool, bool) {
-	for _, t := range g.h.View(v.filter).Tools().Tools {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return host.Tool{}, false
+	return g.h.View(v.filter).Tool(name)
 }
 
 func firstLine(s string) string {

@@ -98,9 +98,9 @@ func (g *Gateway) callTool(hv *host.View, name, server string) mcp.ToolHandler {
 // error, as a client talking to that server would see it: the server's
 // own JSON-RPC error, its code kept, or an internal error naming server
 // and tool (the connection or the response was lost). A call that never
-// left (server down, not authorized) or that the host stopped waiting
-// for (its request timeout) is a tool error saying why, for the model to
-// read. The messages are the host's, secrets masked; an upstream error's
+// reached its server (down, not authorized, a remote one unreachable:
+// host.CallError.Sent) or that the host stopped waiting for (its request
+// timeout) is a tool error saying why, for the model to read. The messages are the host's, secrets masked; an upstream error's
 // data is not passed on.
 func (g *Gateway) reply(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
 	var sent *host.CallError
@@ -155,79 +155,61 @@ func (g *Gateway) calls(server string, c caller) func() {
 	}
 }
 
+// syncPrompts registers the view's prompts under the host's names for
+// them; a handler looks its name up again, as a tool call does.
 func (g *Gateway) syncPrompts(v *view) {
-	type prompt struct {
-		server string
-		p      *mcp.Prompt
-	}
-	var all []prompt
-	owners := map[string]int{} // a prompt's own name, by how many servers have it
-	for _, p := range g.h.Prompts() {
-		if v.shows(p.Server) {
-			all = append(all, prompt{p.Server, p.Prompt})
-			owners[p.Prompt.Name]++
-		}
-	}
-	want := map[string]prompt{}
-	for _, p := range all {
-		name := p.server + "__" + p.p.Name
-		if g.opts.PassThrough && owners[p.p.Name] == 1 {
-			name = p.p.Name
-		}
-		if _, taken := want[name]; taken {
-			g.log.Warn("prompt left out: its name is taken", "server", p.server, "prompt", p.p.Name, "name", name)
-			continue
-		}
-		want[name] = p
+	hv := g.h.View(v.filter)
+	want := map[string]host.Prompt{}
+	for _, p := range hv.Prompts() {
+		want[p.Exposed] = p
 	}
 	if gone := unregister(v.prompts, want); len(gone) > 0 {
 		v.srv.RemovePrompts(gone...)
-		for _, name := range gone {
-			delete(v.promptOwners, name)
-		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		p := want[name]
-		fp := fingerprint(p.server, p.p)
+		fp := fingerprint(p.Server, p.Prompt)
 		if v.prompts[name] == fp {
 			continue
 		}
-		exposed := *p.p
+		exposed := *p.Prompt
 		exposed.Name = name
-		server, upstream := p.server, p.p.Name
-		handler := func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return g.h.GetPrompt(ctx, server, upstream, req.Params.Arguments)
-		}
-		if err := guarded(func() { v.srv.AddPrompt(&exposed, handler) }); err != nil {
-			g.log.Warn("prompt left out", "server", server, "prompt", upstream, "error", err)
+		if err := guarded(func() { v.srv.AddPrompt(&exposed, g.getPrompt(hv)) }); err != nil {
+			g.log.Warn("prompt left out", "server", p.Server, "prompt", p.Name, "error", err)
 			continue
 		}
 		v.prompts[name] = fp
-		v.promptOwners[name] = promptOwner{server, upstream}
 	}
 }
 
+// getPrompt is the handler of every prompt of a view: the host's prompt
+// its name stands for.
+func (g *Gateway) getPrompt(hv *host.View) mcp.PromptHandler {
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		ref, ok := hv.Resolve(host.KindPrompt, req.Params.Name)
+		if !ok {
+			return nil, unknownPrompt(req.Params.Name)
+		}
+		return g.h.GetPrompt(ctx, ref.Server, ref.Name, req.Params.Arguments)
+	}
+}
+
+func unknownPrompt(name string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
+}
+
+// syncResources registers the resources and templates the view exposes:
+// each URI its owner's, as the host decides (host.View.Resources).
 func (g *Gateway) syncResources(v *view) {
-	resources, templates := g.h.Resources()
+	hv := g.h.View(v.filter)
+	resources, templates := hv.Resources()
 	wantRes := map[string]host.Resource{}
 	for _, r := range resources {
-		if !v.shows(r.Server) {
-			continue
-		}
-		if other, taken := wantRes[r.URI]; taken {
-			// Resources are sorted by server: the first one keeps the URI.
-			if other.Server != r.Server {
-				g.log.Warn("resource left out: another server has its URI", "server", r.Server, "uri", r.URI, "kept", other.Server)
-			}
-			continue
-		}
 		wantRes[r.URI] = r
 	}
 	wantTpl := map[string]host.ResourceTemplate{}
 	for _, t := range templates {
-		if _, taken := wantTpl[t.URITemplate]; v.shows(t.Server) && !taken {
-			wantTpl[t.URITemplate] = t
-		}
+		wantTpl[t.URITemplate] = t
 	}
 	if gone := unregister(v.resources, wantRes); len(gone) > 0 {
 		v.srv.RemoveResources(gone...)
@@ -242,7 +224,7 @@ func (g *Gateway) syncResources(v *view) {
 			continue
 		}
 		res := *r.Resource
-		if err := guarded(func() { v.srv.AddResource(&res, g.read(r.Server)) }); err != nil {
+		if err := guarded(func() { v.srv.AddResource(&res, g.read(hv, host.KindResource, uri)) }); err != nil {
 			g.log.Warn("resource left out", "server", r.Server, "uri", uri, "error", err)
 			continue
 		}
@@ -255,7 +237,7 @@ func (g *Gateway) syncResources(v *view) {
 			continue
 		}
 		rt := *t.ResourceTemplate
-		if err := guarded(func() { v.srv.AddResourceTemplate(&rt, g.read(t.Server)) }); err != nil {
+		if err := guarded(func() { v.srv.AddResourceTemplate(&rt, g.read(hv, host.KindTemplate, tpl)) }); err != nil {
 			g.log.Warn("resource template left out", "server", t.Server, "template", tpl, "error", err)
 			continue
 		}
@@ -263,23 +245,24 @@ func (g *Gateway) syncResources(v *view) {
 	}
 }
 
-func (g *Gateway) read(server string) mcp.ResourceHandler {
+// read is the handler of a resource (or a template) named exposed: a read
+// of the URI asked for, from the server the host says owns the name now.
+func (g *Gateway) read(hv *host.View, kind host.Kind, exposed string) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return g.h.ReadResource(ctx, server, req.Params.URI)
+		ref, ok := hv.Resolve(kind, exposed)
+		if !ok {
+			return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		}
+		return g.h.ReadResource(ctx, ref.Server, req.Params.URI)
 	}
 }
 
 // owner is the server of a resource URI or template in v.
 func (g *Gateway) owner(v *view, uri string) (string, bool) {
-	resources, templates := g.h.Resources()
-	for _, r := range resources {
-		if r.URI == uri && v.shows(r.Server) {
-			return r.Server, true
-		}
-	}
-	for _, t := range templates {
-		if t.URITemplate == uri && v.shows(t.Server) {
-			return t.Server, true
+	hv := g.h.View(v.filter)
+	for _, kind := range []host.Kind{host.KindResource, host.KindTemplate} {
+		if ref, ok := hv.Resolve(kind, uri); ok {
+			return ref.Server, true
 		}
 	}
 	return "", false
@@ -315,16 +298,14 @@ func (g *Gateway) complete(v *view) func(context.Context, *mcp.CompleteRequest) 
 		params := *req.Params
 		switch ref.Type {
 		case "ref/prompt":
-			v.mu.Lock()
-			owner, known := v.promptOwners[ref.Name]
-			v.mu.Unlock()
+			owner, known := g.h.View(v.filter).Resolve(host.KindPrompt, ref.Name)
 			if !known {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", ref.Name)}
+				return nil, unknownPrompt(ref.Name)
 			}
 			r := *ref
-			r.Name = owner.name
+			r.Name = owner.Name
 			params.Ref = &r
-			return g.h.Complete(ctx, owner.server, &params)
+			return g.h.Complete(ctx, owner.Server, &params)
 		case "ref/resource":
 			if server, ok := g.owner(v, ref.URI); ok {
 				return g.h.Complete(ctx, server, &params)

@@ -24,37 +24,55 @@ type ResourceTemplate struct {
 // Prompt is a prompt offered by a connected server.
 type Prompt struct {
 	Server string `json:"server"`
+	// Exposed is its name to the host's clients (a gateway's), the
+	// host's as a tool's is (DESIGN.md F20); Name is the server's own.
+	Exposed string `json:"-"`
 	*mcp.Prompt
 }
 
 // Resources lists the resources and templates of every connected server,
 // sorted by server then URI. A server's are listed right after it
 // connects, announced by EventResources; WaitSettled waits for them.
+// Two servers may list one URI: it names the resource of one of them
+// (View.Resources, Resolve), and both are listed here.
 func (h *Host) Resources() ([]Resource, []ResourceTemplate) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.resourcesLocked(), h.templatesLocked()
+}
+
+func (h *Host) resourcesLocked() []Resource {
 	var rs []Resource
-	var ts []ResourceTemplate
 	for _, name := range h.sortedNamesLocked() {
-		s := h.servers[name]
-		if s.session == nil {
-			continue
-		}
-		for _, r := range s.resources {
-			rs = append(rs, Resource{name, r})
-		}
-		for _, t := range s.templates {
-			ts = append(ts, ResourceTemplate{name, t})
+		if s := h.servers[name]; s.session != nil {
+			for _, r := range s.resources {
+				rs = append(rs, Resource{name, r})
+			}
 		}
 	}
-	return rs, ts
+	return rs
+}
+
+func (h *Host) templatesLocked() []ResourceTemplate {
+	var ts []ResourceTemplate
+	for _, name := range h.sortedNamesLocked() {
+		if s := h.servers[name]; s.session != nil {
+			for _, t := range s.templates {
+				ts = append(ts, ResourceTemplate{name, t})
+			}
+		}
+	}
+	return ts
 }
 
 // Prompts lists the prompts of every connected server, sorted by server,
-// once listed (EventPrompts), as Resources does.
+// once listed (EventPrompts), as Resources does, each with its exposed
+// name.
 func (h *Host) Prompts() []Prompt {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.flushNamesLocked()
+	names := h.names[KindPrompt].byKey
 	var ps []Prompt
 	for _, name := range h.sortedNamesLocked() {
 		s := h.servers[name]
@@ -62,7 +80,7 @@ func (h *Host) Prompts() []Prompt {
 			continue
 		}
 		for _, p := range s.prompts {
-			ps = append(ps, Prompt{name, p})
+			ps = append(ps, Prompt{Server: name, Exposed: names[toolKey{name, p.Name}], Prompt: p})
 		}
 	}
 	return ps

@@ -156,15 +156,19 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 		prompts   []*mcp.Prompt
 		ttl       time.Duration
 		err       error
+		op        catalogOp
 	)
 	switch kind {
 	case listTools:
+		op = catalogTools
 		tools, ttl, err = listToolsOf(ctx, sess)
 	case listResources:
+		op = catalogResources
 		if resources, err = collect(sess.Resources(ctx, nil)); err == nil {
 			templates, _ = collect(sess.ResourceTemplates(ctx, nil))
 		}
 	case listPrompts:
+		op = catalogPrompts
 		prompts, err = collect(sess.Prompts(ctx, nil))
 	}
 	if err != nil {
@@ -172,34 +176,17 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 		return
 	}
 	fresh := h.maskCatalog(catalog{tools: tools, resources: resources, templates: templates, prompts: prompts})
-	tools, resources, templates, prompts = fresh.tools, fresh.resources, fresh.templates, fresh.prompts
 	h.mu.Lock()
-	if s.session != sess { // dropped, replaced or removed meanwhile
-		h.mu.Unlock()
-		return
-	}
-	changed := false
-	switch kind {
-	case listTools:
-		if tools == nil {
-			tools = []*mcp.Tool{}
-		}
-		s.live, s.cached = tools, tools
-		changed = h.rebuildToolsLocked()
-	case listResources:
-		s.resources, s.templates = resources, templates
-		changed = true
-	case listPrompts:
-		s.prompts = prompts
-		changed = true
-	}
+	// Nothing changes when the session was dropped, replaced or removed
+	// meanwhile.
+	changed := h.changeCatalogLocked(s, catalogChange{op: op, sess: sess, catalog: fresh})
 	h.mu.Unlock()
 	if !changed {
 		return
 	}
 	switch kind {
 	case listTools:
-		if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: tools, Protocol: sessionProtocol(sess), Expires: expiry(ttl)}); err != nil {
+		if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: fresh.tools, Protocol: sessionProtocol(sess), Expires: expiry(ttl)}); err != nil {
 			h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
 		}
 	case listResources:

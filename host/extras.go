@@ -105,8 +105,7 @@ func (h *Host) listResources(ctx context.Context, s *server, sess *mcp.ClientSes
 	if err != nil && terr != nil {
 		return
 	}
-	masked := h.maskCatalog(catalog{resources: resources, templates: templates})
-	if h.publishExtra(s, sess, func() { s.resources, s.templates = masked.resources, masked.templates }) {
+	if h.publishExtra(s, catalogChange{op: catalogResources, sess: sess, catalog: h.maskCatalog(catalog{resources: resources, templates: templates})}) {
 		h.events.publishUnbuffered(Event{Type: EventResources, Server: s.cfg.Name})
 	}
 }
@@ -118,22 +117,17 @@ func (h *Host) listPrompts(ctx context.Context, s *server, sess *mcp.ClientSessi
 	if err != nil {
 		return
 	}
-	masked := h.maskCatalog(catalog{prompts: prompts})
-	if h.publishExtra(s, sess, func() { s.prompts = masked.prompts }) {
+	if h.publishExtra(s, catalogChange{op: catalogPrompts, sess: sess, catalog: h.maskCatalog(catalog{prompts: prompts})}) {
 		h.events.publishUnbuffered(Event{Type: EventPrompts, Server: s.cfg.Name})
 	}
 }
 
-// publishExtra runs set under the lock if sess is still the server's
-// session, and reports whether it did.
-func (h *Host) publishExtra(s *server, sess *mcp.ClientSession, set func()) bool {
+// publishExtra makes the change, under the lock, and reports whether it
+// was made (its session is still the server's).
+func (h *Host) publishExtra(s *server, ch catalogChange) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if s.session != sess { // dropped, replaced or removed meanwhile
-		return false
-	}
-	set()
-	return true
+	return h.changeCatalogLocked(s, ch)
 }
 
 // setLogLevel asks a server that offers logging for the host's log level,

@@ -181,8 +181,12 @@ type Host struct {
 	servers map[string]*server
 	order   []string // names in config order, for Status
 	tools   ToolSet
-	toolSrc []*mcp.Tool        // what each of tools.Tools was made from (sameSourced)
-	index   map[string]toolKey // exposed name -> server and tool
+	toolSrc []*mcp.Tool // what each of tools.Tools was made from (sameSourced)
+	// names are every exposed name, by kind (names.go); the tools' change
+	// with the tool set, the others' are made again, when namesDirty, by
+	// the next reader.
+	names      [kinds]nameBook
+	namesDirty bool
 	// toolsDirty says a server's part of the tool set changed since it
 	// was last published; toolsTimer, when set, publishes it within
 	// toolsCoalesce (toolset.go).
@@ -194,9 +198,6 @@ type Host struct {
 	// extrasSlots holds a token per server listing the rest of its
 	// catalog, at most extrasAtOnce (extras.go).
 	extrasSlots chan struct{}
-	// departed holds the names that left the tool set while their server
-	// stayed configured (noteDepartedLocked).
-	departed map[string]toolKey
 
 	calls callTokens // progress tokens; a lock of its own
 
@@ -268,7 +269,6 @@ func New(opts *Options) *Host {
 		stopLife:      stop,
 		servers:       map[string]*server{},
 		extrasSlots:   make(chan struct{}, extrasAtOnce),
-		index:         map[string]toolKey{},
 		events:        hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
 	}
 }
@@ -325,7 +325,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		}
 	}
 	// One tool set for all of them: starting them did not change it.
-	h.rebuildToolsLocked()
+	h.changeCatalogLocked(nil, catalogChange{op: catalogPublish})
 	h.mu.Unlock()
 
 	return h.gate(ctx, pending, deadline)
@@ -447,7 +447,7 @@ func (h *Host) Disconnect(name string) error {
 		}
 	}
 	done := h.removeLocked(s, phaseStopping)
-	h.rebuildToolsLocked()
+	h.changeCatalogLocked(nil, catalogChange{op: catalogPublish})
 	h.mu.Unlock()
 	<-done
 	// Announced once the process is gone: a caller may check for it.
@@ -518,12 +518,7 @@ func (h *Host) Close() error {
 	}
 	h.servers = map[string]*server{}
 	h.order = nil
-	h.index = map[string]toolKey{}
-	h.tools, h.toolSrc, h.toolsDirty = ToolSet{Version: h.tools.Version + 1}, nil, false
-	if h.toolsTimer != nil {
-		h.toolsTimer.Stop()
-		h.toolsTimer = nil
-	}
+	h.changeCatalogLocked(nil, catalogChange{op: catalogClosed})
 	h.mu.Unlock()
 
 	// Each supervisor closes its own connection: all at once.

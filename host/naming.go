@@ -52,6 +52,8 @@ func nameByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
+// toolKey is what an exposed name stands for: a server, and its own name
+// for a tool or a prompt (or a resource's URI, a template's).
 type toolKey struct{ server, tool string }
 
 func (k toolKey) hash() string {
@@ -82,13 +84,14 @@ func withHash(name string, k toolKey, n int) string {
 // name is taken gets a hash suffix, and the clash is returned, once, for
 // the host to report. With no prev, the outcome depends only on keys.
 func assignNames(prefix string, keys []toolKey, prev map[toolKey]string) (map[toolKey]string, []string) {
-	return assignNamesAs(prefix, false, keys, prev)
+	return assignNamesAs(KindTool, prefix, false, keys, prev)
 }
 
-// assignNamesAs is assignNames; with passThrough, a tool's first choice
-// is its own name (sanitized), and only a tool whose own name is taken by
-// another server's gets prefix + server + "__" + tool (Options.PassThroughNames).
-func assignNamesAs(prefix string, passThrough bool, keys []toolKey, prev map[toolKey]string) (map[toolKey]string, []string) {
+// assignNamesAs is assignNames for tools or prompts (kind names them in
+// the clashes); with passThrough, a tool's first choice is its own name
+// (sanitized), and only a tool whose own name is taken by another
+// server's gets prefix + server + "__" + tool (Options.PassThroughNames).
+func assignNamesAs(kind Kind, prefix string, passThrough bool, keys []toolKey, prev map[toolKey]string) (map[toolKey]string, []string) {
 	names := make(map[toolKey]string, len(keys))
 	taken := make(map[string]toolKey, len(keys))
 	var fresh []toolKey
@@ -100,12 +103,7 @@ func assignNamesAs(prefix string, passThrough bool, keys []toolKey, prev map[too
 			fresh = append(fresh, k)
 		}
 	}
-	slices.SortFunc(fresh, func(a, b toolKey) int {
-		if c := strings.Compare(a.server, b.server); c != 0 {
-			return c
-		}
-		return strings.Compare(a.tool, b.tool)
-	})
+	slices.SortFunc(fresh, compareKeys)
 	var collisions []string
 	for _, k := range fresh {
 		if _, done := names[k]; done {
@@ -116,14 +114,14 @@ func assignNamesAs(prefix string, passThrough bool, keys []toolKey, prev map[too
 			if _, clash := taken[own]; !clash {
 				name = own
 			} else {
-				collisions = append(collisions, "tool "+k.server+"/"+k.tool+" and "+taken[own].server+"/"+taken[own].tool+" both want the name "+own+"; "+k.server+"'s is "+name)
+				collisions = append(collisions, kind.String()+" "+k.server+"/"+k.tool+" and "+taken[own].server+"/"+taken[own].tool+" both want the name "+own+"; "+k.server+"'s is "+name)
 			}
 		}
 		if len(name) > MaxToolNameLength {
 			name = withHash(name, k, hashLen)
 		}
 		if other, clash := taken[name]; clash {
-			collisions = append(collisions, "tool "+k.server+"/"+k.tool+" and "+other.server+"/"+other.tool+" both map to "+name)
+			collisions = append(collisions, kind.String()+" "+k.server+"/"+k.tool+" and "+other.server+"/"+other.tool+" both map to "+name)
 			for n := hashLen; ; n++ {
 				cand := withHash(name, k, min(n, 63))
 				if _, clash := taken[cand]; !clash || n >= 63 {
@@ -136,4 +134,46 @@ func assignNamesAs(prefix string, passThrough bool, keys []toolKey, prev map[too
 		taken[name] = k
 	}
 	return names, collisions
+}
+
+// assignOwners gives each URI (a resource's, or a template's) one owner
+// among the servers that list it, keys being (server, URI): the server
+// that owned it before while it still lists it (prev, as assignNames
+// keeps names), or while it is away (not connected, and coming back),
+// else the first by name. A URI is what a server reads, so it is never
+// renamed: the others' are left without a name, and returned.
+func assignOwners(keys []toolKey, prev map[toolKey]string, away func(server string) bool) (map[toolKey]string, []toolKey) {
+	owners := make(map[toolKey]string, len(keys))
+	owner := make(map[string]toolKey, len(keys))
+	for k := range prev {
+		if away(k.server) {
+			owner[k.tool] = k // kept for its server, which lists nothing now
+		}
+	}
+	var fresh []toolKey
+	for _, k := range keys {
+		if _, ok := prev[k]; ok {
+			owners[k], owner[k.tool] = k.tool, k
+		} else {
+			fresh = append(fresh, k)
+		}
+	}
+	slices.SortFunc(fresh, compareKeys)
+	var shadowed []toolKey
+	for _, k := range fresh {
+		switch other, taken := owner[k.tool]; {
+		case !taken:
+			owners[k], owner[k.tool] = k.tool, k
+		case other != k: // not listed twice by one server
+			shadowed = append(shadowed, k)
+		}
+	}
+	return owners, shadowed
+}
+
+func compareKeys(a, b toolKey) int {
+	if c := strings.Compare(a.server, b.server); c != 0 {
+		return c
+	}
+	return strings.Compare(a.tool, b.tool)
 }

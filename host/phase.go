@@ -1,6 +1,10 @@
 package host
 
-import "time"
+import (
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // phase is where a server is in its life. Only transitionLocked changes it
 // (a new server is placed in its first phase by newServer, before anyone
@@ -162,8 +166,9 @@ func (s *server) stateLocked() State {
 // then are the calls waiting on settled woken, so whoever waited (Start, a
 // deferred call) finds both.
 //
-// The server's part of the tool set is published in one of two ways
-// (toolset.go). When the change leaves no server on its first connect,
+// The server's part of the catalog changes through changeCatalogLocked,
+// the catalog's one writer (change.go), and is published in one of two
+// ways (toolset.go). When the change leaves no server on its first connect,
 // the set is rebuilt here, before settled closes, with every change still
 // pending. While other servers are still connecting (a burst: Start of
 // fifty), the change is only marked pending (toolsDirty), so the burst
@@ -205,10 +210,12 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 	if to != from {
 		s.since = time.Now()
 	}
+	var tools []*mcp.Tool
 	if to == phaseConnected {
 		s.useLocked(c)
+		tools = c.tools
 	} else {
-		s.session, s.pid, s.live = nil, 0, nil
+		s.session, s.pid = nil, 0
 	}
 	// A channel still open is kept, so calls already waiting (during a
 	// reload or a restart, say) are woken by the attempt that follows.
@@ -228,33 +235,21 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 		}
 		h.events.publish(ev)
 	}
-	if !to.removed() {
-		if s.offerLocked() != before {
-			h.toolsDirty = true
-		}
-		// Published now if this change leaves the host quiet (and with it
-		// whatever the burst before it left pending), else soon.
-		h.publishSoonLocked()
-	}
+	h.changeCatalogLocked(s, catalogChange{op: catalogPhase, offered: before, catalog: catalog{tools: tools}})
 	if !to.waits() && !isClosed(s.settled) {
 		close(s.settled)
 	}
 	h.noteQuietLocked()
 }
 
-// useLocked takes in a new connection: its session and its tools. The
-// lists outlive the session (Status counts them, and the cached tools
-// stand in for the live ones until the next connection).
+// useLocked takes in a new connection: its session; its tools are the
+// catalog's (changeCatalogLocked).
 func (s *server) useLocked(c *conn) {
 	s.session, s.transport, s.connectDur = c.sess, c.kind, c.took
 	s.pid = 0
 	if c.stdio != nil {
 		s.pid = c.stdio.PID()
 	}
-	s.live, s.cached = c.tools, c.tools
-	// The rest of the catalog is the new connection's, listed after it is
-	// published (listExtras), not what the last one listed.
-	s.resources, s.templates, s.prompts = nil, nil, nil
 	s.listed = c.listed
 	s.initRes = c.sess.InitializeResult()
 	s.era = sessionProtocol(c.sess)

@@ -62,13 +62,11 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 			stop(name)
 		}
 		s := h.newServer(byName[name])
-		if s.cached == nil && s.admin == "" {
-			// A restarting server keeps offering the tools it had, deferred,
-			// as a reconnecting one does: its names stay in the tool set
-			// and calls to them wait instead of failing as unknown. The
-			// cache has no entry for the new config yet.
-			s.cached = last
-		}
+		// A restarting server keeps offering the tools it had, deferred,
+		// as a reconnecting one does: its names stay in the tool set and
+		// calls to them wait instead of failing as unknown. The cache has
+		// no entry for the new config yet.
+		h.changeCatalogLocked(s, catalogChange{op: catalogCarried, catalog: catalog{tools: last}})
 		if s.phase == phaseStarting {
 			fresh = append(fresh, s)
 		} else {
@@ -112,7 +110,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		h.startLocked(s)
 		pending = append(pending, waiting{settled: s.settled, cached: s.cached != nil})
 	}
-	h.rebuildToolsLocked()
+	h.changeCatalogLocked(nil, catalogChange{op: catalogPublish})
 	h.mu.Unlock()
 	return diff, h.gate(ctx, pending, deadline)
 }

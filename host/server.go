@@ -52,7 +52,7 @@ type server struct {
 	// untrusted, blocked, duplicate, or failed for an unusable config.
 	admin State
 	// phase is where the server is in its life; transitionLocked changes
-	// it, and with it err, since, session, pid, live, listed and settled.
+	// it, and with it err, since, session, pid, listed and settled.
 	phase   phase
 	err     error
 	since   time.Time
@@ -67,6 +67,8 @@ type server struct {
 	connectDur time.Duration
 	transport  config.Transport // the one actually used
 
+	// The lists are the catalog's: only changeCatalogLocked writes them
+	// (newServer fills cached before anyone sees the entry).
 	live   []*mcp.Tool // from the connected session, unfiltered
 	cached []*mcp.Tool // from the cache or the last session; deferred until live
 	// resources, templates and prompts are listed after the connection

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -83,9 +84,10 @@ var ErrUnknownTool = errors.New("unknown tool")
 type CallError struct {
 	Server, Tool string
 	Err          error
-	// Sent says the request went out on the server's connection: the
-	// failure is the server's or the connection's, not the host's refusal
-	// before sending (server down, not connected in time, needs auth).
+	// Sent says the request reached the server's connection: the failure
+	// is the server's or the connection's, not a refusal before sending,
+	// the host's (server down, not connected in time, needs auth) or the
+	// transport's (a remote server that could not be reached: undelivered).
 	Sent bool
 }
 
@@ -156,8 +158,57 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	case callCtx.Err() != nil:
 		err = fmt.Errorf("no result within %s: %w", timeout, callCtx.Err())
 	}
-	cerr := &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err), Sent: true}
+	cerr := &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err), Sent: !undelivered(err)}
 	return errorResult(cerr), cerr
+}
+
+// rejected is go-sdk's error for a request its transport refused to send
+// or could not deliver (jsonrpc2.ErrRejected, -32005): over HTTP, a POST
+// that got no answer at all (the server is down) or a 429 or 5xx; its
+// Is compares codes.
+var rejected = &jsonrpc.Error{Code: -32005}
+
+// undelivered reports whether err says the request never reached the
+// server: the transport rejected it, and no error of the server's own
+// (a JSON-RPC error in the body of a refused POST) came with it.
+func undelivered(err error) bool {
+	if !errors.Is(err, rejected) {
+		return false
+	}
+	var own *jsonrpc.Error
+	for e := range errorTree(err) {
+		if errors.As(e, &own) && own.Code != rejected.Code {
+			return false
+		}
+	}
+	return true
+}
+
+// errorTree yields err and every error it wraps, depth first.
+func errorTree(err error) func(yield func(error) bool) {
+	return func(yield func(error) bool) {
+		var walk func(error) bool
+		walk = func(e error) bool {
+			if e == nil {
+				return true
+			}
+			if !yield(e) {
+				return false
+			}
+			switch u := e.(type) {
+			case interface{ Unwrap() error }:
+				return walk(u.Unwrap())
+			case interface{ Unwrap() []error }:
+				for _, c := range u.Unwrap() {
+					if !walk(c) {
+						return false
+					}
+				}
+			}
+			return true
+		}
+		walk(err)
+	}
 }
 
 // logCall notes a call's tool, time and outcome; never its arguments or
@@ -200,7 +251,7 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 			}
 			h.flushToolsLocked() // the name may be a tool of a server just connected
 			var ok bool
-			if key, ok = h.index[name]; !ok {
+			if key, ok = h.names[KindTool].index[name]; !ok {
 				err := h.goneLocked(name)
 				h.mu.Unlock()
 				return nil, toolKey{}, 0, err
@@ -252,7 +303,7 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 // goneLocked explains a name that is not in the tool set: a tool whose
 // server is down says which server and why; any other name is unknown.
 func (h *Host) goneLocked(name string) error {
-	k, ok := h.departed[name]
+	k, ok := h.names[KindTool].departed[name]
 	s := h.servers[k.server]
 	if !ok || s == nil || s.phase == phaseConnected || s.phase.removed() {
 		// Connected without it: the server no longer offers the tool.

@@ -44,18 +44,19 @@ func (h *Host) Tool(name string) (Tool, bool) {
 // quiet: a change alone, or the last of a burst), else within
 // toolsCoalesce, together with whatever else changes meanwhile. Until
 // then every reader publishes it first (flushToolsLocked), so nobody sees
-// a tool set older than the servers' phases.
-func (h *Host) publishSoonLocked() {
+// a tool set older than the servers' phases. It reports whether it
+// published a new version. Only changeCatalogLocked calls it.
+func (h *Host) publishSoonLocked() bool {
 	if !h.toolsDirty || h.closed {
-		return
+		return false
 	}
 	if !h.connectingLocked() {
-		h.rebuildToolsLocked()
-		return
+		return h.rebuildToolsLocked()
 	}
 	if h.toolsTimer == nil {
 		h.toolsTimer = time.AfterFunc(h.coalesce(), h.publishPending)
 	}
+	return false
 }
 
 // coalesce is toolsCoalesce, or the test hook's.
@@ -66,11 +67,11 @@ func (h *Host) coalesce() time.Duration {
 	return toolsCoalesce
 }
 
-// publishPending is the coalescing timer's: it publishes what is pending.
+// publishPending is the coalescing timer's: it publishes what is pending
+// (and the publication stops the timer).
 func (h *Host) publishPending() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.toolsTimer = nil
 	if !h.closed {
 		h.flushToolsLocked()
 	}
@@ -78,11 +79,7 @@ func (h *Host) publishPending() {
 
 // flushToolsLocked publishes pending changes to the tool set, for a reader
 // that is about to look at it.
-func (h *Host) flushToolsLocked() {
-	if h.toolsDirty {
-		h.rebuildToolsLocked()
-	}
-}
+func (h *Host) flushToolsLocked() { h.changeCatalogLocked(nil, catalogChange{op: catalogFlush}) }
 
 // connectingLocked reports whether a server is on its first connect
 // (placed, or its supervisor's first attempt): a burst is still under way.
@@ -100,6 +97,7 @@ func (h *Host) connectingLocked() bool {
 // rebuildToolsLocked recomputes the tool set from every server and
 // publishes it, with whatever changes were pending, and reports whether it
 // changed; only then does the version grow and a tools event go out.
+// Only changeCatalogLocked (and publishSoonLocked for it) calls it.
 func (h *Host) rebuildToolsLocked() bool {
 	h.toolsDirty = false
 	if h.toolsTimer != nil {
@@ -132,14 +130,7 @@ func (h *Host) rebuildToolsLocked() bool {
 			keys = append(keys, toolKey{s.cfg.Name, t.Name})
 		}
 	}
-	prev := make(map[toolKey]string, len(h.index)+len(h.departed))
-	for name, k := range h.departed {
-		prev[k] = name // a server that comes back gets its names back
-	}
-	for name, k := range h.index {
-		prev[k] = name
-	}
-	names, collisions := assignNamesAs(h.opts.ToolPrefix, h.opts.PassThroughNames, keys, prev)
+	names, collisions := assignNamesAs(KindTool, h.opts.ToolPrefix, h.opts.PassThroughNames, keys, h.names[KindTool].prev())
 	for _, c := range collisions {
 		h.log.Warn("tool name collision resolved", "detail", c)
 	}
@@ -181,8 +172,7 @@ func (h *Host) rebuildToolsLocked() bool {
 	}
 	h.tools = ToolSet{Version: h.tools.Version + 1, Tools: set}
 	h.toolSrc = setSrc
-	h.noteDepartedLocked(index)
-	h.index = index
+	h.names[KindTool].putLocked(index, h.staysLocked)
 	h.events.publish(Event{Type: EventTools, Version: h.tools.Version})
 	return true
 }
@@ -209,27 +199,6 @@ func sameSorted(published []Tool, publishedSrc []*mcp.Tool, tools []Tool, src []
 		}
 	}
 	return true
-}
-
-// noteDepartedLocked remembers the names leaving the tool set whose
-// server is still configured (it failed, or is waiting for its first
-// call), so a call to one can say why the tool is gone instead of
-// "unknown tool", and the server gets the same names when it is back.
-func (h *Host) noteDepartedLocked(next map[string]toolKey) {
-	if h.departed == nil {
-		h.departed = map[string]toolKey{}
-	}
-	for name, k := range h.index {
-		if _, still := next[name]; !still {
-			h.departed[name] = k
-		}
-	}
-	for name, k := range h.departed {
-		s := h.servers[k.server]
-		if _, back := next[name]; back || s == nil || s.phase.removed() {
-			delete(h.departed, name)
-		}
-	}
 }
 
 // sameTools reports whether two tool sets would look the same to a

@@ -32,11 +32,15 @@ func (h *Host) View(filter ViewFilter) *View {
 	return &View{h: h, f: filter}
 }
 
-func (v *View) shows(t Tool) bool {
-	if len(v.f.Servers) > 0 && !slices.Contains(v.f.Servers, t.Server) {
+func (v *View) shows(t Tool) bool { return v.showsName(KindTool, t.Server, t.Name) }
+
+// showsName reports whether the view shows server's thing of kind under
+// its exposed name: the server filter, and for a tool the tool filter.
+func (v *View) showsName(kind Kind, server, exposed string) bool {
+	if len(v.f.Servers) > 0 && !slices.Contains(v.f.Servers, server) {
 		return false
 	}
-	return allowed(v.f.Tools, t.Name)
+	return kind != KindTool || allowed(v.f.Tools, exposed)
 }
 
 // Tools returns the view's tools; Version is the host's.
@@ -51,12 +55,50 @@ func (v *View) Tools() ToolSet {
 	return out
 }
 
+// Tool is the view's tool of that exposed name (Host.Tool).
+func (v *View) Tool(name string) (Tool, bool) {
+	t, ok := v.h.Tool(name)
+	return t, ok && v.shows(t)
+}
+
+// Prompts are the prompts of the servers the view shows (Host.Prompts).
+func (v *View) Prompts() []Prompt {
+	var out []Prompt
+	for _, p := range v.h.Prompts() {
+		if v.showsName(KindPrompt, p.Server, p.Exposed) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Resources are the resources and templates the view exposes: of the
+// servers it shows, each URI (or URI template) once, its owner's
+// (Resolve). Host.Resources lists every server's.
+func (v *View) Resources() ([]Resource, []ResourceTemplate) {
+	h := v.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.flushNamesLocked()
+	var rs []Resource
+	var ts []ResourceTemplate
+	for _, r := range h.resourcesLocked() {
+		if k, ok := h.names[KindResource].index[r.URI]; ok && k.server == r.Server && v.showsName(KindResource, r.Server, r.URI) {
+			rs = append(rs, r)
+		}
+	}
+	for _, t := range h.templatesLocked() {
+		if k, ok := h.names[KindTemplate].index[t.URITemplate]; ok && k.server == t.Server && v.showsName(KindTemplate, t.Server, t.URITemplate) {
+			ts = append(ts, t)
+		}
+	}
+	return rs, ts
+}
+
 // CallTool calls a tool the view shows; any other name is unknown here.
 func (v *View) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
-	for _, t := range v.h.Tools().Tools {
-		if t.Name == name && v.shows(t) {
-			return v.h.CallTool(ctx, name, args)
-		}
+	if _, ok := v.Resolve(KindTool, name); ok {
+		return v.h.CallTool(ctx, name, args)
 	}
 	err := fmt.Errorf("%w %q", ErrUnknownTool, name)
 	return errorResult(err), err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/host"
@@ -54,6 +55,39 @@ func resolveOne[T any](items []T, match func(T) bool, label func(T) string, none
 		labels[i] = label(m)
 	}
 	return zero, several(strings.Join(labels, ", "))
+}
+
+// nameMistake is what a command says of a tool or prompt name the host
+// could not find (host.Find): a usage error in the words the listings
+// use, with the nearest names; a name of a server that is down is that
+// server's failure instead, as host.DownError says.
+func nameMistake(err error) error {
+	var ne *host.NameError
+	if !errors.As(err, &ne) {
+		return err
+	}
+	kind, listing := "tool", "switchboard tools"
+	label := func(n host.Named) string { return n.Exposed }
+	if ne.Kind == host.KindPrompt {
+		kind, listing = "prompt", "switchboard prompts"
+		label = func(n host.Named) string { return n.Server + "/" + n.Name }
+	}
+	labels := make([]string, len(ne.Near))
+	for i, n := range ne.Near {
+		labels[i] = label(n)
+	}
+	switch {
+	case ne.Ambiguous && ne.Kind == host.KindTool:
+		return usagef("tool name %q is ambiguous: %s", ne.Name, strings.Join(labels, ", "))
+	case ne.Ambiguous:
+		return usagef("%s %q is ambiguous: %s", kind, ne.Name, strings.Join(labels, ", "))
+	case len(labels) > 0:
+		for i, l := range labels {
+			labels[i] = strconv.Quote(l)
+		}
+		return usagef("no %s named %q; did you mean %s?", kind, ne.Name, strings.Join(labels, " or "))
+	}
+	return usagef("no %s named %q (see '%s')", kind, ne.Name, listing)
 }
 
 // serverArg is a listing's optional SERVER argument; "" means every

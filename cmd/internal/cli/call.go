@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -15,8 +14,8 @@ import (
 
 type callOptions struct {
 	*Factory
-	// Tool is the exposed name, or a server's own name for the tool when
-	// only one server has it.
+	// Tool is any name the tool is shown under (host.Find), or a server's
+	// own name for it when only one server has it.
 	Tool string
 	// Pairs are KEY=VALUE arguments; ArgsJSON is --args, a JSON object.
 	// Pairs win.
@@ -35,8 +34,10 @@ func newCallCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "call TOOL [KEY=VALUE...]",
 		Short: "Call a tool and print its result",
-		Long: `Call a tool by its exposed name (as 'switchboard tools' lists it), or by
-the server's own name for it when that is unambiguous.
+		Long: `Call a tool by any name it is shown under: mcp__demo__echo (as
+'switchboard tools' lists it), demo__echo (as 'switchboard serve' does)
+or demo/echo; or by the server's own name for it when no other server
+has a tool of that name.
 
 Arguments come as JSON (--args) or as KEY=VALUE pairs; a VALUE that is
 valid JSON (a number, true, an object) is passed as such, anything else as
@@ -53,6 +54,7 @@ to read; --json prints the whole result with every value exact.
 
 Exit status is 1 when the tool reports an error.`,
 		Example: `  $ switchboard call mcp__demo__echo text="hello"
+  $ switchboard call demo/echo text="hello"
   $ switchboard call mcp__demo__add a=2 b=40
   $ switchboard call mcp__demo__add --args '{"a": 2, "b": 40}' --json
   $ switchboard call mcp__demo__tiny_image --out ./images`,
@@ -80,15 +82,11 @@ func runCall(ctx context.Context, o *callOptions) error {
 		return err
 	}
 	defer s.Close()
-	name, err := resolveTool(s.Tools().Tools, o.Tool)
+	tool, err := s.Find(host.KindTool, o.Tool)
 	if err != nil {
-		if st, ok := unavailableServer(s.Status(), o.Tool); ok {
-			// Not a mistake in the call: the server it names is down.
-			return fmt.Errorf("server %q is %s: %s", st.Name, st.State, oneLine(st.Error))
-		}
-		return err
+		return nameMistake(err)
 	}
-	res, callErr := s.CallTool(ctx, name, arguments)
+	res, callErr := s.CallTool(ctx, tool.Exposed, arguments)
 	if res == nil {
 		return callErr
 	}
@@ -130,22 +128,6 @@ func callArgs(jsonArgs string, pairs []string) (map[string]any, error) {
 		}
 	}
 	return args, nil
-}
-
-// resolveTool accepts an exposed name, or a server's tool name that only
-// one server has (a person types "echo", not "mcp__demo__echo").
-func resolveTool(tools []host.Tool, name string) (string, error) {
-	for _, t := range tools {
-		if t.Name == name {
-			return name, nil
-		}
-	}
-	t, err := resolveOne(tools,
-		func(t host.Tool) bool { return t.Tool == name || t.Server+"/"+t.Tool == name },
-		func(t host.Tool) string { return t.Name },
-		usagef("no tool named %q (see 'switchboard tools')", name),
-		func(labels string) error { return usagef("tool name %q is ambiguous: %s", name, labels) })
-	return t.Name, err
 }
 
 // printResult renders a result for a person (DESIGN.md F24 keeps it whole; this
@@ -190,16 +172,4 @@ func payload(text string, raw bool) string {
 		return text
 	}
 	return termsafe.Text(text)
-}
-
-// unavailableServer finds the server an unknown exposed name belongs to
-// (mcp__<server>__…) when that server is not connected and so offers no
-// tools, failed or untrusted, say.
-func unavailableServer(statuses []host.Status, name string) (host.Status, bool) {
-	for _, st := range statuses {
-		if st.State != host.StateConnected && strings.HasPrefix(name, host.DefaultToolPrefix+st.Name+"__") {
-			return st, true
-		}
-	}
-	return host.Status{}, false
 }

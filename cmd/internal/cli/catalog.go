@@ -217,7 +217,8 @@ func runPrompts(ctx context.Context, o *promptsOptions) error {
 
 type promptOptions struct {
 	*Factory
-	// Name is server/name, or a name only one server has.
+	// Name is any name the prompt is shown under (host.Find), or a name
+	// only one server has.
 	Name string
 	// Pairs are the prompt's KEY=VALUE arguments.
 	Pairs []string
@@ -229,6 +230,10 @@ func newPromptCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prompt [SERVER/]NAME [KEY=VALUE...]",
 		Short: "Get a prompt with arguments and print its messages",
+		Long: `Get a prompt by any name it is shown under: demo/greet (as 'switchboard
+prompts' lists it), mcp__demo__greet or demo__greet (as 'switchboard
+serve' does); or by its own name when no other server has a prompt of
+that name.`,
 		Example: `  $ switchboard prompt greet name=Ada
   $ switchboard prompt demo/greet name=Ada --json`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
@@ -251,9 +256,9 @@ func runPrompt(ctx context.Context, o *promptOptions) error {
 		return err
 	}
 	defer s.Close()
-	p, err := resolvePrompt(s.Prompts(), o.Name)
+	p, err := s.Find(host.KindPrompt, o.Name)
 	if err != nil {
-		return err
+		return nameMistake(err)
 	}
 	res, err := s.GetPrompt(ctx, p.Server, p.Name, promptArgs)
 	if err != nil {
@@ -266,15 +271,6 @@ func runPrompt(ctx context.Context, o *promptOptions) error {
 		fmt.Fprintf(o.IO.Out, "%s: %s\n", termsafe.Line(string(m.Role)), contentText(m.Content))
 	}
 	return nil
-}
-
-// resolvePrompt accepts server/name, or a name only one server has.
-func resolvePrompt(ps []host.Prompt, arg string) (host.Prompt, error) {
-	return resolveOne(ps,
-		func(p host.Prompt) bool { return p.Server+"/"+p.Name == arg || p.Name == arg },
-		func(p host.Prompt) string { return p.Server + "/" + p.Name },
-		usagef("no prompt named %q (see 'switchboard prompts')", arg),
-		func(labels string) error { return usagef("prompt %q is ambiguous: %s", arg, labels) })
 }
 
 // contentText is a prompt message's content for a person, escaped.

@@ -187,6 +187,7 @@ func TestRunCallResolvesNames(t *testing.T) {
 	}{
 		{tool: "mcp__alpha__echo", out: "hi\n"},
 		{tool: "beta/echo", out: "hi\n"},
+		{tool: "alpha__echo", out: "hi\n"},
 		{tool: "echo", err: `tool name "echo" is ambiguous: mcp__alpha__echo, mcp__beta__echo`},
 		{tool: "nosuch", err: `no tool named "nosuch" (see 'switchboard tools')`},
 	} {
@@ -368,33 +369,6 @@ func TestCallArgs(t *testing.T) {
 	}
 	if _, err := callArgs("", []string{"notapair"}); err == nil || err.Error() != `argument "notapair": want KEY=VALUE` {
 		t.Errorf("bad pair: %v", err)
-	}
-}
-
-func TestResolvePrompt(t *testing.T) {
-	ps := []host.Prompt{
-		{Server: "a", Prompt: &mcp.Prompt{Name: "greet"}},
-		{Server: "b", Prompt: &mcp.Prompt{Name: "greet"}},
-		{Server: "b", Prompt: &mcp.Prompt{Name: "only"}},
-	}
-	for _, tc := range []struct {
-		arg, want, err string
-	}{
-		{arg: "only", want: "b/only"},
-		{arg: "a/greet", want: "a/greet"},
-		{arg: "greet", err: `prompt "greet" is ambiguous: a/greet, b/greet`},
-		{arg: "c/greet", err: `no prompt named "c/greet" (see 'switchboard prompts')`},
-	} {
-		p, err := resolvePrompt(ps, tc.arg)
-		if tc.err != "" {
-			if err == nil || err.Error() != tc.err {
-				t.Errorf("resolvePrompt(%q) = %v, want %q", tc.arg, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || p.Server+"/"+p.Name != tc.want {
-			t.Errorf("resolvePrompt(%q) = %s/%s, %v; want %s", tc.arg, p.Server, p.Name, err, tc.want)
-		}
 	}
 }
 

@@ -179,7 +179,7 @@ func (o *serveOptions) startServing(ctx context.Context) (*app.App, error) {
 	events := &watchOptions{Factory: &quiet}
 	return o.startApp(ctx, first, app.Options{
 		ConfigEvent: events.printReloading,
-		Gateway:     &gateway.Options{PassThrough: o.NoPrefix, MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch},
+		Gateway:     &gateway.Options{MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch},
 	}, func(opts *host.Options) {
 		opts.ToolPrefix = host.NoToolPrefix
 		opts.PassThroughNames = o.NoPrefix
