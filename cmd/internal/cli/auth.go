@@ -35,7 +35,7 @@ to needs-auth.`,
 		Example: `  $ switchboard auth login linear
   $ switchboard auth status
   $ switchboard auth logout linear`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usagef("name a subcommand: login, status or logout")
 		},

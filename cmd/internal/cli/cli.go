@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -98,11 +99,13 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 		return exit.code
 	case errors.As(err, &usage) || isUnknownCommand(err):
 		// A usage mistake names the command it was made in and points to
-		// that command's help, where the flags and arguments are. Several
-		// lines at times (cobra's "Did you mean this?"), kept.
-		path := root.CommandPath()
-		if cmd != nil {
-			path = cmd.CommandPath()
+		// that command's help, where the flags and arguments are.
+		if cmd == nil {
+			cmd = root
+		}
+		path := cmd.CommandPath()
+		if name, ok := unknownCommandName(err); ok {
+			err = unknownCommand(cmd, name) // one line, with our suggestions
 		}
 		fmt.Fprintf(stdio.Err, "%s: %s\n", path, termsafe.Text(g.redactor.String(err.Error())))
 		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", path)
@@ -128,7 +131,61 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 // isUnknownCommand recognises cobra's one usage error that reaches us as a
 // plain error: a command it cannot find.
 func isUnknownCommand(err error) bool {
-	return strings.HasPrefix(err.Error(), "unknown command ")
+	_, ok := unknownCommandName(err)
+	return ok
+}
+
+// unknownCommandName is the name in cobra's unknown-command error, which
+// it makes when looking the root's subcommands up, before any flag is
+// parsed (so a mistyped command is named even when a flag follows it).
+func unknownCommandName(err error) (string, bool) {
+	rest, ok := strings.CutPrefix(err.Error(), "unknown command ")
+	if !ok {
+		return "", false
+	}
+	quoted, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", false
+	}
+	name, err := strconv.Unquote(quoted)
+	return name, err == nil
+}
+
+// unknownCommand is the usage error for a subcommand of cmd that does not
+// exist, on one line, with the commands it may have meant (cobra's
+// suggestions: a small edit distance, or a prefix).
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q", name)
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		// Cobra sets its default (2) only for the root's own lookup.
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "; did you mean " + quotedList(s, "or") + "?"
+	}
+	return usageError{errors.New(msg)}
+}
+
+// noSubcommand is the Args of a command that only groups others (auth):
+// an argument is a mistyped subcommand.
+func noSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return unknownCommand(cmd, args[0])
+	}
+	return nil
+}
+
+// quotedList quotes each of items and joins them as a sentence does:
+// "a", "b" or "c".
+func quotedList(items []string, conj string) string {
+	q := make([]string, len(items))
+	for i, it := range items {
+		q[i] = strconv.Quote(it)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " " + conj + " " + q[len(q)-1]
 }
 
 func newRoot(ctx context.Context, stdio IO) (*cobra.Command, *globalOptions) {
@@ -153,7 +210,9 @@ disabled, blocked or untrusted server is not a failure.`,
   $ switchboard tools --json | jq '.[].name'
   $ switchboard call mcp__demo__echo text="hello"
   $ switchboard --root ~/notes --root ./docs tools`,
-		Args:          usageArgs(cobra.NoArgs),
+		// No Args: cobra then checks the first word against the commands
+		// before it parses any flag (legacyArgs), so 'switchboard tols
+		// --wait' says tols is unknown, not --wait.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
