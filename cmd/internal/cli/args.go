@@ -9,11 +9,12 @@ import (
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
-// parsePairs splits KEY=VALUE pairs: call's and prompt's arguments, add's
-// --env and --header. A later pair wins over an earlier one of the same
-// key. The first malformed pair (no "=", or nothing before it) is the
-// error malformed makes of it. No pairs is a nil map.
-func parsePairs(kvs []string, malformed func(kv string) error) (map[string]string, error) {
+// parsePairs splits KEY=VALUE pairs: call's and prompt's arguments
+// (what is "argument"), add's --env and --header (what is the flag). A
+// malformed pair (no "=", or nothing before it) and a key given twice are
+// usage errors: a later pair silently winning would hide a typo, or a
+// value given two ways. No pairs is a nil map.
+func parsePairs(kvs []string, what string) (map[string]string, error) {
 	if len(kvs) == 0 {
 		return nil, nil
 	}
@@ -21,15 +22,15 @@ func parsePairs(kvs []string, malformed func(kv string) error) (map[string]strin
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, malformed(kv)
+			return nil, usagef("%s %q: want KEY=VALUE", what, kv)
+		}
+		if _, dup := m[k]; dup {
+			return nil, usagef("%s %q is given twice; give each key once", what, k)
 		}
 		m[k] = v
 	}
 	return m, nil
 }
-
-// badArgument is a malformed argument to call or prompt.
-func badArgument(kv string) error { return usagef("argument %q: want KEY=VALUE", kv) }
 
 // resolveOne finds the one item that a person's name for it matches (a
 // tool's own name, a prompt without its server, a resource's URI). No

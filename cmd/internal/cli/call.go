@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,7 +21,7 @@ type callOptions struct {
 	// only one server has it.
 	Tool string
 	// Pairs are KEY=VALUE arguments; ArgsJSON is --args, a JSON object.
-	// Pairs win.
+	// A key given twice, in either or in both, is a usage error.
 	Pairs    []string
 	ArgsJSON string
 	JSON     jsonFlag
@@ -38,9 +40,9 @@ func newCallCmd(f *Factory) *cobra.Command {
 		Long: `Call a tool by its exposed name (as 'switchboard tools' lists it), or by
 the server's own name for it when that is unambiguous.
 
-Arguments come as JSON (--args) or as KEY=VALUE pairs; a VALUE that is
-valid JSON (a number, true, an object) is passed as such, anything else as
-a string. Text content is printed as text, structured content as JSON, and
+Arguments come as JSON (--args) or as KEY=VALUE pairs, or both for
+different keys; a key given twice is refused. A VALUE that is valid JSON
+(a number, true, an object) is passed as such, anything else as a string. Text content is printed as text, structured content as JSON, and
 images and audio are summarised, or written to files with --out.
 
 The text is the server's: control characters in it (escape sequences,
@@ -108,8 +110,9 @@ func runCall(ctx context.Context, o *callOptions) error {
 	return nil
 }
 
-// callArgs merges --args JSON and KEY=VALUE pairs (pairs win). A VALUE
-// that is valid JSON is passed as such, anything else as a string.
+// callArgs merges --args JSON and KEY=VALUE pairs; a key in both is a
+// usage error, as neither is plainly the one meant. A VALUE that is valid
+// JSON is passed as such, anything else as a string.
 func callArgs(jsonArgs string, pairs []string) (map[string]any, error) {
 	args := map[string]any{}
 	if jsonArgs != "" {
@@ -117,11 +120,15 @@ func callArgs(jsonArgs string, pairs []string) (map[string]any, error) {
 			return nil, usagef("--args: not a JSON object: %v", err)
 		}
 	}
-	kvs, err := parsePairs(pairs, badArgument)
+	kvs, err := parsePairs(pairs, "argument")
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range kvs {
+	for _, k := range slices.Sorted(maps.Keys(kvs)) {
+		v := kvs[k]
+		if _, dup := args[k]; dup {
+			return nil, usagef("argument %q is given twice, in --args and as %s=VALUE; give it once", k, k)
+		}
 		var parsed any
 		if err := json.Unmarshal([]byte(v), &parsed); err == nil {
 			args[k] = parsed

@@ -242,7 +242,7 @@ func newPromptCmd(f *Factory) *cobra.Command {
 }
 
 func runPrompt(ctx context.Context, o *promptOptions) error {
-	promptArgs, err := parsePairs(o.Pairs, badArgument)
+	promptArgs, err := parsePairs(o.Pairs, "argument")
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func Main(args []string, stdio IO) int {
 
 // Run runs the command line under ctx; cancelling ctx is an interrupt.
 func Run(ctx context.Context, args []string, stdio IO) int {
-	root, g := newRoot(ctx, stdio)
+	root, g := newRoot(ctx, stdio, args)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
@@ -188,7 +188,8 @@ func quotedList(items []string, conj string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " " + conj + " " + q[len(q)-1]
 }
 
-func newRoot(ctx context.Context, stdio IO) (*cobra.Command, *globalOptions) {
+// newRoot is the command tree for the command line args.
+func newRoot(ctx context.Context, stdio IO, args []string) (*cobra.Command, *globalOptions) {
 	g := &globalOptions{io: stdio, ctx: ctx}
 	f := g.factory()
 	root := &cobra.Command{
@@ -227,7 +228,7 @@ disabled, blocked or untrusted server is not a failure.`,
 	g.register(root)
 	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f),
 		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newAuthCmd(f), newServeCmd(f), newDemoServerCmd())
-	root.AddCommand(newEditCmds(f)...)
+	root.AddCommand(newEditCmds(f, func() []string { return args })...)
 	strictCompletion(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return root, g
