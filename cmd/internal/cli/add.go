@@ -30,6 +30,7 @@ type addOptions struct {
 	// Headers and Env are K=V pairs; a key given twice is a usage error.
 	Headers []string
 	Env     []string
+	JSON    jsonFlag
 }
 
 // newAddCmd is add; argv is the whole command line as given, from which
@@ -50,7 +51,8 @@ K=V each; a key given twice is refused.`,
 		Example: `  $ switchboard add memory -- npx -y @modelcontextprotocol/server-memory
   $ switchboard add github --env GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
   $ switchboard add docs --url https://example.com/mcp --header 'Authorization=Bearer ${DOCS_TOKEN}'
-  $ switchboard add legacy --url http://127.0.0.1:3001/sse --transport sse --scope project`,
+  $ switchboard add legacy --url http://127.0.0.1:3001/sse --transport sse --scope project
+  $ switchboard add memory --json -- npx -y @modelcontextprotocol/server-memory`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name = args[0]
@@ -84,6 +86,7 @@ K=V each; a key given twice is refused.`,
 	cmd.Flags().StringVar(&o.Transport, "transport", "", "http or sse; without it a url tries streamable HTTP, then SSE")
 	cmd.Flags().StringArrayVar(&o.Headers, "header", nil, "an HTTP header `K=V` (repeatable)")
 	cmd.Flags().StringArrayVar(&o.Env, "env", nil, "an environment variable `K=V` for the server (repeatable)")
+	addJSONFlag(cmd, &o.JSON, "print what changed as JSON: {action, server, file, scope}")
 	return cmd
 }
 
@@ -118,6 +121,9 @@ func runAdd(_ context.Context, o *addOptions) error {
 			return fmt.Errorf("%w (remove it first, or choose another name)", err)
 		}
 		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, editJSON{Action: "added", Server: o.Name, File: path, Scope: o.Scope})
 	}
 	fmt.Fprintf(o.IO.Out, "Added %q to %s\n", o.Name, termsafe.Line(path))
 	return nil

@@ -192,6 +192,7 @@ func quotedList(items []string, conj string) string {
 func newRoot(ctx context.Context, stdio IO, args []string) (*cobra.Command, *globalOptions) {
 	g := &globalOptions{io: stdio, ctx: ctx}
 	f := g.factory()
+	so := &statusOptions{Factory: f}
 	root := &cobra.Command{
 		Use:   "switchboard",
 		Short: "Connect to every MCP server you have configured",
@@ -210,6 +211,7 @@ disabled, blocked or untrusted server is not a failure.`,
   $ switchboard --config ./mcp.json tools
   $ switchboard tools --json | jq '.[].name'
   $ switchboard call mcp__demo__echo text="hello"
+  $ switchboard --json | jq -r '.[] | .name + " " + .state'
   $ switchboard --root ~/notes --root ./docs tools`,
 		// No Args: cobra then checks the first word against the commands
 		// before it parses any flag (legacyArgs), so 'switchboard tols
@@ -217,9 +219,11 @@ disabled, blocked or untrusted server is not a failure.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runStatus(cmd.Context(), &statusOptions{Factory: f})
+			return runStatus(cmd.Context(), so)
 		},
 	}
+	// The root's own flags, not its subcommands' (those are g.register's).
+	addJSONFlag(root, &so.JSON, "print the servers as JSON, as 'list --json' does")
 	root.CompletionOptions.HiddenDefaultCmd = false
 	// --version prints the version servers see in initialize: one number
 	// for both, set at release with -ldflags -X (host.Version).
