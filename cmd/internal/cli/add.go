@@ -84,8 +84,8 @@ K=V each; a key given twice is refused.`,
 	addScopeFlag(cmd, &o.Scope)
 	cmd.Flags().StringVar(&o.URL, "url", "", "the server's `url` (streamable HTTP, or SSE with --transport sse)")
 	cmd.Flags().StringVar(&o.Transport, "transport", "", "http or sse; without it a url tries streamable HTTP, then SSE")
-	cmd.Flags().StringArrayVar(&o.Headers, "header", nil, "an HTTP header `K=V` (repeatable)")
-	cmd.Flags().StringArrayVar(&o.Env, "env", nil, "an environment variable `K=V` for the server (repeatable)")
+	addListFlag(cmd.Flags(), &o.Headers, "header", "an HTTP header `K=V`")
+	addListFlag(cmd.Flags(), &o.Env, "env", "an environment variable `K=V` for the server")
 	addJSONFlag(cmd, &o.JSON, "print what changed as JSON: {action, server, file, scope}")
 	return cmd
 }

@@ -11,10 +11,11 @@ import (
 // values) come before it.
 func TestDashedLine(t *testing.T) {
 	fs := pflag.NewFlagSet("add", pflag.ContinueOnError)
+	var s []string
 	fs.StringP("config", "c", "", "")
 	fs.BoolP("verbose", "v", false, "")
 	fs.String("scope", "user", "")
-	fs.StringArray("env", nil, "")
+	addListFlag(fs, &s, "env", "")
 	for _, tc := range []struct {
 		argv, pos []string
 		want      string

@@ -57,16 +57,54 @@ func resolveOne[T any](items []T, match func(T) bool, label func(T) string, none
 	return zero, several(strings.Join(labels, ", "))
 }
 
-// serverArg is a listing's optional SERVER argument; "" means every
-// server, so an empty name given as the argument is refused here.
-func serverArg(args []string) (string, error) {
-	if len(args) == 0 {
+// serverArgs takes what names the servers a listing is narrowed to:
+// --server's names, and the SERVER argument tools, resources and prompts
+// took before --server, which they still take so that scripts giving it
+// keep working. An empty name is refused here, since none means every
+// server.
+func serverArgs(servers *[]string, args []string) error {
+	*servers = append(*servers, args...)
+	for _, name := range *servers {
+		if name == "" {
+			return noServer(name)
+		}
+	}
+	return nil
+}
+
+// oneServer is the server --server names on a command that works with
+// one (call, read, prompt): "" when none is named.
+func oneServer(servers []string) (string, error) {
+	switch len(servers) {
+	case 0:
 		return "", nil
+	case 1:
+		if servers[0] == "" {
+			return "", noServer("")
+		}
+		return servers[0], nil
 	}
-	if args[0] == "" {
-		return "", noServer(args[0])
+	return "", usagef("--server: name one server, not %d", len(servers))
+}
+
+// qualifiedTool is the name call looks up for a tool of --server: its
+// server's tool name, as "server/tool", unless name already names the
+// server (an exposed name of that server, or server/tool).
+func qualifiedTool(server, name string) string {
+	if server == "" || strings.HasPrefix(name, server+"/") || strings.HasPrefix(name, host.DefaultToolPrefix+server+"__") {
+		return name
 	}
-	return args[0], nil
+	return server + "/" + name
+}
+
+// requireServers is requireServer for each name, in order.
+func (ios IO) requireServers(statuses []host.Status, names []string) error {
+	for _, name := range names {
+		if err := ios.requireServer(statuses, name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // requireServer is the check of a command's SERVER argument: a usage error
@@ -83,11 +121,7 @@ func (ios IO) requireServer(statuses []host.Status, name string) error {
 		return noServer(name)
 	}
 	st := statuses[i]
-	why := fmt.Sprintf("server %q is %s", st.Name, st.State)
-	if st.Error != "" {
-		why += ": " + st.Error
-	}
-	why += loginHint(st)
+	why := serverWhy(st)
 	switch st.State {
 	case host.StateFailed, host.StateDisconnected, host.StateNeedsAuth:
 		return errors.New(why)
@@ -101,16 +135,43 @@ func (ios IO) requireServer(statuses []host.Status, name string) error {
 	return nil
 }
 
+// serverWhy says what state a server is in, and why.
+func serverWhy(st host.Status) string {
+	why := fmt.Sprintf("server %q is %s", st.Name, st.State)
+	if st.Error != "" {
+		why += ": " + st.Error
+	}
+	return why + loginHint(st)
+}
+
+// requireRunning is the check of a server a command needs to talk to
+// (call's --server): a usage error unless the host has a server of that
+// name, and an error saying why unless it runs or is on its way.
+func requireRunning(statuses []host.Status, name string) error {
+	i := slices.IndexFunc(statuses, func(s host.Status) bool { return s.Name == name })
+	switch {
+	case i < 0:
+		return noServer(name)
+	case running(statuses, name):
+		return nil
+	}
+	return errors.New(oneLine(serverWhy(statuses[i])))
+}
+
 // noServer is the usage error for a SERVER argument no config defines.
 func noServer(name string) error {
 	return usagef("no server named %q (see 'switchboard list')", name)
 }
 
-// onlyServer keeps one server's items.
-func onlyServer[T any](items []T, server string, of func(T) string) []T {
+// onlyServers keeps the items of the servers named; none named keeps
+// every item.
+func onlyServers[T any](items []T, servers []string, of func(T) string) []T {
+	if len(servers) == 0 {
+		return items
+	}
 	var out []T
 	for _, it := range items {
-		if of(it) == server {
+		if slices.Contains(servers, of(it)) {
 			out = append(out, it)
 		}
 	}

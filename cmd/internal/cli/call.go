@@ -20,6 +20,12 @@ type callOptions struct {
 	// Tool is the exposed name, or a server's own name for the tool when
 	// only one server has it.
 	Tool string
+	// Server, when set, is the server whose tool Tool is (--server).
+	Server string
+	// Wait waits for every server before calling, instead of answering
+	// at the startup gate (a deferred tool's call waits for its server
+	// either way).
+	Wait bool
 	// Pairs are KEY=VALUE arguments; ArgsJSON is --args, a JSON object.
 	// A key given twice, in either or in both, is a usage error.
 	Pairs    []string
@@ -34,11 +40,13 @@ type callOptions struct {
 
 func newCallCmd(f *Factory) *cobra.Command {
 	o := &callOptions{Factory: f}
+	var servers []string
 	cmd := &cobra.Command{
 		Use:   "call TOOL [KEY=VALUE...]",
 		Short: "Call a tool and print its result",
 		Long: `Call a tool by its exposed name (as 'switchboard tools' lists it), or by
-the server's own name for it when that is unambiguous.
+the server's own name for it: alone when only one server has a tool of
+that name, else with --server.
 
 Arguments come as JSON (--args) or as KEY=VALUE pairs, or both for
 different keys; a key given twice is refused. A VALUE that is valid JSON
@@ -55,6 +63,7 @@ to read; --json prints the whole result with every value exact.
 
 Exit status is 1 when the tool reports an error.`,
 		Example: `  $ switchboard call mcp__demo__echo text="hello"
+  $ switchboard call echo --server demo text="hello"
   $ switchboard call mcp__demo__add a=2 b=40
   $ switchboard call mcp__demo__add --args '{"a": 2, "b": 40}' --json
   $ switchboard call mcp__demo__tiny_image --out ./images`,
@@ -62,9 +71,16 @@ Exit status is 1 when the tool reports an error.`,
 		ValidArgsFunction: completeTools(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Tool, o.Pairs = args[0], args[1:]
+			var err error
+			if o.Server, err = oneServer(servers); err != nil {
+				return err
+			}
+			o.Tool = qualifiedTool(o.Server, o.Tool)
 			return runCall(cmd.Context(), o)
 		},
 	}
+	addServerFlag(cmd, f, &servers, false, "call the tool of server `NAME`: needed when several servers have a tool called TOOL")
+	addWaitFlag(cmd, &o.Wait, "")
 	cmd.Flags().StringVar(&o.ArgsJSON, "args", "", "arguments as a JSON object")
 	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
 	cmd.Flags().StringVar(&o.OutDir, "out", "", "write images, audio and binary resources to new files in `dir` (never overwriting)")
@@ -77,11 +93,17 @@ func runCall(ctx context.Context, o *callOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.startHost(ctx, false)
+	s, err := o.startHost(ctx, o.Wait)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if o.Server != "" {
+		// A --server that is down or unknown says so, before the name does.
+		if err := requireRunning(s.Status(), o.Server); err != nil {
+			return err
+		}
+	}
 	name, err := resolveTool(s.Tools().Tools, o.Tool)
 	if err != nil {
 		if st, ok := unavailableServer(s.Status(), o.Tool); ok {

@@ -206,7 +206,14 @@ Exit status: 0 when everything worked; 1 when a tool returned an error, a
 server a command needs is down, or (for switchboard alone and list, the
 health checks) a server failed or a config file could not be read; 2 for a
 usage mistake; 130 when interrupted (watch and logs -f end with 0). A
-disabled, blocked or untrusted server is not a failure.`,
+disabled, blocked or untrusted server is not a failure.
+
+The commands are alike: a command that lists or looks things up across
+servers is narrowed with --server NAME (a server a command acts on, as
+in 'logs NAME' or 'enable NAME', is its argument); every command that
+prints data takes --json; every command that connects takes --wait. A
+flag that takes a list is repeated, one value each time (--root a --root
+b): commas do not separate values, since a value may hold one.`,
 		Example: `  $ switchboard
   $ switchboard --config ./mcp.json tools
   $ switchboard tools --json | jq '.[].name'
@@ -224,6 +231,7 @@ disabled, blocked or untrusted server is not a failure.`,
 	}
 	// The root's own flags, not its subcommands' (those are g.register's).
 	addJSONFlag(root, &so.JSON, "print the servers as JSON, as 'list --json' does")
+	addWaitFlag(root, &so.Wait, "the table shows every server's final state")
 	root.CompletionOptions.HiddenDefaultCmd = false
 	// --version prints the version servers see in initialize: one number
 	// for both, set at release with -ldflags -X (host.Version).

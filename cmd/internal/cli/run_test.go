@@ -402,7 +402,7 @@ func TestResolvePrompt(t *testing.T) {
 	}{
 		{arg: "only", want: "b/only"},
 		{arg: "a/greet", want: "a/greet"},
-		{arg: "greet", err: `prompt "greet" is ambiguous: a/greet, b/greet`},
+		{arg: "greet", err: `prompt "greet" is offered by a, b; choose one with --server`},
 		{arg: "c/greet", err: `no prompt named "c/greet" (see 'switchboard prompts')`},
 	} {
 		p, err := resolvePrompt(ps, tc.arg)

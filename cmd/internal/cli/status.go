@@ -9,6 +9,9 @@ import (
 type statusOptions struct {
 	*Factory
 	JSON jsonFlag
+	// Wait is accepted for likeness with the other commands that connect:
+	// the health table always waits for every server.
+	Wait bool
 }
 
 // runStatus is `switchboard` with no command: connect everything, wait for

@@ -12,9 +12,9 @@ import (
 
 type toolsOptions struct {
 	*Factory
-	// Server, when not empty, lists only that server's tools.
-	Server string
-	JSON   jsonFlag
+	// Servers, when not empty, lists only these servers' tools.
+	Servers []string
+	JSON    jsonFlag
 	// Wait waits for every server instead of answering at the startup gate.
 	Wait bool
 	// Search, when not empty, prints only the tools that match it, best
@@ -27,15 +27,16 @@ type toolsOptions struct {
 func newToolsCmd(f *Factory) *cobra.Command {
 	o := &toolsOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "tools [SERVER]",
+		Use:   "tools [--server NAME]... [--search QUERY]",
 		Short: "List the tools the servers offer",
-		Long: `List the tools of every server, or of one, under the names an agent sees.
+		Long: `List the tools of every server, or of those --server names, under the
+names an agent sees.
 
 It answers at the startup gate, as an agent's host would: a slow server's
 tools come from the cache and are marked deferred (a call to one waits for
 its server). --wait waits for every server instead.
 
-For one SERVER that failed, its error is printed on stderr and the exit
+For a --server that failed, its error is printed on stderr and the exit
 status is 1; for one that is disabled, blocked or untrusted, a line on
 stderr says so. A name no config defines is a usage error (exit 2).
 
@@ -43,15 +44,14 @@ stderr says so. A name no config defines is a usage error (exit 2).
 descriptions match the words of QUERY and prints the best --limit of
 them, best first; a tool that shares no word with QUERY is not printed.`,
 		Example: `  $ switchboard tools
-  $ switchboard tools github --json
+  $ switchboard tools --server github --json
   $ switchboard tools --wait
-  $ switchboard tools github || echo "github is down"
+  $ switchboard tools --server github || echo "github is down"
   $ switchboard tools --search "open a pull request" --limit 3`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
-		ValidArgsFunction: completeServers(f),
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if o.Server, err = serverArg(args); err != nil {
+			if err := serverArgs(&o.Servers, args); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("limit") && !cmd.Flags().Changed("search") {
@@ -64,7 +64,8 @@ them, best first; a tool that shares no word with QUERY is not printed.`,
 		},
 	}
 	addJSONFlag(cmd, &o.JSON, "print JSON, one object per tool")
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for every server instead of answering at the startup gate")
+	addWaitFlag(cmd, &o.Wait, "")
+	addServerFlag(cmd, f, &o.Servers, true, "list only the tools of server `NAME`")
 	cmd.Flags().StringVar(&o.Search, "search", "", "print the tools that best match `QUERY`, best first")
 	cmd.Flags().IntVar(&o.Limit, "limit", 10, "with --search, print at most `N` tools (0: every match)")
 	return cmd
@@ -76,20 +77,15 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 		return err
 	}
 	defer s.Close()
-	if o.Server != "" {
-		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
-			return err
-		}
+	if err := o.IO.requireServers(s.Status(), o.Servers); err != nil {
+		return err
 	}
 	var tools []host.Tool
 	switch {
 	case o.Search == "":
-		tools = s.Tools().Tools
-		if o.Server != "" {
-			tools = onlyServer(tools, o.Server, func(t host.Tool) string { return t.Server })
-		}
-	case o.Server != "":
-		tools = s.View(host.ViewFilter{Servers: []string{o.Server}}).SearchTools(o.Search, o.Limit)
+		tools = onlyServers(s.Tools().Tools, o.Servers, func(t host.Tool) string { return t.Server })
+	case len(o.Servers) > 0:
+		tools = s.View(host.ViewFilter{Servers: o.Servers}).SearchTools(o.Search, o.Limit)
 	default:
 		tools = s.SearchTools(o.Search, o.Limit)
 	}
