@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -42,7 +43,9 @@ stderr says so. A name no config defines is a usage error (exit 2).
 
 --search ranks the tools by how well their names, parameters and
 descriptions match the words of QUERY and prints the best --limit of
-them, best first; a tool that shares no word with QUERY is not printed.`,
+them, best first; a tool that shares no word with QUERY is not printed.
+When none matches, stderr says so and the exit status is 1, as grep's is
+(--json prints []).`,
 		Example: `  $ switchboard tools
   $ switchboard tools --server github --json
   $ switchboard tools --wait
@@ -90,10 +93,19 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 		tools = s.SearchTools(o.Search, o.Limit)
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, orEmpty(tools))
+		err = writeJSON(o.IO.Out, orEmpty(tools))
+	} else {
+		o.IO.printTools(tools)
 	}
-	o.IO.printTools(tools)
-	return nil
+	if err == nil && o.Search != "" && len(tools) == 0 {
+		// Said, not only shown as nothing: an empty answer and a search
+		// that found nothing look alike. Exit 1, as grep's.
+		if len(o.Servers) > 0 {
+			return fmt.Errorf("no tool of %s matches %q", strings.Join(o.Servers, ", "), o.Search)
+		}
+		return fmt.Errorf("no tool matches %q", o.Search)
+	}
+	return err
 }
 
 func (ios IO) printTools(tools []host.Tool) {
