@@ -203,10 +203,11 @@ With no config anywhere it runs a bundled demo server, so there is always
 something to look at.
 
 Exit status: 0 when everything worked; 1 when a tool returned an error, a
-server a command needs is down, or (for switchboard alone and list, the
-health checks) a server failed or a config file could not be read; 2 for a
-usage mistake; 130 when interrupted (watch and logs -f end with 0). A
-disabled, blocked or untrusted server is not a failure.
+server a command needs is down, (for switchboard alone and list, the
+health checks) a server failed or a config file could not be read, or
+tools --search found nothing (as grep finds nothing); 2 for a usage
+mistake; 130 when interrupted (watch and logs -f end with 0). A disabled,
+blocked or untrusted server is not a failure.
 
 The commands are alike: a command that lists or looks things up across
 servers is narrowed with --server NAME (a server a command acts on, as
