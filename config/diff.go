@@ -16,13 +16,20 @@ type Diff struct {
 	// Changed are servers whose connection changed: they must restart.
 	Changed []string `json:"changed,omitempty"`
 	// Updated are servers whose metadata only changed (auto-approve,
-	// request timeout, tool filters, source position): applied in place.
+	// request timeout, tool filters, the file that defines them): applied
+	// in place.
 	Updated []string `json:"updated,omitempty"`
+	// Moved are servers whose entry only moved within its file: an edit
+	// above it added or removed lines. Nothing of theirs changed but the
+	// line (of the entry, and of its error); the host takes the new
+	// position in place, and Empty does not count them.
+	Moved []string `json:"moved,omitempty"`
 	// Unchanged are servers identical in both lists.
 	Unchanged []string `json:"unchanged,omitempty"`
 }
 
-// Empty reports whether nothing changed.
+// Empty reports whether no server was added, removed, changed or updated.
+// A diff of moved entries alone is empty: nothing a person would notice.
 func (d Diff) Empty() bool {
 	return len(d.Added)+len(d.Removed)+len(d.Changed)+len(d.Updated) == 0
 }
@@ -46,6 +53,8 @@ func DiffConfigs(old, new []ServerConfig) Diff {
 			d.Changed = append(d.Changed, c.Name)
 		case !o.sameMetadata(c):
 			d.Updated = append(d.Updated, c.Name)
+		case o.Source != c.Source || errString(o.Err) != errString(c.Err):
+			d.Moved = append(d.Moved, c.Name)
 		default:
 			d.Unchanged = append(d.Unchanged, c.Name)
 		}
@@ -69,14 +78,30 @@ func (c *ServerConfig) SameConnection(o *ServerConfig) bool {
 		c.StartupTimeout == o.StartupTimeout && c.PingInterval == o.PingInterval && c.WorkDir == o.WorkDir &&
 		c.MaxMessageSize == o.MaxMessageSize && c.ProtocolVersion == o.ProtocolVersion && reflect.DeepEqual(c.OAuth, o.OAuth) &&
 		c.Untrusted == o.Untrusted && c.Blocked == o.Blocked && c.DuplicateOf == o.DuplicateOf &&
-		errString(c.Err) == errString(o.Err) && c.Source.Level == o.Source.Level
+		sameError(c.Err, o.Err) && c.Source.Level == o.Source.Level
 }
 
-// sameMetadata compares what SameConnection leaves out.
+// sameMetadata compares what SameConnection leaves out, but for the line
+// the entry starts on: one server's entry growing by a line moves every
+// entry below it, which is no change of theirs.
 func (c *ServerConfig) sameMetadata(o *ServerConfig) bool {
 	return slices.Equal(c.AutoApprove, o.AutoApprove) && c.Timeout == o.Timeout && c.AlwaysLoad == o.AlwaysLoad &&
 		slices.Equal(c.Tools.Allow, o.Tools.Allow) && slices.Equal(c.Tools.Deny, o.Tools.Deny) &&
-		c.Source == o.Source
+		c.Source.Provider == o.Source.Provider && c.Source.Path == o.Source.Path
+}
+
+// sameError reports whether two entry errors are the same but for where
+// they are: a server whose entry moved down its file still fails for the
+// same reason, at another line.
+func sameError(a, b error) bool {
+	da, okA := a.(*Diagnostic)
+	db, okB := b.(*Diagnostic)
+	if okA && okB {
+		ca, cb := *da, *db
+		ca.Line, ca.Column, cb.Line, cb.Column = 0, 0, 0, 0
+		return ca.Error() == cb.Error()
+	}
+	return errString(a) == errString(b)
 }
 
 func errString(err error) string {

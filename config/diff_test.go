@@ -46,7 +46,16 @@ func TestDiffConfigs(t *testing.T) {
 			Diff{Updated: []string{"a"}}},
 		{"tool filter in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Tools.Deny = []string{"rm"} })},
 			Diff{Updated: []string{"a"}}},
-		{"moved line in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Source.Line = 9 })},
+		// An edit above an entry moves it; that is not a change of its own.
+		{"moved line", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Source.Line = 9 })},
+			Diff{Moved: []string{"a"}}},
+		{"moved error", []ServerConfig{with("a", func(c *ServerConfig) { c.Err = &Diagnostic{Path: "f", Line: 2, Message: "X is not set"} })},
+			[]ServerConfig{with("a", func(c *ServerConfig) { c.Err = &Diagnostic{Path: "f", Line: 5, Message: "X is not set"} })},
+			Diff{Moved: []string{"a"}}},
+		{"another error restart", []ServerConfig{with("a", func(c *ServerConfig) { c.Err = &Diagnostic{Path: "f", Line: 2, Message: "X is not set"} })},
+			[]ServerConfig{with("a", func(c *ServerConfig) { c.Err = &Diagnostic{Path: "f", Line: 2, Message: "Y is not set"} })},
+			Diff{Changed: []string{"a"}}},
+		{"moved to another file in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Source.Path = "other.json" })},
 			Diff{Updated: []string{"a"}}},
 	}
 	for _, tt := range tests {

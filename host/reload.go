@@ -34,7 +34,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		old = append(old, h.servers[name].cfg)
 	}
 	diff := config.DiffConfigs(old, configs)
-	if diff.Empty() {
+	if diff.Empty() && len(diff.Moved) == 0 {
 		h.mu.Unlock()
 		return diff, nil
 	}
@@ -74,12 +74,17 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		}
 		h.servers[name] = s
 	}
-	for _, name := range diff.Updated {
+	for _, name := range slices.Concat(diff.Updated, diff.Moved) {
 		// Only the metadata fields: the supervisor reads the connection
-		// fields without the lock, and those did not change.
+		// fields without the lock, and those did not change. A moved
+		// entry's new line is its Source.
 		s, c := h.servers[name], byName[name]
 		s.cfg.AutoApprove, s.cfg.Timeout, s.cfg.Source, s.cfg.AlwaysLoad = slices.Clone(c.AutoApprove), c.Timeout, c.Source, c.AlwaysLoad
 		s.cfg.Tools = config.ToolFilter{Allow: slices.Clone(c.Tools.Allow), Deny: slices.Clone(c.Tools.Deny)}
+		if s.admin == StateFailed && c.Err != nil {
+			// An invalid entry that moved: its error names the new line.
+			s.cfg.Err, s.err = c.Err, c.Err
+		}
 	}
 	h.order = h.order[:0]
 	for _, c := range configs {

@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,6 +97,42 @@ func TestReload(t *testing.T) {
 	diff, err = h.Reload(context.Background(), []config.ServerConfig{keep2, change2, add})
 	if err != nil || !diff.Empty() {
 		t.Errorf("second reload: %+v, %v", diff, err)
+	}
+}
+
+// TestReloadMovedEntry: an edit above a server's entry moves it down its
+// file. The reload's diff is empty (nothing of the server's changed, and
+// watch says nothing of it), yet the host shows the new line, and the
+// server keeps its process.
+func TestReloadMovedEntry(t *testing.T) {
+	a := demoServer(t, "a")
+	a.Source = config.Source{Provider: "switchboard", Path: "mcp.json", Level: config.LevelUser, Line: 3}
+	bad := config.ServerConfig{Name: "bad", Command: "x", Source: a.Source}
+	bad.Source.Line = 4
+	bad.Err = &config.Diagnostic{Path: "mcp.json", Line: 4, Column: 9, Server: "bad", Message: "variable X is not set"}
+	h := start(t, nil, a, bad)
+	before := status(t, h, "a")
+
+	moved, movedBad := a, bad
+	moved.Source.Line = 7
+	movedBad.Source.Line = 8
+	movedBad.Err = &config.Diagnostic{Path: "mcp.json", Line: 8, Column: 9, Server: "bad", Message: "variable X is not set"}
+	diff, err := h.Reload(context.Background(), []config.ServerConfig{moved, movedBad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := status(t, h, "bad"); st.State != host.StateFailed || !strings.HasPrefix(st.Error, "mcp.json:8:9:") {
+		t.Errorf("bad after the reload: %s %q, want failed at mcp.json:8:9", st.State, st.Error)
+	}
+	if want := (config.Diff{Moved: []string{"a", "bad"}}); !cmp.Equal(want, diff) || !diff.Empty() {
+		t.Errorf("diff = %+v, want %+v, empty", diff, want)
+	}
+	after := status(t, h, "a")
+	if after.Source.Line != 7 {
+		t.Errorf("source line %d after the reload, want 7", after.Source.Line)
+	}
+	if after.PID != before.PID {
+		t.Errorf("a moved entry restarted its server: pid %d -> %d", before.PID, after.PID)
 	}
 }
 

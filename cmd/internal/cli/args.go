@@ -10,11 +10,12 @@ import (
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
-// parsePairs splits KEY=VALUE pairs: call's and prompt's arguments, add's
-// --env and --header. A later pair wins over an earlier one of the same
-// key. The first malformed pair (no "=", or nothing before it) is the
-// error malformed makes of it. No pairs is a nil map.
-func parsePairs(kvs []string, malformed func(kv string) error) (map[string]string, error) {
+// parsePairs splits KEY=VALUE pairs: call's and prompt's arguments
+// (what is "argument"), add's --env and --header (what is the flag). A
+// malformed pair (no "=", or nothing before it) and a key given twice are
+// usage errors: a later pair silently winning would hide a typo, or a
+// value given two ways. No pairs is a nil map.
+func parsePairs(kvs []string, what string) (map[string]string, error) {
 	if len(kvs) == 0 {
 		return nil, nil
 	}
@@ -22,15 +23,15 @@ func parsePairs(kvs []string, malformed func(kv string) error) (map[string]strin
 	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, malformed(kv)
+			return nil, usagef("%s %q: want KEY=VALUE", what, kv)
+		}
+		if _, dup := m[k]; dup {
+			return nil, usagef("%s %q is given twice; give each key once", what, k)
 		}
 		m[k] = v
 	}
 	return m, nil
 }
-
-// badArgument is a malformed argument to call or prompt.
-func badArgument(kv string) error { return usagef("argument %q: want KEY=VALUE", kv) }
 
 // resolveOne finds the one item that a person's name for it matches (a
 // tool's own name, a prompt without its server, a resource's URI). No
@@ -90,16 +91,54 @@ func nameMistake(err error) error {
 	return usagef("no %s named %q (see '%s')", kind, ne.Name, listing)
 }
 
-// serverArg is a listing's optional SERVER argument; "" means every
-// server, so an empty name given as the argument is refused here.
-func serverArg(args []string) (string, error) {
-	if len(args) == 0 {
+// serverArgs takes what names the servers a listing is narrowed to:
+// --server's names, and the SERVER argument tools, resources and prompts
+// took before --server, which they still take so that scripts giving it
+// keep working. An empty name is refused here, since none means every
+// server.
+func serverArgs(servers *[]string, args []string) error {
+	*servers = append(*servers, args...)
+	for _, name := range *servers {
+		if name == "" {
+			return noServer(name)
+		}
+	}
+	return nil
+}
+
+// oneServer is the server --server names on a command that works with
+// one (call, read, prompt): "" when none is named.
+func oneServer(servers []string) (string, error) {
+	switch len(servers) {
+	case 0:
 		return "", nil
+	case 1:
+		if servers[0] == "" {
+			return "", noServer("")
+		}
+		return servers[0], nil
 	}
-	if args[0] == "" {
-		return "", noServer(args[0])
+	return "", usagef("--server: name one server, not %d", len(servers))
+}
+
+// qualifiedTool is the name call looks up for a tool of --server: its
+// server's tool name, as "server/tool", unless name already names the
+// server (an exposed name of that server, or server/tool).
+func qualifiedTool(server, name string) string {
+	if server == "" || strings.HasPrefix(name, server+"/") || strings.HasPrefix(name, host.DefaultToolPrefix+server+"__") {
+		return name
 	}
-	return args[0], nil
+	return server + "/" + name
+}
+
+// requireServers is requireServer for each name, in order.
+func (ios IO) requireServers(statuses []host.Status, names []string) error {
+	for _, name := range names {
+		if err := ios.requireServer(statuses, name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // requireServer is the check of a command's SERVER argument: a usage error
@@ -116,11 +155,7 @@ func (ios IO) requireServer(statuses []host.Status, name string) error {
 		return noServer(name)
 	}
 	st := statuses[i]
-	why := fmt.Sprintf("server %q is %s", st.Name, st.State)
-	if st.Error != "" {
-		why += ": " + st.Error
-	}
-	why += loginHint(st)
+	why := serverWhy(st)
 	switch st.State {
 	case host.StateFailed, host.StateDisconnected, host.StateNeedsAuth:
 		return errors.New(why)
@@ -134,16 +169,43 @@ func (ios IO) requireServer(statuses []host.Status, name string) error {
 	return nil
 }
 
+// serverWhy says what state a server is in, and why.
+func serverWhy(st host.Status) string {
+	why := fmt.Sprintf("server %q is %s", st.Name, st.State)
+	if st.Error != "" {
+		why += ": " + st.Error
+	}
+	return why + loginHint(st)
+}
+
+// requireRunning is the check of a server a command needs to talk to
+// (call's --server): a usage error unless the host has a server of that
+// name, and an error saying why unless it runs or is on its way.
+func requireRunning(statuses []host.Status, name string) error {
+	i := slices.IndexFunc(statuses, func(s host.Status) bool { return s.Name == name })
+	switch {
+	case i < 0:
+		return noServer(name)
+	case running(statuses, name):
+		return nil
+	}
+	return errors.New(oneLine(serverWhy(statuses[i])))
+}
+
 // noServer is the usage error for a SERVER argument no config defines.
 func noServer(name string) error {
 	return usagef("no server named %q (see 'switchboard list')", name)
 }
 
-// onlyServer keeps one server's items.
-func onlyServer[T any](items []T, server string, of func(T) string) []T {
+// onlyServers keeps the items of the servers named; none named keeps
+// every item.
+func onlyServers[T any](items []T, servers []string, of func(T) string) []T {
+	if len(servers) == 0 {
+		return items
+	}
 	var out []T
 	for _, it := range items {
-		if of(it) == server {
+		if slices.Contains(servers, of(it)) {
 			out = append(out, it)
 		}
 	}

@@ -35,7 +35,7 @@ to needs-auth.`,
 		Example: `  $ switchboard auth login linear
   $ switchboard auth status
   $ switchboard auth logout linear`,
-		Args: usageArgs(cobra.NoArgs),
+		Args: noSubcommand,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usagef("name a subcommand: login, status or logout")
 		},
@@ -49,6 +49,8 @@ type authLoginOptions struct {
 	Server    string
 	NoBrowser bool
 	Timeout   time.Duration
+	// Wait is accepted for likeness: login waits for its server.
+	Wait bool
 }
 
 func newAuthLoginCmd(f *Factory) *cobra.Command {
@@ -75,6 +77,7 @@ A server whose client is registered in advance names it in its config:
 	}
 	cmd.Flags().BoolVar(&o.NoBrowser, "no-browser", false, "print the authorization address; do not open a browser")
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 5*time.Minute, "how long to wait for the authorization in the browser")
+	addWaitFlag(cmd, &o.Wait, "login starts SERVER alone and waits for it")
 	return cmd
 }
 

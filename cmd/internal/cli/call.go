@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -17,8 +19,14 @@ type callOptions struct {
 	// Tool is any name the tool is shown under (host.Find), or a server's
 	// own name for it when only one server has it.
 	Tool string
+	// Server, when set, is the server whose tool Tool is (--server).
+	Server string
+	// Wait waits for every server before calling, instead of answering
+	// at the startup gate (a deferred tool's call waits for its server
+	// either way).
+	Wait bool
 	// Pairs are KEY=VALUE arguments; ArgsJSON is --args, a JSON object.
-	// Pairs win.
+	// A key given twice, in either or in both, is a usage error.
 	Pairs    []string
 	ArgsJSON string
 	JSON     jsonFlag
@@ -31,17 +39,18 @@ type callOptions struct {
 
 func newCallCmd(f *Factory) *cobra.Command {
 	o := &callOptions{Factory: f}
+	var servers []string
 	cmd := &cobra.Command{
 		Use:   "call TOOL [KEY=VALUE...]",
 		Short: "Call a tool and print its result",
 		Long: `Call a tool by any name it is shown under: mcp__demo__echo (as
 'switchboard tools' lists it), demo__echo (as 'switchboard serve' does)
-or demo/echo; or by the server's own name for it when no other server
-has a tool of that name.
+or demo/echo; or by the server's own name for it, alone when only one
+server has a tool of that name, else with --server.
 
-Arguments come as JSON (--args) or as KEY=VALUE pairs; a VALUE that is
-valid JSON (a number, true, an object) is passed as such, anything else as
-a string. Text content is printed as text, structured content as JSON, and
+Arguments come as JSON (--args) or as KEY=VALUE pairs, or both for
+different keys; a key given twice is refused. A VALUE that is valid JSON
+(a number, true, an object) is passed as such, anything else as a string. Text content is printed as text, structured content as JSON, and
 images and audio are summarised, or written to files with --out.
 
 The text is the server's: control characters in it (escape sequences,
@@ -55,6 +64,7 @@ to read; --json prints the whole result with every value exact.
 Exit status is 1 when the tool reports an error.`,
 		Example: `  $ switchboard call mcp__demo__echo text="hello"
   $ switchboard call demo/echo text="hello"
+  $ switchboard call echo --server demo text="hello"
   $ switchboard call mcp__demo__add a=2 b=40
   $ switchboard call mcp__demo__add --args '{"a": 2, "b": 40}' --json
   $ switchboard call mcp__demo__tiny_image --out ./images`,
@@ -62,9 +72,16 @@ Exit status is 1 when the tool reports an error.`,
 		ValidArgsFunction: completeTools(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Tool, o.Pairs = args[0], args[1:]
+			var err error
+			if o.Server, err = oneServer(servers); err != nil {
+				return err
+			}
+			o.Tool = qualifiedTool(o.Server, o.Tool)
 			return runCall(cmd.Context(), o)
 		},
 	}
+	addServerFlag(cmd, f, &servers, false, "call the tool of server `NAME`: needed when several servers have a tool called TOOL")
+	addWaitFlag(cmd, &o.Wait, "")
 	cmd.Flags().StringVar(&o.ArgsJSON, "args", "", "arguments as a JSON object")
 	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
 	cmd.Flags().StringVar(&o.OutDir, "out", "", "write images, audio and binary resources to new files in `dir` (never overwriting)")
@@ -77,11 +94,17 @@ func runCall(ctx context.Context, o *callOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.startHost(ctx, false)
+	s, err := o.startHost(ctx, o.Wait)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if o.Server != "" {
+		// A --server that is down or unknown says so, before the name does.
+		if err := requireRunning(s.Status(), o.Server); err != nil {
+			return err
+		}
+	}
 	tool, err := s.Find(host.KindTool, o.Tool)
 	if err != nil {
 		return nameMistake(err)
@@ -106,8 +129,9 @@ func runCall(ctx context.Context, o *callOptions) error {
 	return nil
 }
 
-// callArgs merges --args JSON and KEY=VALUE pairs (pairs win). A VALUE
-// that is valid JSON is passed as such, anything else as a string.
+// callArgs merges --args JSON and KEY=VALUE pairs; a key in both is a
+// usage error, as neither is plainly the one meant. A VALUE that is valid
+// JSON is passed as such, anything else as a string.
 func callArgs(jsonArgs string, pairs []string) (map[string]any, error) {
 	args := map[string]any{}
 	if jsonArgs != "" {
@@ -115,11 +139,15 @@ func callArgs(jsonArgs string, pairs []string) (map[string]any, error) {
 			return nil, usagef("--args: not a JSON object: %v", err)
 		}
 	}
-	kvs, err := parsePairs(pairs, badArgument)
+	kvs, err := parsePairs(pairs, "argument")
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range kvs {
+	for _, k := range slices.Sorted(maps.Keys(kvs)) {
+		v := kvs[k]
+		if _, dup := args[k]; dup {
+			return nil, usagef("argument %q is given twice, in --args and as %s=VALUE; give it once", k, k)
+		}
 		var parsed any
 		if err := json.Unmarshal([]byte(v), &parsed); err == nil {
 			args[k] = parsed

@@ -15,29 +15,35 @@ import (
 
 type resourcesOptions struct {
 	*Factory
-	// Server, when not empty, lists only that server's resources.
-	Server string
-	JSON   jsonFlag
+	// Servers, when not empty, lists only these servers' resources.
+	Servers []string
+	JSON    jsonFlag
+	// Wait is accepted for likeness: resources wait for every server.
+	Wait bool
 }
 
 func newResourcesCmd(f *Factory) *cobra.Command {
 	o := &resourcesOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "resources [SERVER]",
+		Use:   "resources [--server NAME]...",
 		Short: "List the resources and resource templates the servers offer",
+		Long: `List the resources and resource templates of every server, or of those
+--server names, once every server has connected or failed.`,
 		Example: `  $ switchboard resources
+  $ switchboard resources --server demo
   $ switchboard resources --json | jq -r '.resources[].uri'`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
-		ValidArgsFunction: completeServers(f),
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if o.Server, err = serverArg(args); err != nil {
+			if err := serverArgs(&o.Servers, args); err != nil {
 				return err
 			}
 			return runResources(cmd.Context(), o)
 		},
 	}
 	addJSONFlag(cmd, &o.JSON, "print JSON: {resources: [...], templates: [...]}")
+	addWaitFlag(cmd, &o.Wait, "resources are not cached")
+	addServerFlag(cmd, f, &o.Servers, true, "list only the resources of server `NAME`")
 	return cmd
 }
 
@@ -48,13 +54,11 @@ func runResources(ctx context.Context, o *resourcesOptions) error {
 	}
 	defer s.Close()
 	rs, ts := s.Resources()
-	if o.Server != "" {
-		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
-			return err
-		}
-		rs, ts = onlyServer(rs, o.Server, func(r host.Resource) string { return r.Server }),
-			onlyServer(ts, o.Server, func(t host.ResourceTemplate) string { return t.Server })
+	if err := o.IO.requireServers(s.Status(), o.Servers); err != nil {
+		return err
 	}
+	rs, ts = onlyServers(rs, o.Servers, func(r host.Resource) string { return r.Server }),
+		onlyServers(ts, o.Servers, func(t host.ResourceTemplate) string { return t.Server })
 	if o.JSON {
 		return writeJSON(o.IO.Out, struct {
 			Resources []host.Resource         `json:"resources"`
@@ -78,6 +82,8 @@ type readOptions struct {
 	// lists URI.
 	Server string
 	JSON   jsonFlag
+	// Wait is accepted for likeness: read waits for every server.
+	Wait bool
 	// OutDir, when set, receives binary contents.
 	OutDir string
 	// Raw prints text contents as the server sent them, control
@@ -87,6 +93,7 @@ type readOptions struct {
 
 func newReadCmd(f *Factory) *cobra.Command {
 	o := &readOptions{Factory: f}
+	var servers []string
 	cmd := &cobra.Command{
 		Use:   "read URI",
 		Short: "Read a resource",
@@ -106,10 +113,15 @@ result with every value exact.
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.URI = args[0]
+			var err error
+			if o.Server, err = oneServer(servers); err != nil {
+				return err
+			}
 			return runRead(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.Server, "server", "", "the `server` to read from")
+	addServerFlag(cmd, f, &servers, false, "read from server `NAME`: needed when URI is a template's, or several servers list it")
+	addWaitFlag(cmd, &o.Wait, "the resource lists say which server has URI")
 	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
 	cmd.Flags().StringVar(&o.OutDir, "out", "", "write binary contents to new files in `dir` (never overwriting)")
 	cmd.Flags().BoolVar(&o.Raw, "raw", false, "print text exactly as the server sent it, control characters included")
@@ -160,27 +172,35 @@ func serverForURI(h *host.Host, uri string) (string, error) {
 
 type promptsOptions struct {
 	*Factory
-	// Server, when not empty, lists only that server's prompts.
-	Server string
-	JSON   jsonFlag
+	// Servers, when not empty, lists only these servers' prompts.
+	Servers []string
+	JSON    jsonFlag
+	// Wait is accepted for likeness: prompts wait for every server.
+	Wait bool
 }
 
 func newPromptsCmd(f *Factory) *cobra.Command {
 	o := &promptsOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:     "prompts [SERVER]",
-		Short:   "List the prompts the servers offer",
-		Example: `  $ switchboard prompts`,
-		Args:    usageArgs(cobra.MaximumNArgs(1)),
+		Use:   "prompts [--server NAME]...",
+		Short: "List the prompts the servers offer",
+		Long: `List the prompts of every server, or of those --server names, with their
+arguments ([optional] ones in brackets), once every server has connected
+or failed.`,
+		Example: `  $ switchboard prompts
+  $ switchboard prompts --server demo --json`,
+		Args:              usageArgs(cobra.MaximumNArgs(1)),
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if o.Server, err = serverArg(args); err != nil {
+			if err := serverArgs(&o.Servers, args); err != nil {
 				return err
 			}
 			return runPrompts(cmd.Context(), o)
 		},
 	}
 	addJSONFlag(cmd, &o.JSON, "print JSON, one object per prompt")
+	addWaitFlag(cmd, &o.Wait, "prompts are not cached")
+	addServerFlag(cmd, f, &o.Servers, true, "list only the prompts of server `NAME`")
 	return cmd
 }
 
@@ -190,13 +210,10 @@ func runPrompts(ctx context.Context, o *promptsOptions) error {
 		return err
 	}
 	defer s.Close()
-	ps := s.Prompts()
-	if o.Server != "" {
-		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
-			return err
-		}
-		ps = onlyServer(ps, o.Server, func(p host.Prompt) string { return p.Server })
+	if err := o.IO.requireServers(s.Status(), o.Servers); err != nil {
+		return err
 	}
+	ps := onlyServers(s.Prompts(), o.Servers, func(p host.Prompt) string { return p.Server })
 	if o.JSON {
 		return writeJSON(o.IO.Out, orEmpty(ps))
 	}
@@ -210,7 +227,7 @@ func runPrompts(ctx context.Context, o *promptsOptions) error {
 			}
 			argNames = append(argNames, n)
 		}
-		fmt.Fprintf(tw, "%s/%s\t%s\t%s\n", cell(p.Server), cell(p.Name), cell(strings.Join(argNames, " ")), firstLine(p.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(p.Server), cell(p.Name), cell(strings.Join(argNames, " ")), firstLine(p.Description))
 	}
 	return tw.Flush()
 }
@@ -220,6 +237,11 @@ type promptOptions struct {
 	// Name is any name the prompt is shown under (host.Find), or a name
 	// only one server has.
 	Name string
+	// Server, when set, is the server whose prompt Name is: needed when
+	// more than one server has a prompt of that name.
+	Server string
+	// Wait is accepted for likeness: prompt waits for every server.
+	Wait bool
 	// Pairs are the prompt's KEY=VALUE arguments.
 	Pairs []string
 	JSON  jsonFlag
@@ -227,27 +249,35 @@ type promptOptions struct {
 
 func newPromptCmd(f *Factory) *cobra.Command {
 	o := &promptOptions{Factory: f}
+	var servers []string
 	cmd := &cobra.Command{
-		Use:   "prompt [SERVER/]NAME [KEY=VALUE...]",
+		Use:   "prompt NAME [KEY=VALUE...] [--server SERVER]",
 		Short: "Get a prompt with arguments and print its messages",
 		Long: `Get a prompt by any name it is shown under: demo/greet (as 'switchboard
 prompts' lists it), mcp__demo__greet or demo__greet (as 'switchboard
 serve' does); or by its own name when no other server has a prompt of
-that name.`,
+that name, else with --server. Its arguments come as KEY=VALUE pairs (a
+key given twice is refused); its messages are printed.`,
 		Example: `  $ switchboard prompt greet name=Ada
-  $ switchboard prompt demo/greet name=Ada --json`,
+  $ switchboard prompt greet name=Ada --server demo --json`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Name, o.Pairs = args[0], args[1:]
+			var err error
+			if o.Server, err = oneServer(servers); err != nil {
+				return err
+			}
 			return runPrompt(cmd.Context(), o)
 		},
 	}
 	addJSONFlag(cmd, &o.JSON, "print the whole result as JSON")
+	addServerFlag(cmd, f, &servers, false, "get the prompt of server `SERVER`: needed when several servers have a prompt called NAME")
+	addWaitFlag(cmd, &o.Wait, "the prompt lists say which server has NAME")
 	return cmd
 }
 
 func runPrompt(ctx context.Context, o *promptOptions) error {
-	promptArgs, err := parsePairs(o.Pairs, badArgument)
+	promptArgs, err := parsePairs(o.Pairs, "argument")
 	if err != nil {
 		return err
 	}
@@ -256,6 +286,14 @@ func runPrompt(ctx context.Context, o *promptOptions) error {
 		return err
 	}
 	defer s.Close()
+	if o.Server != "" {
+		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
+			return err
+		}
+		if !strings.Contains(o.Name, "/") && !strings.Contains(o.Name, "__") {
+			o.Name = o.Server + "/" + o.Name
+		}
+	}
 	p, err := s.Find(host.KindPrompt, o.Name)
 	if err != nil {
 		return nameMistake(err)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -83,7 +84,7 @@ func Main(args []string, stdio IO) int {
 
 // Run runs the command line under ctx; cancelling ctx is an interrupt.
 func Run(ctx context.Context, args []string, stdio IO) int {
-	root, g := newRoot(ctx, stdio)
+	root, g := newRoot(ctx, stdio, args)
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
 	root.SetOut(stdio.Out)
@@ -98,11 +99,13 @@ func Run(ctx context.Context, args []string, stdio IO) int {
 		return exit.code
 	case errors.As(err, &usage) || isUnknownCommand(err):
 		// A usage mistake names the command it was made in and points to
-		// that command's help, where the flags and arguments are. Several
-		// lines at times (cobra's "Did you mean this?"), kept.
-		path := root.CommandPath()
-		if cmd != nil {
-			path = cmd.CommandPath()
+		// that command's help, where the flags and arguments are.
+		if cmd == nil {
+			cmd = root
+		}
+		path := cmd.CommandPath()
+		if name, ok := unknownCommandName(err); ok {
+			err = unknownCommand(cmd, name) // one line, with our suggestions
 		}
 		fmt.Fprintf(stdio.Err, "%s: %s\n", path, termsafe.Text(g.redactor.String(err.Error())))
 		fmt.Fprintf(stdio.Err, "Run '%s --help' for usage.\n", path)
@@ -128,12 +131,68 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 // isUnknownCommand recognises cobra's one usage error that reaches us as a
 // plain error: a command it cannot find.
 func isUnknownCommand(err error) bool {
-	return strings.HasPrefix(err.Error(), "unknown command ")
+	_, ok := unknownCommandName(err)
+	return ok
 }
 
-func newRoot(ctx context.Context, stdio IO) (*cobra.Command, *globalOptions) {
+// unknownCommandName is the name in cobra's unknown-command error, which
+// it makes when looking the root's subcommands up, before any flag is
+// parsed (so a mistyped command is named even when a flag follows it).
+func unknownCommandName(err error) (string, bool) {
+	rest, ok := strings.CutPrefix(err.Error(), "unknown command ")
+	if !ok {
+		return "", false
+	}
+	quoted, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", false
+	}
+	name, err := strconv.Unquote(quoted)
+	return name, err == nil
+}
+
+// unknownCommand is the usage error for a subcommand of cmd that does not
+// exist, on one line, with the commands it may have meant (cobra's
+// suggestions: a small edit distance, or a prefix).
+func unknownCommand(cmd *cobra.Command, name string) error {
+	msg := fmt.Sprintf("unknown command %q", name)
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		// Cobra sets its default (2) only for the root's own lookup.
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(name); len(s) > 0 {
+		msg += "; did you mean " + quotedList(s, "or") + "?"
+	}
+	return usageError{errors.New(msg)}
+}
+
+// noSubcommand is the Args of a command that only groups others (auth):
+// an argument is a mistyped subcommand.
+func noSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return unknownCommand(cmd, args[0])
+	}
+	return nil
+}
+
+// quotedList quotes each of items and joins them as a sentence does:
+// "a", "b" or "c".
+func quotedList(items []string, conj string) string {
+	q := make([]string, len(items))
+	for i, it := range items {
+		q[i] = strconv.Quote(it)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " " + conj + " " + q[len(q)-1]
+}
+
+// newRoot is the command tree for the command line args.
+func newRoot(ctx context.Context, stdio IO, args []string) (*cobra.Command, *globalOptions) {
 	g := &globalOptions{io: stdio, ctx: ctx}
 	f := g.factory()
+	so := &statusOptions{Factory: f}
 	root := &cobra.Command{
 		Use:   "switchboard",
 		Short: "Connect to every MCP server you have configured",
@@ -144,22 +203,36 @@ With no config anywhere it runs a bundled demo server, so there is always
 something to look at.
 
 Exit status: 0 when everything worked; 1 when a tool returned an error, a
-server a command needs is down, or (for switchboard alone and list, the
-health checks) a server failed or a config file could not be read; 2 for a
-usage mistake; 130 when interrupted (watch and logs -f end with 0). A
-disabled, blocked or untrusted server is not a failure.`,
+server a command needs is down, (for switchboard alone and list, the
+health checks) a server failed or a config file could not be read, or
+tools --search found nothing (as grep finds nothing); 2 for a usage
+mistake; 130 when interrupted (watch and logs -f end with 0). A disabled,
+blocked or untrusted server is not a failure.
+
+The commands are alike: a command that lists or looks things up across
+servers is narrowed with --server NAME (a server a command acts on, as
+in 'logs NAME' or 'enable NAME', is its argument); every command that
+prints data takes --json; every command that connects takes --wait. A
+flag that takes a list is repeated, one value each time (--root a --root
+b): commas do not separate values, since a value may hold one.`,
 		Example: `  $ switchboard
   $ switchboard --config ./mcp.json tools
   $ switchboard tools --json | jq '.[].name'
   $ switchboard call mcp__demo__echo text="hello"
+  $ switchboard --json | jq -r '.[] | .name + " " + .state'
   $ switchboard --root ~/notes --root ./docs tools`,
-		Args:          usageArgs(cobra.NoArgs),
+		// No Args: cobra then checks the first word against the commands
+		// before it parses any flag (legacyArgs), so 'switchboard tols
+		// --wait' says tols is unknown, not --wait.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runStatus(cmd.Context(), &statusOptions{Factory: f})
+			return runStatus(cmd.Context(), so)
 		},
 	}
+	// The root's own flags, not its subcommands' (those are g.register's).
+	addJSONFlag(root, &so.JSON, "print the servers as JSON, as 'list --json' does")
+	addWaitFlag(root, &so.Wait, "the table shows every server's final state")
 	root.CompletionOptions.HiddenDefaultCmd = false
 	// --version prints the version servers see in initialize: one number
 	// for both, set at release with -ldflags -X (host.Version).
@@ -168,7 +241,7 @@ disabled, blocked or untrusted server is not a failure.`,
 	g.register(root)
 	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f),
 		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newAuthCmd(f), newServeCmd(f), newDemoServerCmd())
-	root.AddCommand(newEditCmds(f)...)
+	root.AddCommand(newEditCmds(f, func() []string { return args })...)
 	strictCompletion(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return root, g

@@ -8,13 +8,21 @@ import (
 	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 )
 
-// completeServers completes server names from the configs, without
-// connecting anything (DESIGN.md F49).
+// completeServers completes a command's SERVER argument from the
+// configs, without connecting anything (DESIGN.md F49).
 func completeServers(f *Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return func(_ *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	names := completeServerNames(f)
+	return func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
+		return names(cmd, args, prefix)
+	}
+}
+
+// completeServerNames completes a server name wherever one goes (--server).
+func completeServerNames(f *Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		l, err := f.Load(namesOnly)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -18,108 +17,30 @@ func addScopeFlag(cmd *cobra.Command, scope *string) {
 	cmd.Flags().StringVar(scope, "scope", "user", "which config to edit: user ($XDG_CONFIG_HOME/switchboard/mcp.json) or project (.switchboard/mcp.json)")
 }
 
-type addOptions struct {
-	*Factory
-	// Scope is "user" or "project" (Factory.ConfigPath).
-	Scope string
-	Name  string
-	// Command and Args are a program to run; URL is a server to reach.
-	// Exactly one of Command and URL is set.
-	Command string
-	Args    []string
-	URL     string
-	// Transport is "", "http" or "sse", for a URL only.
-	Transport string
-	// Headers and Env are K=V pairs.
-	Headers []string
-	Env     []string
-}
-
-func newAddCmd(f *Factory) *cobra.Command {
-	o := &addOptions{Factory: f}
-	cmd := &cobra.Command{
-		Use:   "add NAME [--url URL | -- COMMAND [ARGS...]]",
-		Short: "Add a server to your switchboard config",
-		Long: `Add a server to switchboard's own config file: a program to run (after --)
-or a url to reach. The file is locked while it changes and replaced in one
-step, mode 0600; a name that exists already is refused. A running
-'switchboard watch' picks the change up.`,
-		Example: `  $ switchboard add memory -- npx -y @modelcontextprotocol/server-memory
-  $ switchboard add github --env GITHUB_TOKEN='${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
-  $ switchboard add docs --url https://example.com/mcp --header 'Authorization=Bearer ${DOCS_TOKEN}'
-  $ switchboard add legacy --url http://127.0.0.1:3001/sse --transport sse --scope project`,
-		Args: usageArgs(cobra.MinimumNArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-				if dash != 1 {
-					return usagef("give the server's name before --")
-				}
-				if len(args) < 2 {
-					return usagef("no command after --")
-				}
-				o.Command, o.Args = args[1], args[2:]
-			} else if len(args) > 1 {
-				return usagef("put the server's command after --: switchboard add %s -- %s", o.Name, strings.Join(args[1:], " "))
-			}
-			return runAdd(cmd.Context(), o)
-		},
-	}
-	addScopeFlag(cmd, &o.Scope)
-	cmd.Flags().StringVar(&o.URL, "url", "", "the server's `url` (streamable HTTP, or SSE with --transport sse)")
-	cmd.Flags().StringVar(&o.Transport, "transport", "", "http or sse; without it a url tries streamable HTTP, then SSE")
-	cmd.Flags().StringArrayVar(&o.Headers, "header", nil, "an HTTP header `K=V` (repeatable)")
-	cmd.Flags().StringArrayVar(&o.Env, "env", nil, "an environment variable `K=V` for the server (repeatable)")
-	return cmd
-}
-
-func runAdd(_ context.Context, o *addOptions) error {
-	entry := edit.EntryFields{URL: o.URL, Command: o.Command, Args: o.Args}
-	if (o.Command == "") == (o.URL == "") {
-		return usagef("give either --url URL or -- COMMAND [ARGS...]")
-	}
-	switch o.Transport {
-	case "":
-	case "http", "sse":
-		if o.URL == "" {
-			return usagef("--transport is for --url servers")
-		}
-		entry.Type = config.Transport(o.Transport)
-	default:
-		return usagef("--transport must be http or sse, not %q", o.Transport)
-	}
-	var err error
-	if entry.Headers, err = parsePairs(o.Headers, badFlagPair("--header")); err != nil {
-		return err
-	}
-	if entry.Env, err = parsePairs(o.Env, badFlagPair("--env")); err != nil {
-		return err
-	}
-	path, err := o.ConfigPath(o.Scope)
-	if err != nil {
-		return err
-	}
-	if err := o.Edit.AddServer(path, o.Name, entry); err != nil {
-		if errors.Is(err, edit.ErrServerExists) {
-			return fmt.Errorf("%w (remove it first, or choose another name)", err)
-		}
-		return err
-	}
-	fmt.Fprintf(o.IO.Out, "Added %q to %s\n", o.Name, termsafe.Line(path))
-	return nil
-}
-
-// badFlagPair is a malformed K=V value of a repeatable flag.
-func badFlagPair(flag string) func(kv string) error {
-	return func(kv string) error { return usagef("%s %q: want K=V", flag, kv) }
-}
-
 // editOptions are remove's, enable's and disable's: one name, one edit.
 type editOptions struct {
 	*Factory
 	// Scope is "user" or "project" (Factory.ConfigPath).
 	Scope string
 	Name  string
+	JSON  jsonFlag
+}
+
+// editJSON is what an edit command prints with --json: what it changed.
+// Values the entry holds (env, headers) are not echoed: they may be
+// secrets.
+type editJSON struct {
+	// Action is added, removed, enabled or disabled.
+	Action string `json:"action"`
+	Server string `json:"server"`
+	// File is our own config file that changed, Scope which one it is.
+	File  string `json:"file"`
+	Scope string `json:"scope"`
+	// Claim says the entry changed only claims the name of a server
+	// another tool's file defines: disable added it, enable removed it.
+	Claim bool `json:"claim,omitempty"`
+	// DefinedIn is that other definition, when disable found it.
+	DefinedIn *config.Source `json:"definedIn,omitempty"`
 }
 
 // editCommand is one of the one-name edits.
@@ -131,9 +52,10 @@ type editCommand struct {
 func newEditCmd(f *Factory, e editCommand) *cobra.Command {
 	o := &editOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:               e.use + " NAME",
-		Short:             e.short,
-		Example:           "  $ switchboard " + e.use + " github\n  $ switchboard " + e.use + " github --scope project",
+		Use:   e.use + " NAME",
+		Short: e.short,
+		Example: "  $ switchboard " + e.use + " github\n  $ switchboard " + e.use + " github --scope project\n" +
+			"  $ switchboard " + e.use + " github --json | jq -r .file",
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeServers(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -142,12 +64,15 @@ func newEditCmd(f *Factory, e editCommand) *cobra.Command {
 		},
 	}
 	addScopeFlag(cmd, &o.Scope)
+	addJSONFlag(cmd, &o.JSON, "print what changed as JSON: {action, server, file, scope, claim, definedIn}")
 	return cmd
 }
 
-func newEditCmds(f *Factory) []*cobra.Command {
+// newEditCmds are add, remove, enable and disable; argv is the command
+// line as given (newAddCmd).
+func newEditCmds(f *Factory, argv func() []string) []*cobra.Command {
 	return []*cobra.Command{
-		newAddCmd(f),
+		newAddCmd(f, argv),
 		newEditCmd(f, editCommand{"remove", "Remove a server from your switchboard config", runRemove}),
 		newEditCmd(f, editCommand{"enable", "Enable a server in your switchboard config", runEnable}),
 		newEditCmd(f, editCommand{"disable", "Disable a server, here or in another tool's config (it stays listed)", runDisable}),
@@ -155,14 +80,17 @@ func newEditCmds(f *Factory) []*cobra.Command {
 }
 
 func runRemove(_ context.Context, o *editOptions) error {
-	return o.edit("Removed", o.Edit.RemoveServer)
+	return o.edit("Removed", "removed", func(path, name string, _ *editJSON) error {
+		return o.Edit.RemoveServer(path, name)
+	})
 }
 
 // runEnable undoes disable: a claim-only entry is removed, so the other
 // tool's definition applies again.
 func runEnable(_ context.Context, o *editOptions) error {
-	return o.edit("Enabled", func(path, name string) error {
+	return o.edit("Enabled", "enabled", func(path, name string, out *editJSON) error {
 		if claim, err := o.Edit.IsClaim(path, name); err == nil && claim {
+			out.Claim = true
 			return o.Edit.RemoveServer(path, name)
 		}
 		return o.Edit.SetDisabled(path, name, false)
@@ -173,7 +101,7 @@ func runEnable(_ context.Context, o *editOptions) error {
 // is turned off by an entry in ours that claims its name (ours comes
 // first), so the other tool's file is never touched.
 func runDisable(_ context.Context, o *editOptions) error {
-	return o.edit("Disabled", func(path, name string) error {
+	return o.edit("Disabled", "disabled", func(path, name string, out *editJSON) error {
 		err := o.Edit.SetDisabled(path, name, true)
 		if !errors.Is(err, edit.ErrNoServer) {
 			return err
@@ -185,22 +113,29 @@ func runDisable(_ context.Context, o *editOptions) error {
 		if err := o.Edit.ClaimDisabled(path, name); err != nil {
 			return err
 		}
+		out.Claim, out.DefinedIn = true, &src
 		o.IO.note(termsafe.Line(fmt.Sprintf("%q is defined in %s (%s); an entry in %s now keeps it off", name, src.Label(), src, path)))
 		return nil
 	})
 }
 
-// edit applies change to the scope's file and says done.
-func (o *editOptions) edit(done string, change func(path, name string) error) error {
+// edit applies change to the scope's file and says what it did: done
+// (Removed) to a person, action (removed) in JSON. change may fill in
+// what the JSON says of a claim.
+func (o *editOptions) edit(done, action string, change func(path, name string, out *editJSON) error) error {
 	path, err := o.ConfigPath(o.Scope)
 	if err != nil {
 		return err
 	}
-	if err := change(path, o.Name); err != nil {
+	out := editJSON{Action: action, Server: o.Name, File: path, Scope: o.Scope}
+	if err := change(path, o.Name, &out); err != nil {
 		if errors.Is(err, edit.ErrNoServer) {
 			return fmt.Errorf("%w (only switchboard's own config is edited here; see 'switchboard sources')", err)
 		}
 		return err
+	}
+	if o.JSON {
+		return writeJSON(o.IO.Out, out)
 	}
 	fmt.Fprintf(o.IO.Out, "%s %q in %s\n", done, o.Name, termsafe.Line(path))
 	return nil

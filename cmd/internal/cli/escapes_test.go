@@ -117,8 +117,8 @@ func TestServerTextIsEscaped(t *testing.T) {
 		{name: "list", args: []string{"list"}, code: ExitFailure, stdout: []string{escapedPayload, `\x1b]0;pwned\x07name`}},
 		{name: "tools", args: []string{"tools", "esc"}, stdout: []string{"mcp__esc__escapes", escapedPayload + " (a description"}},
 		{name: "resources", args: []string{"resources", "esc"}, stdout: []string{"demo://escapes", escapedPayload}},
-		{name: "prompts", args: []string{"prompts", "esc"}, stdout: []string{"esc/escapes", escapedPayload}},
-		{name: "prompt", args: []string{"prompt", "esc/escapes"}, stdout: []string{"user: " + escapedPayload}},
+		{name: "prompts", args: []string{"prompts", "--server", "esc"}, stdout: []string{"esc  escapes", escapedPayload}},
+		{name: "prompt", args: []string{"prompt", "escapes", "--server", "esc"}, stdout: []string{"user: " + escapedPayload}},
 		{name: "read", args: []string{"read", "demo://escapes"}, stdout: []string{escapedPayload + "\nsecond line\n"}},
 		{name: "call text", args: []string{"call", "mcp__esc__escapes"}, stdout: []string{
 			escapedPayload + "\nsecond line\r\nthird line\n",
@@ -133,7 +133,7 @@ func TestServerTextIsEscaped(t *testing.T) {
 		{name: "logs", args: []string{"logs", "escfail"}, code: ExitFailure,
 			stdout: []string{ansiRed + "error: " + escapedPayload + ` \xff` + ansiReset},
 			stderr: []string{`switchboard: server "escfail" is failed: `, escapedPayload}},
-		{name: "tools of a failed server", args: []string{"tools", "escfail"}, code: ExitFailure,
+		{name: "tools of a failed server", args: []string{"tools", "--server", "escfail"}, code: ExitFailure,
 			stderr: []string{`switchboard: server "escfail" is failed: `, escapedPayload}},
 		{name: "sources", args: []string{"sources"}, stdout: []string{`\x1b]0;pwned\x07name`}},
 	} {

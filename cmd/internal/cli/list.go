@@ -2,13 +2,18 @@ package cli
 
 import (
 	"context"
+	"slices"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 type listOptions struct {
 	*Factory
-	JSON jsonFlag
+	// Servers, when not empty, lists only these servers.
+	Servers []string
+	JSON    jsonFlag
 	// Wait waits for every server to settle instead of answering at the
 	// startup gate.
 	Wait bool
@@ -22,18 +27,24 @@ func newListCmd(f *Factory) *cobra.Command {
 		Long: `List every configured server with its state, transport, source and tool
 count. Like any host it answers at the startup gate: a slow server whose
 tools are cached shows as connecting. --wait waits for every server.
+--server lists only the servers named, and the exit status is theirs.
 
 ` + healthExitCodes,
 		Example: `  $ switchboard list
   $ switchboard list --wait || echo "a server is down"
+  $ switchboard list --server github --server linear --wait
   $ switchboard list --json | jq -r '.[] | select(.state=="failed") | .name'`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := serverArgs(&o.Servers, nil); err != nil {
+				return err
+			}
 			return runList(cmd.Context(), o)
 		},
 	}
 	addJSONFlag(cmd, &o.JSON, "print JSON, one object per server")
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for every server to connect or fail")
+	addWaitFlag(cmd, &o.Wait, "")
+	addServerFlag(cmd, f, &o.Servers, true, "list only server `NAME`")
 	return cmd
 }
 
@@ -51,6 +62,12 @@ func runList(ctx context.Context, o *listOptions) error {
 		return err
 	}
 	statuses := s.Status()
+	for _, name := range o.Servers {
+		if !slices.ContainsFunc(statuses, func(st host.Status) bool { return st.Name == name }) {
+			return noServer(name)
+		}
+	}
+	statuses = onlyServers(statuses, o.Servers, func(st host.Status) string { return st.Name })
 	if o.JSON {
 		err = writeJSON(o.IO.Out, toStatusJSON(statuses))
 	} else {

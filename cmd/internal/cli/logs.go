@@ -19,6 +19,8 @@ type logsOptions struct {
 	// Follow stays connected and prints new lines until ctx ends.
 	Follow bool
 	JSON   jsonFlag
+	// Wait is accepted for likeness: logs waits for its server.
+	Wait bool
 }
 
 func newLogsCmd(f *Factory) *cobra.Command {
@@ -47,6 +49,7 @@ so.`,
 	}
 	cmd.Flags().BoolVarP(&o.Follow, "follow", "f", false, "stay connected and print new lines as they come")
 	addJSONFlag(cmd, &o.JSON, "print one JSON object per line")
+	addWaitFlag(cmd, &o.Wait, "logs starts SERVER alone and waits for it")
 	return cmd
 }
 

@@ -327,7 +327,6 @@ func TestRunEditsOwnConfig(t *testing.T) {
 }
 
 func TestParsePairs(t *testing.T) {
-	malformed := func(kv string) error { return errors.New("bad " + kv) }
 	for _, tc := range []struct {
 		in   []string
 		want map[string]string
@@ -335,14 +334,15 @@ func TestParsePairs(t *testing.T) {
 	}{
 		{in: nil, want: nil},
 		{in: []string{"a=1", "b=x=y", "c="}, want: map[string]string{"a": "1", "b": "x=y", "c": ""}},
-		{in: []string{"a=1", "a=2"}, want: map[string]string{"a": "2"}},
-		{in: []string{"a=1", "novalue"}, err: "bad novalue"},
-		{in: []string{"=v"}, err: "bad =v"},
+		// A key given twice is refused: before, the later pair won silently.
+		{in: []string{"a=1", "a=2"}, err: `--env "a" is given twice; give each key once`},
+		{in: []string{"a=1", "novalue"}, err: `--env "novalue": want KEY=VALUE`},
+		{in: []string{"=v"}, err: `--env "=v": want KEY=VALUE`},
 	} {
-		got, err := parsePairs(tc.in, malformed)
+		got, err := parsePairs(tc.in, "--env")
 		if tc.err != "" {
-			if err == nil || err.Error() != tc.err {
-				t.Errorf("parsePairs(%q) error = %v, want %q", tc.in, err, tc.err)
+			if _, usage := errors.AsType[usageError](err); !usage || err.Error() != tc.err {
+				t.Errorf("parsePairs(%q) error = %v, want the usage error %q", tc.in, err, tc.err)
 			}
 			continue
 		}
@@ -356,11 +356,11 @@ func TestParsePairs(t *testing.T) {
 }
 
 func TestCallArgs(t *testing.T) {
-	got, err := callArgs(`{"a": 1, "b": "json"}`, []string{"b=2", "c=text", "d={\"x\":true}"})
+	got, err := callArgs(`{"a": 1, "b": "json"}`, []string{"n=2", "c=text", "d={\"x\":true}"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"a": 1.0, "b": 2.0, "c": "text", "d": map[string]any{"x": true}}
+	want := map[string]any{"a": 1.0, "b": "json", "n": 2.0, "c": "text", "d": map[string]any{"x": true}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("callArgs (-want +got):\n%s", diff)
 	}
@@ -369,6 +369,14 @@ func TestCallArgs(t *testing.T) {
 	}
 	if _, err := callArgs("", []string{"notapair"}); err == nil || err.Error() != `argument "notapair": want KEY=VALUE` {
 		t.Errorf("bad pair: %v", err)
+	}
+	// A key in --args and as a pair: neither is plainly the one meant.
+	// Before, the pair won silently.
+	if _, err := callArgs(`{"a": 1}`, []string{"a=2"}); err == nil || err.Error() != `argument "a" is given twice, in --args and as a=VALUE; give it once` {
+		t.Errorf("a key given both ways: %v", err)
+	}
+	if _, err := callArgs("", []string{"a=1", "a=2"}); err == nil || err.Error() != `argument "a" is given twice; give each key once` {
+		t.Errorf("a key given twice as a pair: %v", err)
 	}
 }
 

@@ -64,7 +64,7 @@ elicitation request goes to the client whose call led to it. Diagnostics
 go to stderr; over stdio, stdout is the client's.`,
 		Example: `  $ switchboard serve --print-config claude-desktop
   $ switchboard serve --http 127.0.0.1:8976
-  $ switchboard serve --servers github,linear --no-prefix`,
+  $ switchboard serve --server github --server linear --no-prefix`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), o) },
 	}
@@ -73,8 +73,11 @@ go to stderr; over stdio, stdout is the client's.`,
 	fl.StringVar(&o.TokenFile, "token-file", "", "require the bearer token in this `file` of HTTP clients (needed off loopback; or $SWITCHBOARD_TOKEN)")
 	fl.StringVar(&o.Token, "token", "", "require this bearer `token` of HTTP clients; other users can read it in the process list, so prefer --token-file or $SWITCHBOARD_TOKEN")
 	fl.BoolVar(&o.NoPrefix, "no-prefix", false, "expose tool and prompt names unchanged where they do not collide")
-	fl.StringSliceVar(&o.Servers, "servers", nil, "serve only these `servers` (comma-separated)")
-	fl.StringArrayVar(&o.Tools, "tools", nil, "serve only tools whose exposed name matches this `glob` (repeatable)")
+	addServerFlag(cmd, f, &o.Servers, true, "serve only server `NAME`")
+	// --servers a,b was the spelling before --server; scripts still give it.
+	fl.Var(commaListValue{listValue{&o.Servers}}, "servers", "")
+	_ = fl.MarkHidden("servers")
+	addListFlag(fl, &o.Tools, "tools", "serve only tools whose exposed name matches this `glob`")
 	fl.StringVar(&o.Profile, "profile", "", "serve the view the `profile` of that name in your config names (\"profiles\": {NAME: {\"servers\": […], \"tools\": {\"allow\": […], \"deny\": […]}}})")
 	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")

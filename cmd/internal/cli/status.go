@@ -5,15 +5,19 @@ import (
 	"fmt"
 )
 
-// statusOptions are `switchboard` with no command's: it has no flags of
-// its own.
+// statusOptions are `switchboard` with no command's.
 type statusOptions struct {
 	*Factory
+	JSON jsonFlag
+	// Wait is accepted for likeness with the other commands that connect:
+	// the health table always waits for every server.
+	Wait bool
 }
 
 // runStatus is `switchboard` with no command: connect everything, wait for
-// every server, print the health table (DESIGN.md F45). Exit 1 when an enabled
-// server failed or a config file could not be read.
+// every server, print the health table (DESIGN.md F45), or with --json
+// what list --json prints. Exit 1 when an enabled server failed or a
+// config file could not be read.
 func runStatus(ctx context.Context, o *statusOptions) error {
 	s, err := o.startHost(ctx, true)
 	if err != nil {
@@ -21,11 +25,17 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	}
 	defer s.Close()
 	statuses := s.Status()
-	if len(statuses) == 0 && len(s.loaded.Problems) == 0 {
+	switch {
+	case bool(o.JSON):
+		if err := writeJSON(o.IO.Out, toStatusJSON(statuses)); err != nil {
+			return err
+		}
+	case len(statuses) == 0 && len(s.loaded.Problems) == 0:
 		fmt.Fprintln(o.IO.Out, "No MCP servers configured.")
 		return nil
+	default:
+		o.IO.serverTable(statuses)
 	}
-	o.IO.serverTable(statuses)
 	if anyFailed(statuses) || len(s.loaded.Problems) > 0 {
 		return exitError{ExitFailure}
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -12,9 +13,9 @@ import (
 
 type toolsOptions struct {
 	*Factory
-	// Server, when not empty, lists only that server's tools.
-	Server string
-	JSON   jsonFlag
+	// Servers, when not empty, lists only these servers' tools.
+	Servers []string
+	JSON    jsonFlag
 	// Wait waits for every server instead of answering at the startup gate.
 	Wait bool
 	// Search, when not empty, prints only the tools that match it, best
@@ -27,31 +28,33 @@ type toolsOptions struct {
 func newToolsCmd(f *Factory) *cobra.Command {
 	o := &toolsOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "tools [SERVER]",
+		Use:   "tools [--server NAME]... [--search QUERY]",
 		Short: "List the tools the servers offer",
-		Long: `List the tools of every server, or of one, under the names an agent sees.
+		Long: `List the tools of every server, or of those --server names, under the
+names an agent sees.
 
 It answers at the startup gate, as an agent's host would: a slow server's
 tools come from the cache and are marked deferred (a call to one waits for
 its server). --wait waits for every server instead.
 
-For one SERVER that failed, its error is printed on stderr and the exit
+For a --server that failed, its error is printed on stderr and the exit
 status is 1; for one that is disabled, blocked or untrusted, a line on
 stderr says so. A name no config defines is a usage error (exit 2).
 
 --search ranks the tools by how well their names, parameters and
 descriptions match the words of QUERY and prints the best --limit of
-them, best first; a tool that shares no word with QUERY is not printed.`,
+them, best first; a tool that shares no word with QUERY is not printed.
+When none matches, stderr says so and the exit status is 1, as grep's is
+(--json prints []).`,
 		Example: `  $ switchboard tools
-  $ switchboard tools github --json
+  $ switchboard tools --server github --json
   $ switchboard tools --wait
-  $ switchboard tools github || echo "github is down"
+  $ switchboard tools --server github || echo "github is down"
   $ switchboard tools --search "open a pull request" --limit 3`,
 		Args:              usageArgs(cobra.MaximumNArgs(1)),
-		ValidArgsFunction: completeServers(f),
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if o.Server, err = serverArg(args); err != nil {
+			if err := serverArgs(&o.Servers, args); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("limit") && !cmd.Flags().Changed("search") {
@@ -64,7 +67,8 @@ them, best first; a tool that shares no word with QUERY is not printed.`,
 		},
 	}
 	addJSONFlag(cmd, &o.JSON, "print JSON, one object per tool")
-	cmd.Flags().BoolVar(&o.Wait, "wait", false, "wait for every server instead of answering at the startup gate")
+	addWaitFlag(cmd, &o.Wait, "")
+	addServerFlag(cmd, f, &o.Servers, true, "list only the tools of server `NAME`")
 	cmd.Flags().StringVar(&o.Search, "search", "", "print the tools that best match `QUERY`, best first")
 	cmd.Flags().IntVar(&o.Limit, "limit", 10, "with --search, print at most `N` tools (0: every match)")
 	return cmd
@@ -76,28 +80,32 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 		return err
 	}
 	defer s.Close()
-	if o.Server != "" {
-		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
-			return err
-		}
+	if err := o.IO.requireServers(s.Status(), o.Servers); err != nil {
+		return err
 	}
 	var tools []host.Tool
 	switch {
 	case o.Search == "":
-		tools = s.Tools().Tools
-		if o.Server != "" {
-			tools = onlyServer(tools, o.Server, func(t host.Tool) string { return t.Server })
-		}
-	case o.Server != "":
-		tools = s.View(host.ViewFilter{Servers: []string{o.Server}}).SearchTools(o.Search, o.Limit)
+		tools = onlyServers(s.Tools().Tools, o.Servers, func(t host.Tool) string { return t.Server })
+	case len(o.Servers) > 0:
+		tools = s.View(host.ViewFilter{Servers: o.Servers}).SearchTools(o.Search, o.Limit)
 	default:
 		tools = s.SearchTools(o.Search, o.Limit)
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, orEmpty(tools))
+		err = writeJSON(o.IO.Out, orEmpty(tools))
+	} else {
+		o.IO.printTools(tools)
 	}
-	o.IO.printTools(tools)
-	return nil
+	if err == nil && o.Search != "" && len(tools) == 0 {
+		// Said, not only shown as nothing: an empty answer and a search
+		// that found nothing look alike. Exit 1, as grep's.
+		if len(o.Servers) > 0 {
+			return fmt.Errorf("no tool of %s matches %q", strings.Join(o.Servers, ", "), o.Search)
+		}
+		return fmt.Errorf("no tool matches %q", o.Search)
+	}
+	return err
 }
 
 func (ios IO) printTools(tools []host.Tool) {

@@ -268,5 +268,13 @@ func TestWatchSaysWhatHappened(t *testing.T) {
 		if line := await("the reload", has("config reloaded:")); !strings.Contains(line, "config reloaded: enabled good") {
 			t.Errorf("enabling good: %q, want 'config reloaded: enabled good'", line)
 		}
+
+		// good's entry grows by a line, which moves the entries below it:
+		// they are not updated, and the reload speaks of good alone.
+		grown := strings.Replace(doc(false), `"args": ["demo-server"], "env"`, `"args": ["demo-server", "--stderr-lines"],`+"\n\t\t\t\t"+`"env"`, 1)
+		save(grown)
+		if line := await("the reload", has("config reloaded:")); !strings.HasSuffix(line, "config reloaded: restarted good") {
+			t.Errorf("growing good's entry: %q, want 'config reloaded: restarted good' and nothing more", line)
+		}
 	})
 }
