@@ -121,6 +121,69 @@ func Record(stateDir, projectDir string, files []ProjectFile) error {
 	return safefile.WriteAtomic(path, append(data, '\n'), 0o600)
 }
 
+// Trusted is one trust decision: a folder, and the files it was trusted
+// with.
+type Trusted struct {
+	Project   string    `json:"project"`
+	Files     []string  `json:"files"`
+	TrustedAt time.Time `json:"trustedAt"`
+}
+
+// List returns every trust decision, by folder.
+func List(stateDir string) ([]Trusted, error) {
+	if stateDir == "" {
+		return nil, nil
+	}
+	st, err := readTrust(filepath.Join(stateDir, FileName))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Trusted, 0, len(st.Projects))
+	for dir, e := range st.Projects {
+		out = append(out, Trusted{Project: dir, Files: orEmpty(e.Files), TrustedAt: e.TrustedAt})
+	}
+	slices.SortFunc(out, func(a, b Trusted) int { return strings.Compare(a.Project, b.Project) })
+	return out, nil
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Revoke forgets the trust decision for projectDir, reporting whether
+// there was one. It changes the store as Record does.
+func Revoke(stateDir, projectDir string) (bool, error) {
+	if stateDir == "" {
+		return false, nil
+	}
+	path := filepath.Join(stateDir, FileName)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	unlock, err := safefile.Lock(path)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	st, err := readTrust(path)
+	if err != nil {
+		return false, err
+	}
+	key := projectKey(projectDir)
+	if _, ok := st.Projects[key]; !ok {
+		return false, nil
+	}
+	delete(st.Projects, key)
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return false, err
+	}
+	return true, safefile.WriteAtomic(path, append(data, '\n'), 0o600)
+}
+
 func projectKey(dir string) string {
 	if abs, err := filepath.Abs(dir); err == nil {
 		return abs

@@ -56,3 +56,31 @@ func TestTrustProjectConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestListAndRevoke(t *testing.T) {
+	dir := t.TempDir()
+	if got, err := List(dir); err != nil || len(got) != 0 {
+		t.Fatalf("List of nothing = %v, %v", got, err)
+	}
+	for _, p := range []string{"/b", "/a"} {
+		if err := Record(dir, p, []ProjectFile{{Path: p + "/.mcp.json", Data: []byte("{}")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := List(dir)
+	if err != nil || len(got) != 2 || got[0].Project != "/a" || got[1].Files[0] != "/b/.mcp.json" {
+		t.Fatalf("List = %+v, %v", got, err)
+	}
+	if ok, err := Revoke(dir, "/a"); !ok || err != nil {
+		t.Fatalf("Revoke(/a) = %v, %v", ok, err)
+	}
+	if ok, err := Revoke(dir, "/a"); ok || err != nil {
+		t.Fatalf("Revoke(/a) again = %v, %v", ok, err)
+	}
+	if ok, _ := IsTrusted(dir, "/a", []ProjectFile{{Path: "/a/.mcp.json", Data: []byte("{}")}}); ok {
+		t.Error("/a is still trusted")
+	}
+	if ok, _ := IsTrusted(dir, "/b", []ProjectFile{{Path: "/b/.mcp.json", Data: []byte("{}")}}); !ok {
+		t.Error("/b lost its trust")
+	}
+}

@@ -239,7 +239,7 @@ b): commas do not separate values, since a value may hold one.`,
 	root.Version = host.Version
 	root.SetVersionTemplate("switchboard {{.Version}}\n")
 	g.register(root)
-	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f),
+	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f), newUntrustCmd(f),
 		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newAuthCmd(f), newServeCmd(f), newDemoServerCmd())
 	root.AddCommand(newEditCmds(f, func() []string { return args })...)
 	strictCompletion(root)

@@ -67,6 +67,11 @@ type Factory struct {
 	// TrustProject records that exactly these files of dir may start
 	// servers.
 	TrustProject func(dir string, files []trust.ProjectFile) error
+	// ListTrust is every trust decision recorded.
+	ListTrust func() ([]trust.Trusted, error)
+	// Untrust forgets the decision for dir ("": the project, or the
+	// current directory), saying which folder and whether there was one.
+	Untrust func(dir string) (string, bool, error)
 
 	// ConfigPath is switchboard's own config file that an edit's --scope
 	// names: "user" or "project"; anything else is a usage error.
@@ -159,6 +164,8 @@ func (g *globalOptions) factory() *Factory {
 		StateDir:     g.stateDirPath,
 		ScanProject:  g.scanProject,
 		TrustProject: g.trustProjectFiles,
+		ListTrust:    func() ([]trust.Trusted, error) { return trust.List(g.stateDirPath()) },
+		Untrust:      g.untrust,
 		ConfigPath:   g.configPath,
 		Edit:         configEditor{},
 	}
@@ -322,6 +329,23 @@ func (g *globalOptions) scanProject() (string, []trust.ProjectFile, error) {
 		return "", nil, err
 	}
 	return opts.Env.ProjectDir, files, nil
+}
+
+func (g *globalOptions) untrust(dir string) (string, bool, error) {
+	var err error
+	switch {
+	case dir != "":
+		dir, err = filepath.Abs(dir)
+	default:
+		if dir, err = g.loadOptions(namesOnly).Project(); err == nil && dir == "" {
+			dir, err = os.Getwd()
+		}
+	}
+	if err != nil {
+		return "", false, err
+	}
+	revoked, err := trust.Revoke(g.stateDirPath(), dir)
+	return dir, revoked, err
 }
 
 func (g *globalOptions) trustProjectFiles(dir string, files []trust.ProjectFile) error {
