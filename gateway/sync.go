@@ -205,10 +205,18 @@ func (g *Gateway) syncResources(v *view) {
 	resources, templates := hv.Resources()
 	wantRes := map[string]host.Resource{}
 	for _, r := range resources {
+		if isOwnURI(r.URI) {
+			g.log.Warn("resource left out: its URI is the gateway's own", "server", r.Server, "uri", r.URI)
+			continue
+		}
 		wantRes[r.URI] = r
 	}
 	wantTpl := map[string]host.ResourceTemplate{}
 	for _, t := range templates {
+		if isOwnURI(t.URITemplate) {
+			g.log.Warn("resource template left out: its URIs are the gateway's own", "server", t.Server, "template", t.URITemplate)
+			continue
+		}
 		wantTpl[t.URITemplate] = t
 	}
 	if gone := unregister(v.resources, wantRes); len(gone) > 0 {
@@ -224,7 +232,7 @@ func (g *Gateway) syncResources(v *view) {
 			continue
 		}
 		res := *r.Resource
-		if err := guarded(func() { v.srv.AddResource(&res, g.read(hv, host.KindResource, uri)) }); err != nil {
+		if err := guarded(func() { v.srv.AddResource(&res, g.read(hv)) }); err != nil {
 			g.log.Warn("resource left out", "server", r.Server, "uri", uri, "error", err)
 			continue
 		}
@@ -237,7 +245,7 @@ func (g *Gateway) syncResources(v *view) {
 			continue
 		}
 		rt := *t.ResourceTemplate
-		if err := guarded(func() { v.srv.AddResourceTemplate(&rt, g.read(hv, host.KindTemplate, tpl)) }); err != nil {
+		if err := guarded(func() { v.srv.AddResourceTemplate(&rt, g.read(hv)) }); err != nil {
 			g.log.Warn("resource template left out", "server", t.Server, "template", tpl, "error", err)
 			continue
 		}
@@ -245,27 +253,40 @@ func (g *Gateway) syncResources(v *view) {
 	}
 }
 
-// read is the handler of a resource (or a template) named exposed: a read
-// of the URI asked for, from the server the host says owns the name now.
-func (g *Gateway) read(hv *host.View, kind host.Kind, exposed string) mcp.ResourceHandler {
+// read is the handler of every resource and template registered: a read
+// of the URI asked for, from the server the host routes it to
+// (host.View.ResourceServer), whichever template go-sdk matched first (it
+// tries them in sorted order, so file:///{+a} would take what another
+// server's file:///{+path} is for). The gateway's own URIs are its own.
+func (g *Gateway) read(hv *host.View) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		ref, ok := hv.Resolve(kind, exposed)
-		if !ok {
-			return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		uri := req.Params.URI
+		if isOwnURI(uri) {
+			return g.readKept(ctx, req)
 		}
-		return g.h.ReadResource(ctx, ref.Server, req.Params.URI)
+		server, ok := hv.ResourceServer(uri)
+		if !ok {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return g.h.ReadResource(ctx, server, uri)
 	}
 }
 
-// owner is the server of a resource URI or template in v.
+// isOwnURI reports whether uri is one of the gateway's own, which no
+// server's resource or template may take.
+func isOwnURI(uri string) bool {
+	return len(uri) >= len(ownScheme) && strings.EqualFold(uri[:len(ownScheme)], ownScheme)
+}
+
+// ownScheme starts the gateway's own URIs (kept results).
+const ownScheme = "switchboard:"
+
+// owner is the server of a resource URI in v.
 func (g *Gateway) owner(v *view, uri string) (string, bool) {
-	hv := g.h.View(v.filter)
-	for _, kind := range []host.Kind{host.KindResource, host.KindTemplate} {
-		if ref, ok := hv.Resolve(kind, uri); ok {
-			return ref.Server, true
-		}
+	if isOwnURI(uri) {
+		return "", false
 	}
-	return "", false
+	return g.h.View(v.filter).ResourceServer(uri)
 }
 
 func (g *Gateway) subscribe(v *view) func(context.Context, *mcp.SubscribeRequest) error {
