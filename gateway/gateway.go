@@ -55,10 +55,11 @@ type Gateway struct {
 	// flight (a client session, or a round of a new-era client's): where
 	// a request of that server's (sampling, elicitation) goes.
 	calling map[string]map[caller]int
-	rounds  map[string]*round // new-era calls waiting for their client, by requestState
-	kept    keptResults       // whole results of cut ones (MaxResultText)
-	wg      sync.WaitGroup    // the rounds' upstream calls
-	synced  chan struct{}     // closed once Run has made its first sync
+	rounds  map[string]*round                      // new-era calls waiting for their client, by requestState
+	kept    keptResults                            // whole results of cut ones (MaxResultText)
+	subs    map[subKey]map[*mcp.ServerSession]bool // subs.go
+	wg      sync.WaitGroup                         // the rounds' upstream calls
+	synced  chan struct{}                          // closed once Run has made its first sync
 }
 
 // caller is who a call in flight is for: a session of the legacy era, or

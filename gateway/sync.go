@@ -289,25 +289,6 @@ func (g *Gateway) owner(v *view, uri string) (string, bool) {
 	return g.h.View(v.filter).ResourceServer(uri)
 }
 
-func (g *Gateway) subscribe(v *view) func(context.Context, *mcp.SubscribeRequest) error {
-	return func(ctx context.Context, req *mcp.SubscribeRequest) error {
-		server, ok := g.owner(v, req.Params.URI)
-		if !ok {
-			return fmt.Errorf("no server offers %s", req.Params.URI)
-		}
-		return g.h.SubscribeResource(ctx, server, req.Params.URI)
-	}
-}
-
-func (g *Gateway) unsubscribe(v *view) func(context.Context, *mcp.UnsubscribeRequest) error {
-	return func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-		if server, ok := g.owner(v, req.Params.URI); ok {
-			return g.h.UnsubscribeResource(ctx, server, req.Params.URI)
-		}
-		return nil
-	}
-}
-
 // complete routes completion/complete by its reference: a prompt's to the
 // prompt's server (under its own name), a resource template's to its.
 func (g *Gateway) complete(v *view) func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {

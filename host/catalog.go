@@ -144,8 +144,17 @@ func (h *Host) sortedNamesLocked() []string {
 
 // SubscribeResource asks a server to report changes to a resource; each
 // change arrives as an EventResourceUpdated. The subscription is renewed
-// when the server reconnects.
+// when the server reconnects. Subscriptions are counted: the server is
+// asked once, and told to stop when the last subscriber unsubscribes, so
+// one consumer (a gateway's client) cannot end another's.
 func (h *Host) SubscribeResource(ctx context.Context, server, uri string) error {
+	h.mu.Lock()
+	if s, ok := h.servers[server]; ok && s.subscriptions[uri] > 0 {
+		s.subscriptions[uri]++
+		h.mu.Unlock()
+		return nil
+	}
+	h.mu.Unlock()
 	sess, timeout, err := h.liveSession(server)
 	if err != nil {
 		return err
@@ -157,18 +166,27 @@ func (h *Host) SubscribeResource(ctx context.Context, server, uri string) error 
 	}
 	h.mu.Lock()
 	if s, ok := h.servers[server]; ok {
-		s.subscriptions[uri] = true
+		s.subscriptions[uri]++
 	}
 	h.mu.Unlock()
 	return nil
 }
 
-// UnsubscribeResource ends a subscription made with SubscribeResource.
+// UnsubscribeResource ends one subscription made with SubscribeResource;
+// the server is told only when it was the last. One more than were made
+// is nothing.
 func (h *Host) UnsubscribeResource(ctx context.Context, server, uri string) error {
 	h.mu.Lock()
-	if s, ok := h.servers[server]; ok {
-		delete(s.subscriptions, uri)
+	s, ok := h.servers[server]
+	if !ok || s.subscriptions[uri] == 0 {
+		h.mu.Unlock()
+		return nil
 	}
+	if s.subscriptions[uri]--; s.subscriptions[uri] > 0 {
+		h.mu.Unlock()
+		return nil
+	}
+	delete(s.subscriptions, uri)
 	h.mu.Unlock()
 	sess, timeout, err := h.liveSession(server)
 	if err != nil {

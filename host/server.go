@@ -80,7 +80,7 @@ type server struct {
 	listed    chan struct{}
 	initRes   *mcp.InitializeResult
 
-	subscriptions map[string]bool // resource URIs to keep subscribed across reconnects
+	subscriptions map[string]int // resource URIs to keep subscribed across reconnects, with their subscribers
 
 	// era is the protocol version the server spoke last, from the tool
 	// cache until it connects (eras.go); "" when not known.
@@ -102,7 +102,7 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 		h: h, cfg: cfg, since: time.Now(), transport: cfg.TransportKind(),
 		settled: closedChan(), supDone: closedChan(), listed: closedChan(),
 		refreshing: map[listKind]bool{}, again: map[listKind]bool{},
-		subscriptions: map[string]bool{},
+		subscriptions: map[string]int{},
 	}
 	s.log.all = &h.logs
 	// The admission order is config's (DESIGN.md, "Admission"): the host
