@@ -80,6 +80,13 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			http.NotFound(w, r)
 			return
 		}
+		// DNS rebinding first, as go-sdk's handler would (it runs last):
+		// nothing below may answer a page that rebound a name to this
+		// machine, not even whether a server name is real.
+		if !hostAllowed(r) {
+			http.Error(w, "switchboard: Host not allowed", http.StatusForbidden)
+			return
+		}
 		if opts.Token != "" && !bearer(r, opts.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			http.Error(w, "switchboard: a token is needed (Authorization: Bearer …)", http.StatusUnauthorized)
@@ -91,7 +98,9 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		}
 		if s := r.URL.Query().Get("servers"); s != "" {
 			if _, err := g.viewServers(s, opts.Filter.Servers); err != nil {
-				http.Error(w, "switchboard: "+err.Error(), http.StatusForbidden)
+				// One answer for a made-up name and a real one kept out of
+				// the view: a caller learns no name it did not know.
+				http.Error(w, "switchboard: ?servers= names a server not served here", http.StatusForbidden)
 				return
 			}
 		}
@@ -106,6 +115,25 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 func bearer(r *http.Request, token string) bool {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// hostAllowed reports whether a request that came to a loopback address
+// names a loopback host: one that names another came through a name
+// rebound to this machine.
+func hostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil {
+		return true
+	}
+	return !isLoopbackAddr(local.String()) || isLoopbackAddr(r.Host)
+}
+
+// isLoopbackAddr is IsLoopback for a host with or without its port.
+func isLoopbackAddr(addr string) bool {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return IsLoopback(host)
+	}
+	return IsLoopback(addr)
 }
 
 // originAllowed reports whether a browser's Origin may use the gateway:

@@ -2,8 +2,10 @@ package gateway_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // A client's subscription is its own: client B, which never subscribed,
@@ -85,5 +88,45 @@ func testSubscriptionsPerClient(t *testing.T, version string) {
 	}
 	if s, u := subs.Load(), unsubs.Load(); s != 1 || u != 1 {
 		t.Errorf("the server got %d subscribes and %d unsubscribes, want 1 and 1", s, u)
+	}
+}
+
+// A page that rebound a name to this machine learns nothing, not even
+// which server names are real: the Host check comes before ?servers=, and
+// ?servers= answers a made-up name and a real one kept out of the view
+// alike.
+func TestRebindingLearnsNoNames(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{Filter: host.ViewFilter{Servers: []string{"a"}}}, demoServer(t, "a"), demoServer(t, "hidden"))
+	do := func(hostHeader, query string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, s.url+query, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if hostHeader != "" {
+			req.Host = hostHeader
+			req.Header.Set("Origin", "http://"+hostHeader)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	rebound := map[string]string{}
+	for _, q := range []string{"?servers=a", "?servers=hidden", "?servers=madeup", ""} {
+		code, body := do("attacker.example:8080", q)
+		if code != http.StatusForbidden {
+			t.Errorf("rebound %q: %d, want 403", q, code)
+		}
+		rebound[q] = body
+	}
+	if rebound["?servers=a"] != rebound["?servers=madeup"] || rebound["?servers=hidden"] != rebound["?servers=madeup"] {
+		t.Errorf("a rebound page tells names apart: %q", rebound)
+	}
+	_, hidden := do("", "?servers=hidden")
+	_, madeup := do("", "?servers=madeup")
+	if hidden != madeup || strings.Contains(hidden, "hidden") {
+		t.Errorf("?servers= tells a real name kept out from a made-up one: %q vs %q", hidden, madeup)
 	}
 }
