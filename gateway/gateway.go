@@ -13,6 +13,8 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,6 +40,20 @@ type Options struct {
 	ToolSearch bool
 }
 
+// Writes to clients never run on the loop that keeps the views in step
+// (Run): a client that stops reading would stall every other one. Log
+// lines and resource updates go through a bounded queue to a goroutine of
+// their own, and each write to a session is bounded; a session that does
+// not take a write within clientWriteTimeout is closed.
+const (
+	// noteQueue bounds the notifications waiting for clients; past it
+	// they are dropped, and counted in the log.
+	noteQueue = 1024
+	// clientWriteTimeout is how long one write to one client may take: a
+	// client that reads at all takes a line in far less.
+	clientWriteTimeout = 5 * time.Second
+)
+
 // maxViews bounds the views (distinct server lists asked for over HTTP)
 // a gateway keeps: each holds a server's worth of registrations.
 const maxViews = 64
@@ -60,6 +76,8 @@ type Gateway struct {
 	subs    map[subKey]map[*mcp.ServerSession]bool // subs.go
 	wg      sync.WaitGroup                         // the rounds' upstream calls
 	synced  chan struct{}                          // closed once Run has made its first sync
+	notes   chan host.Event                        // log lines and resource updates for clients (notify)
+	dropped atomic.Int64                           // notes dropped because the queue was full
 }
 
 // caller is who a call in flight is for: a session of the legacy era, or
@@ -85,7 +103,7 @@ func New(h *host.Host, opts *Options) *Gateway {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[caller]int{}, synced: make(chan struct{})}
+	return &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[caller]int{}, synced: make(chan struct{}), notes: make(chan host.Event, noteQueue)}
 }
 
 // view is one window on the host (host.ViewFilter): an MCP server with
@@ -165,6 +183,12 @@ func (g *Gateway) Run(ctx context.Context) error {
 	sub := g.h.Subscribe()
 	defer sub.Close()
 	defer g.endRounds()
+	notifying := make(chan struct{})
+	go func() {
+		defer close(notifying)
+		g.notify(ctx)
+	}()
+	defer func() { <-notifying }()
 	g.syncAll()
 	close(g.synced)
 	for {
@@ -203,16 +227,39 @@ func (g *Gateway) handle(ctx context.Context, e host.Event) bool {
 	switch e.Type {
 	case host.EventTools, host.EventResources, host.EventPrompts, host.EventState:
 		return true
-	case host.EventResourceUpdated:
-		g.each(func(v *view) {
-			if v.shows(e.Server) { // a server outside the view says nothing in it
-				_ = v.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: e.URI})
+	case host.EventResourceUpdated, host.EventLog:
+		select {
+		case g.notes <- e:
+		default:
+			if n := g.dropped.Add(1); n&(n-1) == 0 { // the 1st, 2nd, 4th, 8th, …
+				g.log.Warn("notifications for clients dropped: clients are not reading them", "dropped", n)
 			}
-		})
-	case host.EventLog:
-		g.forwardLog(ctx, e)
+		}
 	}
 	return false
+}
+
+// notify hands log lines and resource updates to the clients that see
+// their server, until ctx ends.
+func (g *Gateway) notify(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-g.notes:
+			switch e.Type {
+			case host.EventResourceUpdated:
+				g.each(func(v *view) {
+					if v.shows(e.Server) { // a server outside the view says nothing in it
+						// go-sdk bounds each session's write itself.
+						_ = v.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: e.URI})
+					}
+				})
+			case host.EventLog:
+				g.forwardLog(ctx, e)
+			}
+		}
+	}
 }
 
 func (g *Gateway) each(fn func(*view)) {
@@ -249,7 +296,14 @@ func (g *Gateway) forwardLog(ctx context.Context, e host.Event) {
 			return
 		}
 		for ss := range v.srv.Sessions() {
-			_ = ss.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: e.Server, Data: e.Message})
+			wctx, cancel := context.WithTimeout(ctx, clientWriteTimeout)
+			err := ss.Log(wctx, &mcp.LoggingMessageParams{Level: level, Logger: e.Server, Data: e.Message})
+			stalled := wctx.Err() != nil && ctx.Err() == nil
+			cancel()
+			if stalled {
+				g.log.Warn("client dropped: it took no message in time", "session", ss.ID(), "error", err)
+				_ = ss.Close()
+			}
 		}
 	})
 }
