@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -128,5 +129,92 @@ func TestRebindingLearnsNoNames(t *testing.T) {
 	_, madeup := do("", "?servers=madeup")
 	if hidden != madeup || strings.Contains(hidden, "hidden") {
 		t.Errorf("?servers= tells a real name kept out from a made-up one: %q vs %q", hidden, madeup)
+	}
+}
+
+// Views are bounded without locking anyone out: past the bound, a view
+// no client uses gives way; while every one is in use a new ?servers= list
+// is refused with 503 saying why; and the whole gateway (/mcp) always
+// answers. Before, 64 distinct lists filled the table and plain /mcp
+// answered 400 to everyone until restart.
+func TestViewsBounded(t *testing.T) {
+	defer gateway.SetMaxViews(2)()
+	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "a"), demoServer(t, "b"), demoServer(t, "c"))
+	status := func(query string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, s.url+query, strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			del, _ := http.NewRequest(http.MethodDelete, s.url+query, nil)
+			del.Header.Set("Mcp-Session-Id", id)
+			if r, err := http.DefaultClient.Do(del); err == nil {
+				r.Body.Close()
+			}
+		}
+		return resp.StatusCode, string(body)
+	}
+	// Two views held by clients: a third is refused, the whole is not.
+	a := s.clientAt(t, "?servers=a", nil, config.ProtocolLegacy)
+	b := s.clientAt(t, "?servers=b", nil, config.ProtocolLegacy)
+	if code, body := status("?servers=c"); code != http.StatusServiceUnavailable || !strings.Contains(body, "too many distinct ?servers= views in use") {
+		t.Errorf("a third view while two are in use: %d %q, want 503 saying why", code, body)
+	}
+	if code, _ := status(""); code != http.StatusOK {
+		t.Errorf("the whole gateway: %d, want 200", code)
+	}
+	// Once a client leaves, its view gives way.
+	a.Close()
+	if code, body := status("?servers=c"); code != http.StatusOK {
+		t.Errorf("a third view once one is idle: %d %q, want 200", code, body)
+	}
+	if names := toolNames(t, b); !slices.Contains(names, "b__echo") || slices.Contains(names, "a__echo") {
+		t.Errorf("the view in use kept its tools: %v", names)
+	}
+}
+
+// Sessions are bounded: past MaxSessions a new one is refused with 503,
+// and an idle one is closed after SessionIdle, making room. Before,
+// 20,000 initializes held 250 MB with no end.
+func TestSessionsBounded(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{MaxSessions: 2, SessionIdle: 300 * time.Millisecond}, demoServer(t, "a"))
+	initialize := func() (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	for i := range 2 {
+		if code, body := initialize(); code != http.StatusOK {
+			t.Fatalf("session %d: %d %q", i+1, code, body)
+		}
+	}
+	if code, body := initialize(); code != http.StatusServiceUnavailable || !strings.Contains(body, "too many sessions (2)") {
+		t.Errorf("a third session: %d %q, want 503 saying why", code, body)
+	}
+	// The two are idle: they are closed, and a new one is taken.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, _ := initialize()
+		if code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("idle sessions were never closed")
+		}
+		time.Sleep(100 * time.Millisecond) // the idle timer is go-sdk's: nothing to await
 	}
 }

@@ -29,3 +29,11 @@ func SetRoundIdle(d time.Duration) func() {
 	roundIdle = d
 	return func() { roundIdle = old }
 }
+
+// SetMaxViews sets how many unpinned views a gateway keeps, for a test;
+// the returned function puts it back.
+func SetMaxViews(n int) func() {
+	old := maxViews
+	maxViews = n
+	return func() { maxViews = old }
+}

@@ -55,8 +55,11 @@ const (
 )
 
 // maxViews bounds the views (distinct server lists asked for over HTTP)
-// a gateway keeps: each holds a server's worth of registrations.
-const maxViews = 64
+// a gateway keeps: each holds a server's worth of registrations. When
+// they are all taken, one no client is connected to gives way; the view
+// a server is started with (stdio's, or HTTP's without ?servers=) is
+// pinned, neither counted nor evicted, so it always answers.
+var maxViews = 64
 
 // Gateway serves a host. Create it with New, run Run for as long as it
 // serves, and serve its views with ServeStdio or Handler.
@@ -112,6 +115,8 @@ type view struct {
 	key    string
 	filter host.ViewFilter
 	srv    *mcp.Server
+	pinned bool      // never evicted (maxViews)
+	used   time.Time // when a client last asked for it, under Gateway.mu
 
 	// What is registered on srv, by exposed name (a URI for resources),
 	// with a fingerprint of what it stands for; the names are the host's.
@@ -125,23 +130,30 @@ type view struct {
 // View returns the MCP server of the view filter shows, creating it on
 // first use; an error when the gateway keeps as many views as it may.
 func (g *Gateway) View(filter host.ViewFilter) (*mcp.Server, error) {
-	v, err := g.view(filter)
+	v, err := g.view(filter, true)
 	if err != nil {
 		return nil, err
 	}
 	return v.srv, nil
 }
 
-func (g *Gateway) view(filter host.ViewFilter) (*view, error) {
+// errTooManyViews says every view is in use by a client.
+var errTooManyViews = fmt.Errorf("too many distinct ?servers= views in use (%d): ask for one in use, or the whole gateway", maxViews)
+
+// view is the view of filter, made on first use. A pinned one is the
+// view a gateway is started with; others count against maxViews.
+func (g *Gateway) view(filter host.ViewFilter, pinned bool) (*view, error) {
 	key := viewKey(filter)
 	g.mu.Lock()
 	v, ok := g.views[key]
-	if !ok && len(g.views) >= maxViews {
+	if ok {
+		v.pinned = v.pinned || pinned
+	} else if !pinned && !g.roomForViewLocked() {
 		g.mu.Unlock()
-		return nil, fmt.Errorf("too many views (%d): ask for fewer distinct server lists", maxViews)
+		return nil, errTooManyViews
 	}
 	if !ok {
-		v = &view{key: key, filter: filter, tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]string{}, templates: map[string]string{}}
+		v = &view{key: key, filter: filter, pinned: pinned, tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]string{}, templates: map[string]string{}}
 		v.srv = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
 			Instructions:       g.opts.Instructions,
 			Logger:             g.log,
@@ -161,11 +173,42 @@ func (g *Gateway) view(filter host.ViewFilter) (*view, error) {
 		}
 		g.views[key] = v
 	}
+	v.used = time.Now()
 	g.mu.Unlock()
 	if !ok {
 		g.sync(v)
 	}
 	return v, nil
+}
+
+// roomForViewLocked makes room for one more unpinned view if it can: the
+// least recently asked for view with no client gives way.
+func (g *Gateway) roomForViewLocked() bool {
+	var counted []*view
+	for _, v := range g.views {
+		if !v.pinned {
+			counted = append(counted, v)
+		}
+	}
+	if len(counted) < maxViews {
+		return true
+	}
+	var idle *view
+	for _, v := range counted {
+		busy := false
+		for range v.srv.Sessions() {
+			busy = true
+			break
+		}
+		if !busy && (idle == nil || v.used.Before(idle.used)) {
+			idle = v
+		}
+	}
+	if idle == nil {
+		return false
+	}
+	delete(g.views, idle.key)
+	return true
 }
 
 // viewKey names a filter: views with the same key are one view.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -46,7 +47,22 @@ type HTTPOptions struct {
 	Token string
 	// Filter is the view of a request that names no servers.
 	Filter host.ViewFilter
+	// MaxSessions bounds the sessions of legacy clients held at once; a
+	// new one past it is refused with 503 until one ends or idles out.
+	// Zero means DefaultMaxSessions.
+	MaxSessions int
+	// SessionIdle closes a legacy session that sent no request for that
+	// long (its client starts a new one when it comes back). Zero means
+	// DefaultSessionIdle; negative, never.
+	SessionIdle time.Duration
 }
+
+// Sessions are bounded: each holds some 13 KB, and 20,000 initializes
+// from one client would otherwise hold 250 MB for ever.
+const (
+	DefaultMaxSessions = 1024
+	DefaultSessionIdle = time.Hour
+)
 
 // Path is where Handler serves MCP.
 const Path = "/mcp"
@@ -59,19 +75,33 @@ const Path = "/mcp"
 // (DNS rebinding); an Origin header must be a loopback origin or the
 // request's own host.
 func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
-	getServer := func(r *http.Request) *mcp.Server {
+	maxSessions, idle := opts.MaxSessions, opts.SessionIdle
+	if maxSessions <= 0 {
+		maxSessions = DefaultMaxSessions
+	}
+	switch {
+	case idle == 0:
+		idle = DefaultSessionIdle
+	case idle < 0:
+		idle = 0 // go-sdk: never
+	}
+	viewOf := func(r *http.Request) (*view, error) {
 		filter := opts.Filter
-		if s := r.URL.Query().Get("servers"); s != "" {
+		s := r.URL.Query().Get("servers")
+		if s != "" {
 			filter.Servers, _ = g.viewServers(s, opts.Filter.Servers) // checked by the handler below
 		}
-		srv, err := g.View(filter)
+		return g.view(filter, s == "")
+	}
+	getServer := func(r *http.Request) *mcp.Server {
+		v, err := viewOf(r)
 		if err != nil {
 			g.log.Warn("view refused", "error", err)
 			return nil
 		}
-		return srv
+		return v.srv
 	}
-	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log})
+	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle})
 	// A new-era request is its whole POST: a client that gives it up
 	// closes the request, and the call (a round's upstream call too) ends.
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, Stateless: true, PropagateRequestCancellation: true})
@@ -104,12 +134,33 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 				return
 			}
 		}
+		if _, err := viewOf(r); err != nil {
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, "switchboard: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
 		if v := r.Header.Get("Mcp-Protocol-Version"); v >= config.ProtocolModern {
 			stateless.ServeHTTP(w, r)
 			return
 		}
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && g.sessions() >= maxSessions {
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, fmt.Sprintf("switchboard: too many sessions (%d): close clients you do not use, or try again once one ends", maxSessions), http.StatusServiceUnavailable)
+			return
+		}
 		stateful.ServeHTTP(w, r)
 	})
+}
+
+// sessions counts the clients' sessions of every view.
+func (g *Gateway) sessions() int {
+	n := 0
+	g.each(func(v *view) {
+		for range v.srv.Sessions() {
+			n++
+		}
+	})
+	return n
 }
 
 func bearer(r *http.Request, token string) bool {
