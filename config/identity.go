@@ -9,7 +9,7 @@ import (
 // Identity is what makes a server the server it is, resolved: for a
 // process its command, args, working directory and environment; for a
 // remote server its url and headers. Two entries with the same identity
-// are one server under two names (DESIGN.md, "Duplicates"), and the tool
+// are one server under two names (DESIGN.md, "Discovery"), and the tool
 // cache keys a server's tools by it (F15). Two memory servers that differ
 // only in MEMORY_FILE_PATH, or one url with two tokens, are two servers.
 // Name, source, timeouts and filters are not part of it. The string holds
