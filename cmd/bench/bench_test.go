@@ -67,6 +67,8 @@ func TestTinyRun(t *testing.T) {
 			want(t, text, `(?m)^\s*`+n+`\s+`+c+`\s+[0-9]`)
 		}
 	}
+	// Close is measured for the Go clients, a ratio beside bare's.
+	want(t, text, `(?m)^\s*2\s+bare\s+.*\]\s+[0-9.]+\s+[0-9.]+–[0-9.]+\s+[0-9.]+ \[`)
 	want(t, text, `(?m)^Start-up with a warm tool cache`)
 	want(t, text, `(?m)^\s*2\s+[0-9.]+\s+[0-9.]+–[0-9.]+\s+[0-9.]+`)
 	want(t, text, `(?m)^Connect time by protocol era`)
