@@ -22,7 +22,7 @@ var self = os.Getpid()
 // from their environment; take it while pid still runs.
 func Tree(pid int) []Proc {
 	var out []Proc
-	for _, s := range descend(allStats(), func(s stat) bool { return s.pid == pid }) {
+	for _, s := range descend(look().stats, func(s stat) bool { return s.pid == pid }) {
 		out = append(out, s.proc())
 	}
 	return out
@@ -42,7 +42,8 @@ func End(m Mark, known []Proc) error {
 	seen := map[Proc]stat{} // everything found, for reaping
 	find := func() []stat {
 		var live []stat
-		for _, s := range descend(allStats(), func(s stat) bool { return roots[s.proc()] || !s.exited() && hasMark(s.pid, m) }) {
+		snap := look()
+		for _, s := range descend(snap.stats, func(s stat) bool { return roots[s.proc()] || !s.exited() && snap.hasMark(s.pid, m) }) {
 			seen[s.proc()] = s
 			roots[s.proc()] = true // its children, forked after this scan, are found by the next
 			if !s.exited() {
@@ -200,7 +201,7 @@ func reapZombie(z stat) {
 // sweep reaps every zombie child of this process that is nobody else's.
 func sweep() {
 	var zombies []stat
-	for _, s := range allStats() {
+	for _, s := range look().stats {
 		if s.ppid == self && s.state == 'Z' {
 			zombies = append(zombies, s)
 		}
