@@ -428,7 +428,8 @@ func TestCloseLeavesNothingRunning(t *testing.T) {
 	}
 	pids = append(pids, grandchild)
 
-	// Concurrent and repeated Close calls are safe.
+	// Concurrent and repeated Close calls are safe, and each returns once
+	// the host is closed.
 	errs := make(chan error, 2)
 	for range 2 {
 		go func() { errs <- h.Close() }()
@@ -443,9 +444,14 @@ func TestCloseLeavesNothingRunning(t *testing.T) {
 			t.Errorf("process %d survived Close", pid)
 		}
 	}
-	if _, ok := <-sub.C; ok {
-		// drain: events published before Close may still be buffered
-		for range sub.C {
+	// Each Close returned only when the whole close was done: the events
+	// have ended (those published before may still be buffered).
+	for ended := false; !ended; {
+		select {
+		case _, ok := <-sub.C:
+			ended = !ok
+		default:
+			t.Fatal("a Close returned before the host's events ended")
 		}
 	}
 	if err := h.Start(context.Background(), nil); !errors.Is(err, host.ErrClosed) {
