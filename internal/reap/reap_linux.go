@@ -29,7 +29,7 @@ func Tree(pid int) []Proc {
 }
 
 // End ends every process that carries m, every process in known that still
-// runs, and every descendant of those: SIGTERM, up to TermGrace for them to
+// runs, and every descendant of those: SIGTERM, up to LeftoverTermGrace for them to
 // go, then SIGKILL until none is left, for at most KillWait. Those that
 // were this process's children (adopted orphans, with Subreaper on) are
 // reaped; with Subreaper on, so is every other orphan that has exited.
@@ -55,7 +55,7 @@ func End(m Mark, known []Proc) error {
 	var err error
 	if live := find(); len(live) > 0 {
 		signalAll(live, unix.SIGTERM)
-		waitGone(live, time.Now().Add(TermGrace))
+		waitGone(live, time.Now().Add(LeftoverTermGrace))
 		deadline := time.Now().Add(KillWait)
 		for live = find(); len(live) > 0; live = find() {
 			signalAll(live, unix.SIGKILL)
