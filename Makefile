@@ -15,8 +15,12 @@ PEERS := test/peers
 # failed or interrupted install leaves no stamp and is redone.
 PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 
-# internal/testkit/peers finds the npm peers here (PEERS.md).
+# internal/testkit/peers finds the npm peers here (PEERS.md), and a test
+# that needs one fails when it is missing: make installs them, so a missing
+# one is a broken install. A plain `go test` skips those tests and says how
+# many in one line per package.
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
+export SWITCHBOARD_PEERS_REQUIRED := 1
 
 .PHONY: all peers peers-next test bench build fuzz conformance conformance-next conformance-serve conformance-serve-prefixed conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
 

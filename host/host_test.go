@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // TestMain doubles as the demo server: a config that runs this test binary
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 	}
 	// A race-built server child would otherwise pause a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(peers.Reporting(m))
 }
 
 // demoServer is a config that starts the demo server with flags.

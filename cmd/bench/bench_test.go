@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	}
 	// A race-built child would otherwise pause a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(peers.Reporting(m))
 }
 
 // The harness runs every case with a tiny config, prints a row for each

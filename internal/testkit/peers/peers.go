@@ -15,10 +15,17 @@ import (
 // node_modules folder; the Makefile sets it for every test run.
 const EnvDir = "SWITCHBOARD_PEERS_DIR"
 
+// EnvRequired names the environment variable that makes a missing peer
+// its test's failure instead of its skip; the Makefile sets it, so `make
+// test`, which installs the peers, fails when one is missing. A set $CI
+// does the same.
+const EnvRequired = "SWITCHBOARD_PEERS_REQUIRED"
+
 // Dir returns the absolute path of the installed test/peers/node_modules: from
 // $SWITCHBOARD_PEERS_DIR, else found by walking up from the working directory
-// to go.mod. When the peers are not installed the test fails under CI and is
-// skipped elsewhere, naming `make peers` as the fix.
+// to go.mod. When the peers are not installed the test fails where they are
+// required (EnvRequired, $CI) and is skipped elsewhere, naming `make peers`
+// as the fix; Reporting says how many skipped.
 func Dir(t testing.TB) string {
 	t.Helper()
 	dir, err := dirPath()
@@ -144,8 +151,9 @@ func entry(t testing.TB, name string) string {
 	return p
 }
 
-// need stops the test when path is missing: fatally under CI, where a missing
-// peer is a broken setup, and as a skip on a developer's machine.
+// need stops the test when path is missing: fatally where the peers are
+// required, where a missing peer is a broken setup, and as a skip on a
+// developer's machine, counted for Reporting.
 func need(t testing.TB, path string) {
 	t.Helper()
 	err := present(path)
@@ -154,10 +162,13 @@ func need(t testing.TB, path string) {
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("peers: %v", err)
+		return
 	}
-	if inCI() {
-		t.Fatal(err)
+	if required() {
+		t.Fatalf("%v (%s or $CI is set: the peers are required)", err, EnvRequired)
+		return
 	}
+	skipped.note(t.Name())
 	t.Skip(err)
 }
 
@@ -170,8 +181,11 @@ func present(path string) error {
 	return err
 }
 
-func inCI() bool {
-	switch os.Getenv("CI") {
+// required reports whether a missing peer fails its test.
+func required() bool { return isSet(EnvRequired) || isSet("CI") }
+
+func isSet(name string) bool {
+	switch os.Getenv(name) {
 	case "", "0", "false", "FALSE", "False":
 		return false
 	}
