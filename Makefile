@@ -125,6 +125,9 @@ conformance: peers
 # first install 8 to 13 s more. docs/CONFORMANCE.md reads the tables.
 PEERS_NEXT := test/peers-next
 PEERS_NEXT_STAMP := $(PEERS_NEXT)/node_modules/.switchboard-installed
+# What it is known to fail, so the table reads those as XFAIL and a new
+# failure stands out; with -r it still exits 0.
+CONFORMANCE_NEXT_EXPECTED := test/conformance-next-expected-failures.yml
 
 peers-next: $(PEERS_NEXT_STAMP)
 
@@ -138,7 +141,7 @@ conformance-next:
 	elif ! $(GO) build -o $(CONFORMANCE_CLIENT) ./cmd/conformance; then \
 		echo "conformance-next: building cmd/conformance failed; no prerelease report (not a failure)"; \
 	else \
-		$(CONFORMANCE_RUN) -r -n conformance-next -j $(CONFORMANCE_JOBS) \
+		$(CONFORMANCE_RUN) -r -n conformance-next -j $(CONFORMANCE_JOBS) -e $(CONFORMANCE_NEXT_EXPECTED) \
 			$(CURDIR)/$(PEERS_NEXT)/node_modules $(CONFORMANCE_CLIENT) || \
 			echo "conformance-next: the prerelease suite could not run; no report (not a failure)"; \
 	fi

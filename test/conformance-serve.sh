@@ -3,7 +3,8 @@
 # conformance suite lists (`conformance list --server`) against
 # `switchboard serve --http`, with go-sdk's everything-server as its only
 # upstream (with -m, two more beside it), each scenario in a suite run of its
-# own, and prints one line per scenario and a count. `make conformance-serve`,
+# own, and prints one line per scenario (PASS, XFAIL: failed as expected,
+# FAIL) and a count. `make conformance-serve`,
 # `make conformance-serve-next` and `make conformance-serve-prefixed` call it;
 # docs/CONFORMANCE.md reads the output.
 #
@@ -355,13 +356,15 @@ for i in "${!scenarios[@]}"; do
 		printf 'PASS  %-*s  %5d ms%s\n' "$width" "$s" "$ms" "${note:+  $note}"
 	else
 		failed=$((failed + 1))
-		note=""
+		# XFAIL: failed as FILE says it does. Only a failure nobody
+		# expected (or, without FILE, any) reads FAIL.
+		note="" verdict=FAIL
 		if [ -n "${want_fail[$s]:-}" ]; then
-			expected_failed=$((expected_failed + 1)); note="expected"
+			expected_failed=$((expected_failed + 1)); verdict=XFAIL
 		elif [ -n "$expected" ]; then
 			unexpected+=("$i"); note="UNEXPECTED"
 		fi
-		printf 'FAIL  %-*s  %5d ms  %s\n' "$width" "$s" "$ms" "${note:+$note; }$(why "$i")"
+		printf '%-5s %-*s  %5d ms  %s\n' "$verdict" "$width" "$s" "$ms" "${note:+$note; }$(why "$i")"
 	fi
 done
 

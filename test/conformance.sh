@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # conformance.sh runs every client scenario an installed MCP conformance suite
 # lists (`conformance list --client`) against a client program, each in a run
-# of its own, and prints one line per scenario and a count. `make conformance`
+# of its own, and prints one line per scenario (PASS, XFAIL: failed as
+# expected, FAIL) and a count. `make conformance`
 # and `make conformance-next` call it; docs/CONFORMANCE.md explains the output.
 #
 # usage: test/conformance.sh [options] NODE_MODULES CLIENT
@@ -129,13 +130,16 @@ for i in "${!scenarios[@]}"; do
 		failed=$((failed + 1))
 		[[ $s == auth/* ]] && auth_failed=$((auth_failed + 1))
 		[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && echo "Client timed out (outer timeout)" >>"$work/$i.log"
+		# XFAIL: failed as FILE says it does. Only a failure nobody
+		# expected (or, without FILE, any) reads FAIL.
+		verdict=FAIL
 		if [ -n "${want_fail[$s]:-}" ]; then
-			expected_failed=$((expected_failed + 1)); note="expected"
+			expected_failed=$((expected_failed + 1)); verdict=XFAIL
 		elif [ -n "$expected" ]; then
 			unexpected+=("$i"); note="UNEXPECTED"
 		fi
 		reason=$(why "$work/$i.log")
-		printf 'FAIL  %-*s  %s\n' "$width" "$s" "${note:+$note; }$reason"
+		printf '%-5s %-*s  %s\n' "$verdict" "$width" "$s" "${note:+$note; }$reason"
 	fi
 done
 
