@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(demo.Main(os.Args[1:]))
 	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(peers.Reporting(m))
 }
 
 func demoServer(t testing.TB, name string, flags ...string) config.ServerConfig {

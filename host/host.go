@@ -172,6 +172,9 @@ type Host struct {
 	// releaseReaper ends this host's hold on the child subreaper; nil
 	// without Options.Subreaper.
 	releaseReaper func()
+	// closeDone is closed when the first Close has finished; later calls
+	// wait for it.
+	closeDone chan struct{}
 
 	reloadMu sync.Mutex // serialises Reload
 	hooks    hooks      // for tests; the zero value does nothing
@@ -267,6 +270,7 @@ func New(opts *Options) *Host {
 		redactor:      r,
 		life:          life,
 		stopLife:      stop,
+		closeDone:     make(chan struct{}),
 		servers:       map[string]*server{},
 		extrasSlots:   make(chan struct{}, extrasAtOnce),
 		events:        hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
@@ -508,10 +512,11 @@ func (h *Host) Close() error {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		h.wg.Wait()
+		<-h.closeDone
 		return nil
 	}
 	h.closed = true
+	defer close(h.closeDone)
 	var stopping []<-chan struct{}
 	for _, s := range h.servers {
 		stopping = append(stopping, h.removeLocked(s, phaseStopping))

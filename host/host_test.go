@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // TestMain doubles as the demo server: a config that runs this test binary
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 	}
 	// A race-built server child would otherwise pause a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(peers.Reporting(m))
 }
 
 // demoServer is a config that starts the demo server with flags.
@@ -428,7 +429,8 @@ func TestCloseLeavesNothingRunning(t *testing.T) {
 	}
 	pids = append(pids, grandchild)
 
-	// Concurrent and repeated Close calls are safe.
+	// Concurrent and repeated Close calls are safe, and each returns once
+	// the host is closed.
 	errs := make(chan error, 2)
 	for range 2 {
 		go func() { errs <- h.Close() }()
@@ -443,9 +445,14 @@ func TestCloseLeavesNothingRunning(t *testing.T) {
 			t.Errorf("process %d survived Close", pid)
 		}
 	}
-	if _, ok := <-sub.C; ok {
-		// drain: events published before Close may still be buffered
-		for range sub.C {
+	// Each Close returned only when the whole close was done: the events
+	// have ended (those published before may still be buffered).
+	for ended := false; !ended; {
+		select {
+		case _, ok := <-sub.C:
+			ended = !ok
+		default:
+			t.Fatal("a Close returned before the host's events ended")
 		}
 	}
 	if err := h.Start(context.Background(), nil); !errors.Is(err, host.ErrClosed) {

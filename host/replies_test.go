@@ -68,7 +68,7 @@ func TestDeepReplyFailsAtOnce(t *testing.T) {
 		assertUsable(t, h, "deep")
 	}
 	// Within the limit, it arrives.
-	res, err := h.CallTool(context.Background(), "mcp__deep__deep_reply", map[string]any{"depth": transport.MaxDepth - 3})
+	res, err := h.CallTool(context.Background(), "mcp__deep__deep_reply", map[string]any{"depth": transport.MaxMessageDepth - 3})
 	if err != nil || res.StructuredContent == nil {
 		t.Errorf("a reply at the depth limit: %v, %+v", err, res)
 	}

@@ -3,6 +3,16 @@
 # a baseline file the same way. Sourced, not run. KIND is "client" or
 # "server".
 
+# node22 prints the node first in PATH when it is Node 22 or later, which
+# the suite needs; make puts the pinned one of test/node there.
+node22() {
+	local node major
+	node=$(command -v node) || return 1
+	major=$("$node" --version 2>/dev/null | sed -n 's/^v\([0-9][0-9]*\)\..*/\1/p')
+	[ "${major:-0}" -ge 22 ] || return 1
+	echo "$node"
+}
+
 # The suite colours its output even into a file.
 strip_ansi() { sed 's/\x1b\[[0-9;]*[A-Za-z]//g'; }
 

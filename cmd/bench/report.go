@@ -240,24 +240,29 @@ func printStartup(w io.Writer, o *Options, cases []*startupCase) {
 	fmt.Fprintln(w, "host: host.Start until it returns, every server connected and listed; bare: N go-sdk sessions")
 	fmt.Fprintln(w, "connected in parallel, each listing its tools; ts: Promise.all of N Clients, each listing its tools.")
 	fmt.Fprintln(w, "Each run is a fresh client process; RSS is that process's peak (VmHWM), its servers' not counted.")
+	fmt.Fprintln(w, "close: host.Close, or every bare session's Close at once, until each server process is gone (ts: not measured).")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "servers\tclient\tready ms\trange\tRSS MB\thost/client\t")
+	fmt.Fprintln(tw, "servers\tclient\tready ms\trange\tRSS MB\thost/client\tclose ms\trange\thost/client\t")
 	for _, sc := range cases {
-		host := sc.series("host", startMs)
+		host, hostClose := sc.series("host", startMs), sc.series("host", closeMs)
 		for _, name := range sc.contenders {
 			lead := fmt.Sprintf("%d\t%s\t", sc.n, name)
 			ms := summarize(sc.series(name, startMs))
 			if ms.N == 0 {
-				fmt.Fprintf(tw, "%s–\t–\t–\t\t\n", lead)
+				fmt.Fprintf(tw, "%s–\t–\t–\t\t–\t–\t\t\n", lead)
 				continue
 			}
-			ratio := ""
+			closed := summarize(sc.series(name, closeMs))
+			ratio, closeRatio := "", ""
 			if name != "host" {
 				ratio = ratioText(summarize(ratios(host, sc.series(name, startMs))))
+				if closed.N > 0 {
+					closeRatio = ratioText(summarize(ratios(hostClose, sc.series(name, closeMs))))
+				}
 			}
-			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t\n", lead, num(ms.Median), rangeOf(ms),
-				num(summarize(sc.series(name, rssMB)).Median), ratio)
+			fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", lead, num(ms.Median), rangeOf(ms),
+				num(summarize(sc.series(name, rssMB)).Median), ratio, num(closed.Median), rangeOf(closed), closeRatio)
 		}
 	}
 	tw.Flush()
@@ -288,6 +293,7 @@ var (
 	startMs = func(r startupResult) float64 { return r.StartMs }
 	allMs   = func(r startupResult) float64 { return r.AllMs }
 	rssMB   = func(r startupResult) float64 { return nanIf(r.RSSKB <= 0, float64(r.RSSKB)/1024) }
+	closeMs = func(r startupResult) float64 { return nanIf(r.CloseMs <= 0, r.CloseMs) }
 )
 
 // num shows a figure with three significant digits or so.

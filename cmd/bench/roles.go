@@ -193,10 +193,13 @@ type startupResult struct {
 	// RSSKB is the client process's peak resident memory, its servers'
 	// not included; 0 where it cannot be read.
 	RSSKB int64 `json:"rss_kb"`
+	// CloseMs is how long closing every server took: host.Close, or
+	// every session's Close at once; 0 where not measured (ts).
+	CloseMs float64 `json:"close_ms,omitempty"`
 }
 
-// startupRole connects n servers of one target at once and reports how
-// long that took and the memory it used, then closes them and exits.
+// startupRole connects n servers of one target at once, closes them, and
+// reports how long each took and the memory it used, then exits.
 func startupRole(args []string) int {
 	fs := flag.NewFlagSet("startup", flag.ContinueOnError)
 	kind := fs.String("contender", "", "host or bare")
@@ -231,10 +234,16 @@ func startupRole(args []string) int {
 		return fail(err)
 	}
 	res.RSSKB = peakRSS()
-	_ = json.NewEncoder(os.Stdout).Encode(res)
-	// The harness waits for this exit, so the next run starts with these
-	// servers gone.
+	// Closed before the answer, so the harness, which waits for this
+	// exit, starts the next run with these servers gone.
+	closing := time.Now()
+	if f, err := os.OpenFile("/tmp/probe.log", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		fmt.Fprintf(f, "PROBE close %s %d\n", *kind, closing.UnixMicro())
+		defer func() { fmt.Fprintf(f, "PROBE closed %s %d\n", *kind, time.Now().UnixMicro()) }()
+	}
 	stop()
+	res.CloseMs = ms(time.Since(closing))
+	_ = json.NewEncoder(os.Stdout).Encode(res)
 	return 0
 }
 

@@ -37,7 +37,7 @@ func newEnv(o *Options, log io.Writer) (*env, error) {
 	dir, err := peers.Installed()
 	if err == nil {
 		e.peersDir = dir
-		e.node, err = peers.NodeIn(dir)
+		e.node, err = peers.FindNode()
 	}
 	if err == nil {
 		e.everything, err = peers.Script(dir, "server-everything")

@@ -68,6 +68,9 @@ func (e *env) runStartup(ctx context.Context, n int, cache string) (*startupCase
 			}
 			sc.runs[i][r] = res
 			fmt.Fprintf(&line, " %s %s", names[i], num(res.StartMs))
+			if res.CloseMs > 0 {
+				fmt.Fprintf(&line, " (close %s)", num(res.CloseMs))
+			}
 		}
 		fmt.Fprintf(e.log, "start-up, %s, %d servers, round %d/%d, ms:%s\n", label, n, r+1, e.opts.StartupRounds, line.String())
 	}

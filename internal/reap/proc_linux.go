@@ -3,8 +3,10 @@ package reap
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // stat is what /proc/<pid>/stat says of a process that End and the
@@ -66,22 +68,87 @@ func allStats() []stat {
 	return out
 }
 
-// hasMark reports whether the process's environment carries m. Another
-// user's process cannot be read, and a zombie's environment is empty.
-func hasMark(pid int, m Mark) bool {
+// A snapshot is one look at every process (allStats), shared by the
+// callers that asked for it at once, and the marks in their environments,
+// read once for all of them when the first asks.
+type snapshot struct {
+	stats     []stat
+	filled    bool // under looks.mu
+	marksOnce sync.Once
+	marks     map[int][]Mark
+}
+
+// looks shares snapshots: each caller gets the first one begun after it
+// asked, and the callers that ask while one is taken share the next. So a
+// host closing fifty servers at once reads /proc a few times, not a
+// hundred times (each server's Tree and End): its Close went from 105 ms
+// to 25 ms, bare go-sdk sessions' being 19 ms (cmd/bench, 2 cores).
+var looks struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	running bool      // a snapshot is being taken
+	next    *snapshot // waits for the one being taken, and takes callers
+}
+
+func init() { looks.cond = sync.NewCond(&looks.mu) }
+
+// look returns a snapshot of every process begun after the call.
+func look() *snapshot {
+	looks.mu.Lock()
+	defer looks.mu.Unlock()
+	if s := looks.next; s != nil {
+		for !s.filled {
+			looks.cond.Wait()
+		}
+		return s
+	}
+	s := &snapshot{}
+	looks.next = s
+	for looks.running {
+		looks.cond.Wait()
+	}
+	looks.next, looks.running = nil, true
+	looks.mu.Unlock()
+	s.stats = allStats()
+	looks.mu.Lock()
+	s.filled, looks.running = true, false
+	looks.cond.Broadcast()
+	return s
+}
+
+// hasMark reports whether the process pid of the snapshot carries m in its
+// environment. Another user's process cannot be read, and a zombie's
+// environment is empty.
+func (s *snapshot) hasMark(pid int, m Mark) bool {
+	s.marksOnce.Do(func() {
+		s.marks = map[int][]Mark{}
+		for _, st := range s.stats {
+			if !st.exited() {
+				if ms := marksOf(st.pid); len(ms) > 0 {
+					s.marks[st.pid] = ms
+				}
+			}
+		}
+	})
+	return slices.Contains(s.marks[pid], m)
+}
+
+// marksOf returns the marks in the process's environment: one, unless
+// something wrote EnvVar twice.
+func marksOf(pid int) []Mark {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
-		return false
+		return nil
 	}
-	want := m.Env()
+	var out []Mark
 	for len(data) > 0 {
 		var kv []byte
 		kv, data, _ = bytes.Cut(data, []byte{0})
-		if string(kv) == want {
-			return true
+		if v, ok := bytes.CutPrefix(kv, []byte(EnvVar+"=")); ok {
+			out = append(out, Mark(v))
 		}
 	}
-	return false
+	return out
 }
 
 // pidfdTargets returns the pids this process holds a pidfd for. Go's os

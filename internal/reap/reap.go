@@ -22,8 +22,10 @@ const EnvVar = "SWITCHBOARD_MARK"
 // one for SIGTERM, and SIGKILL is bounded by what the kernel needs (a
 // process in uninterruptible sleep ends when its I/O does).
 const (
-	// TermGrace is how long End waits after SIGTERM before SIGKILL.
-	TermGrace = 500 * time.Millisecond
+	// LeftoverTermGrace is how long End waits after SIGTERM before SIGKILL:
+	// shorter than a server's (transport.ServerTermGrace), because the
+	// server they came from has had that already.
+	LeftoverTermGrace = 500 * time.Millisecond
 	// KillWait bounds the wait for killed processes to be gone.
 	KillWait = 2 * time.Second
 	// pollEvery is how often End looks whether signalled processes have

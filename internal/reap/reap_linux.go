@@ -23,14 +23,14 @@ var self = os.Getpid()
 // from their environment; take it while pid still runs.
 func Tree(pid int) []Proc {
 	var out []Proc
-	for _, s := range descend(allStats(), func(s stat) bool { return s.pid == pid }) {
+	for _, s := range descend(look().stats, func(s stat) bool { return s.pid == pid }) {
 		out = append(out, s.proc())
 	}
 	return out
 }
 
 // End ends every process that carries m, every process in known that still
-// runs, and every descendant of those: SIGTERM, up to TermGrace for them to
+// runs, and every descendant of those: SIGTERM, up to LeftoverTermGrace for them to
 // go, then SIGKILL until none is left, for at most KillWait. Those that
 // were this process's children (adopted orphans, with Subreaper on) are
 // reaped; with Subreaper on, so is every other orphan that has exited.
@@ -43,7 +43,8 @@ func End(m Mark, known []Proc) error {
 	seen := map[Proc]stat{} // everything found, for reaping
 	find := func() []stat {
 		var live []stat
-		for _, s := range descend(allStats(), func(s stat) bool { return roots[s.proc()] || m != "" && !s.exited() && hasMark(s.pid, m) }) {
+		snap := look()
+		for _, s := range descend(snap.stats, func(s stat) bool { return roots[s.proc()] || m != "" && !s.exited() && snap.hasMark(s.pid, m) }) {
 			seen[s.proc()] = s
 			roots[s.proc()] = true // its children, forked after this scan, are found by the next
 			if !s.exited() {
@@ -55,7 +56,7 @@ func End(m Mark, known []Proc) error {
 	var err error
 	if live := find(); len(live) > 0 {
 		signalAll(live, unix.SIGTERM)
-		waitGone(live, time.Now().Add(TermGrace))
+		waitGone(live, time.Now().Add(LeftoverTermGrace))
 		deadline := time.Now().Add(KillWait)
 		for live = find(); len(live) > 0; live = find() {
 			signalAll(live, unix.SIGKILL)
@@ -231,7 +232,7 @@ var pidfdsHeld = sync.OnceValue(func() bool {
 // sweep reaps every zombie child of this process that is nobody else's.
 func sweep() {
 	var zombies []stat
-	for _, s := range allStats() {
+	for _, s := range look().stats {
 		if s.ppid == self && s.state == 'Z' {
 			zombies = append(zombies, s)
 		}

@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -399,5 +401,48 @@ func TestReleaseEndsUnmarkedOrphans(t *testing.T) {
 	}
 	if s, ok := readStat(own.Process.Pid); !ok || s.exited() {
 		t.Errorf("the program's own child was ended: %+v", s)
+	}
+}
+
+// Callers that look at once share snapshots, and each sees what ran when
+// it asked: a snapshot is never one begun before.
+func TestLookIsNeverOlderThanTheAsk(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 5 {
+				cmd := exec.Command("sleep", "60")
+				if err := Start(cmd); err != nil {
+					t.Error(err)
+					return
+				}
+				pid := cmd.Process.Pid
+				if !slices.ContainsFunc(look().stats, func(s stat) bool { return s.pid == pid }) {
+					t.Errorf("a snapshot asked for after process %d started does not have it", pid)
+				}
+				_ = cmd.Process.Kill()
+				_ = Wait(cmd)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// A snapshot reads each process's mark from its environment.
+func TestSnapshotMarks(t *testing.T) {
+	m := NewMark()
+	cmd := exec.Command("sleep", "60")
+	cmd.Env = m.Set(nil)
+	if err := Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = Wait(cmd)
+	}()
+	s := look()
+	pid := cmd.Process.Pid
+	if !s.hasMark(pid, m) || s.hasMark(pid, NewMark()) || s.hasMark(os.Getpid(), m) {
+		t.Errorf("marks of %d: %v; want %s", pid, s.marks[pid], m)
 	}
 }

@@ -62,8 +62,8 @@ func TestParseJSONErrors(t *testing.T) {
 		{"json comment", false, "{\n  // no\n}", "f.json:2:3: invalid character '/' looking for beginning of object key string"},
 		{"json trailing comma", false, "{\"a\": 1,}", "f.json:1:9: invalid character '}' looking for beginning of object key string"},
 		{"json truncated", false, "{\"a\": [1,\n\n", "f.json:1:10: unexpected end of input (is the file truncated?)"},
-		{"jsonc too deep", true, strings.Repeat("[", MaxDepth+1), "f.json:1:10001: nested more than 10000 deep"},
-		{"json too deep", false, strings.Repeat("[", MaxDepth+1), "f.json:1:10001: invalid character '[' exceeded max depth"},
+		{"jsonc too deep", true, strings.Repeat("[", MaxConfigDepth+1), "f.json:1:10001: nested more than 10000 deep"},
+		{"json too deep", false, strings.Repeat("[", MaxConfigDepth+1), "f.json:1:10001: invalid character '[' exceeded max depth"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

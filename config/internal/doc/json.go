@@ -14,11 +14,12 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// MaxDepth bounds how deeply arrays and objects may nest, as encoding/json
-// does: a file of a million "[" would otherwise exhaust the stack of a
-// recursive parser, which no recover can catch. No tool's config nests
-// more than a handful of levels.
-const MaxDepth = 10000
+// MaxConfigDepth bounds how deeply arrays and objects of a config file may
+// nest, as encoding/json does: a file of a million "[" would otherwise
+// exhaust the stack of a recursive parser, which no recover can catch. No
+// tool's config nests more than a handful of levels. A message from a
+// server has a lower bound, go-sdk's (transport.MaxMessageDepth, 1000).
+const MaxConfigDepth = 10000
 
 // ParseJSON reads a JSON file, or with jsonc a JSONC one (comments and
 // trailing commas allowed, as VS Code's mcp.json and our own file are).
@@ -42,7 +43,7 @@ func ParseJSON(path string, data []byte, jsonc bool) (*Doc, error) {
 			return nil, d.Diag(off, "", "", msg)
 		}
 	} else if off, deep := tooDeep(data); deep {
-		return nil, d.Diag(off, "", "", fmt.Sprintf("nested more than %d deep", MaxDepth))
+		return nil, d.Diag(off, "", "", fmt.Sprintf("nested more than %d deep", MaxConfigDepth))
 	}
 	if jsonc {
 		data = readableComments(Terminated(data))
@@ -131,13 +132,13 @@ func (d *Doc) hujsonPosition(data []byte, err error) (int, string) {
 }
 
 // tooDeep reports whether arrays and objects in data nest deeper than
-// MaxDepth, and where. What is not JSONC is left for the parser to report.
+// MaxConfigDepth, and where. What is not JSONC is left for the parser to report.
 func tooDeep(data []byte) (int, bool) {
 	depth, at := 0, -1
 	scan(data, func(i int, c byte) bool {
 		switch c {
 		case '{', '[':
-			if depth++; depth > MaxDepth {
+			if depth++; depth > MaxConfigDepth {
 				at = i
 				return false
 			}

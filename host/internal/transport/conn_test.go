@@ -190,7 +190,7 @@ func TestStdioConnRefusesReplies(t *testing.T) {
 	}
 	p.send(t,
 		`{"jsonrpc":"2.0","id":1,"result":{"text":"`+strings.Repeat("x", 20_000)+`"}}`,
-		`{"jsonrpc":"2.0","id":2,"result":`+strings.Repeat("[", MaxDepth)+strings.Repeat("]", MaxDepth)+`}`,
+		`{"jsonrpc":"2.0","id":2,"result":`+strings.Repeat("[", MaxMessageDepth)+strings.Repeat("]", MaxMessageDepth)+`}`,
 		`{"jsonrpc":"2.0","id":3,"result":{}}`,
 	)
 	want := []string{

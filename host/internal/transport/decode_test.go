@@ -108,7 +108,7 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		trimmed := bytes.TrimSpace(line)
-		if s.maxDepth > MaxDepth || !isFrame(trimmed, &s) || trimmed[0] != '{' {
+		if s.maxDepth > MaxMessageDepth || !isFrame(trimmed, &s) || trimmed[0] != '{' {
 			return
 		}
 		got := s.decode(line)

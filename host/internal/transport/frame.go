@@ -13,13 +13,13 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
 
-// MaxDepth is the deepest nesting of arrays and objects a message may have
+// MaxMessageDepth is the deepest nesting of arrays and objects a message may have
 // (DESIGN.md F24). go-sdk decodes every message with a depth limit of 1000
 // (its internal/json defaultMaxDepth, counted over the whole message), and
 // a message it cannot decode ends the session for every call on it, so no
 // deeper message may reach it; a reply that is deeper fails its own call
 // instead. encoding/json's own limit, 10000, is above it.
-const MaxDepth = 1000
+const MaxMessageDepth = 1000
 
 // maxField bounds the id and method kept from a frame's top level: an id
 // or a method name longer than that is not one worth answering for.
@@ -412,7 +412,7 @@ func refusal(size, limit int64, depth int) string {
 	if size > limit {
 		return fmt.Sprintf("is %s, over the %s limit (maxMessageSize)", config.FormatSize(size), config.FormatSize(limit))
 	}
-	return fmt.Sprintf("nests %d levels deep, over the limit of %d", depth, MaxDepth)
+	return fmt.Sprintf("nests %d levels deep, over the limit of %d", depth, MaxMessageDepth)
 }
 
 // verdict is what stands in for a message the limits refuse: an error reply

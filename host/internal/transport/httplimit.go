@@ -19,7 +19,7 @@ const sseSlack = 4096
 
 // limitRoundTripper holds an HTTP or SSE server's responses to the same
 // limits as a stdio server's lines (DESIGN.md F24): a message over
-// maxMessageSize or nested deeper than MaxDepth never reaches go-sdk. A
+// maxMessageSize or nested deeper than MaxMessageDepth never reaches go-sdk. A
 // JSON body or an SSE event that is a refused reply is replaced by an
 // error reply for its id, so its call fails at once and says why; any
 // other refused message is dropped and reported. go-sdk reads a JSON body
@@ -200,7 +200,7 @@ func (b *jsonBody) decide() io.Reader {
 	if err != nil {
 		return io.MultiReader(buf, errReader{err})
 	}
-	if size <= b.rt.limit && s.maxDepth <= MaxDepth {
+	if size <= b.rt.limit && s.maxDepth <= MaxMessageDepth {
 		if id, ok := s.requestID(); ok && !s.method.seen {
 			b.rt.calls.done(id)
 		}
@@ -405,7 +405,7 @@ func (f *sseFilter) endEvent() {
 		f.scan.reset()
 		f.event, f.fields, f.data, f.size, f.total, f.over = f.event[:0], f.fields[:0], false, 0, 0, false
 	}()
-	if !f.over && f.size <= f.rt.limit && f.scan.maxDepth <= MaxDepth {
+	if !f.over && f.size <= f.rt.limit && f.scan.maxDepth <= MaxMessageDepth {
 		if id, ok := f.scan.requestID(); ok && !f.scan.method.seen {
 			f.rt.calls.done(id)
 		}

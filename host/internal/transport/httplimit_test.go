@@ -50,7 +50,7 @@ func roundTrip(t *testing.T, limit int64, canned cannedResponse) (string, []stri
 func TestLimitRoundTripperJSON(t *testing.T) {
 	const limit = 1000
 	blob := strings.Repeat("x", 200_000)
-	deep := `{"jsonrpc":"2.0","id":7,"result":{"v":` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `}}`
+	deep := `{"jsonrpc":"2.0","id":7,"result":{"v":` + strings.Repeat("[", MaxMessageDepth) + strings.Repeat("]", MaxMessageDepth) + `}}`
 	ok := "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 7,\n  \"result\": {}\n}\n"
 	for _, tt := range []struct {
 		name, body, err string
@@ -92,7 +92,7 @@ func TestLimitRoundTripperSSE(t *testing.T) {
 		"event: message\nid: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n",
 		"event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"" + blob + "\"}}\n\n",
 		"id: 3\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\r\ndata: \"result\":{\"t\":\"" + blob + "\"}}\r\n\r\n",
-		"event: message\nid: 4\ndata: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"v\":" + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + "}}\n\n",
+		"event: message\nid: 4\ndata: {\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"v\":" + strings.Repeat("[", MaxMessageDepth) + strings.Repeat("]", MaxMessageDepth) + "}}\n\n",
 		"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}\n\n",
 		"data: {\"jsonrpc\":\"2.0\",\"id\":10,\n", // the stream ends mid-event
 	}
@@ -146,7 +146,7 @@ func sseData(stream string) []string {
 }
 
 // FuzzSSEFilter holds the SSE filter to the limits: no event it passes
-// carries data over the limit or nested deeper than MaxDepth, and a
+// carries data over the limit or nested deeper than MaxMessageDepth, and a
 // stream with no such event passes as it came.
 func FuzzSSEFilter(f *testing.F) {
 	f.Add("event: endpoint\ndata: /m\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n", uint16(100))
@@ -168,7 +168,7 @@ func FuzzSSEFilter(f *testing.F) {
 			}
 		}
 		for _, d := range sseData(stream) {
-			if int64(len(d)) > max || sdkDepth([]byte(d)) > MaxDepth {
+			if int64(len(d)) > max || sdkDepth([]byte(d)) > MaxMessageDepth {
 				refused = true
 			}
 		}
@@ -179,7 +179,7 @@ func FuzzSSEFilter(f *testing.F) {
 			if int64(len(d)) > max && !strings.Contains(d, `"error"`) {
 				t.Fatalf("passed %d bytes of data over a %d limit", len(d), max)
 			}
-			if sdkDepth([]byte(d)) > MaxDepth {
+			if sdkDepth([]byte(d)) > MaxMessageDepth {
 				t.Fatalf("passed data %d deep", sdkDepth([]byte(d)))
 			}
 		}

@@ -57,7 +57,7 @@ const keepBuffer = 1 << 20
 //
 // It also keeps go-sdk from seeing a message it would choke on (DESIGN.md
 // F24): one over the size limit, which go-sdk's own line limit would turn
-// into the end of the session, or one nested deeper than MaxDepth, which
+// into the end of the session, or one nested deeper than MaxMessageDepth, which
 // go-sdk cannot decode and which ends the session too. Such a line is
 // streamed past, never held whole, and a reply among them is answered in
 // its place with an error response for its id, so its call fails at once
@@ -165,7 +165,7 @@ func (f *jsonLineFilter) nextFrame() error {
 	switch {
 	case len(trimmed) == 0, dropped:
 	case isLog && !f.admitLog():
-	case size > f.limit || f.scan.maxDepth > MaxDepth:
+	case size > f.limit || f.scan.maxDepth > MaxMessageDepth:
 		f.refuse(size, trimmed)
 	case isFrame(trimmed, &f.scan):
 		f.take(trimmed)

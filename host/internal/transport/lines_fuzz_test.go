@@ -70,7 +70,7 @@ func FuzzJSONLineFilter(f *testing.F) {
 			if err != nil {
 				t.Fatalf("passed %#v, which go-sdk cannot encode: %v", msg, err)
 			}
-			if d := sdkDepth(frame); d > MaxDepth {
+			if d := sdkDepth(frame); d > MaxMessageDepth {
 				t.Fatalf("passed a message %d deep", d)
 			}
 			var inPlace json.RawMessage // a slice of the line as it came

@@ -152,7 +152,7 @@ func TestJSONLineFilterRefusesLargeAndDeep(t *testing.T) {
 		{name: "reply, id last", line: `{"result":{"text":"` + blob + `","id":5},"jsonrpc":"2.0","id":"a\"b"}`,
 			id: `a"b`, err: `reply to request "a\"b" is 195.4 KiB, over the 1000 B limit (maxMessageSize)`,
 			dropped: `reply to request "a\"b" is 195.4 KiB, over the 1000 B limit (maxMessageSize); the call fails with this error`},
-		{name: "reply too deep", line: `{"jsonrpc":"2.0","id":3,"result":{"v":` + nest(MaxDepth-1) + `}}`, limit: 10_000,
+		{name: "reply too deep", line: `{"jsonrpc":"2.0","id":3,"result":{"v":` + nest(MaxMessageDepth-1) + `}}`, limit: 10_000,
 			id: int64(3), err: "reply to request 3 nests 1001 levels deep, over the limit of 1000",
 			dropped: "reply to request 3 nests 1001 levels deep, over the limit of 1000; the call fails with this error"},
 		{name: "notification", line: `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + blob + `"}}`,
@@ -202,7 +202,7 @@ func TestJSONLineFilterAtLimits(t *testing.T) {
 	const head, tail = `{"jsonrpc":"2.0","id":1,"result":{"text":"`, `"}}`
 	const limit = 100_000
 	exact := head + strings.Repeat("x", limit-len(head)-len(tail)) + tail
-	deep := `{"jsonrpc":"2.0","id":2,"result":{"v":` + strings.Repeat("[", MaxDepth-2) + strings.Repeat("]", MaxDepth-2) + `}}`
+	deep := `{"jsonrpc":"2.0","id":2,"result":{"v":` + strings.Repeat("[", MaxMessageDepth-2) + strings.Repeat("]", MaxMessageDepth-2) + `}}`
 	frames, skipped, dropped := filterOut(t, limit, nil, "  "+exact+"\r", deep)
 	if len(frames) != 2 || frames[0] != exact || frames[1] != deep || skipped != nil || dropped != nil {
 		t.Fatalf("frames %d (%d and %d bytes), skipped %q, dropped %q", len(frames), len(frames[0]), len(frames[1]), skipped, dropped)

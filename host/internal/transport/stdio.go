@@ -23,8 +23,10 @@ import (
 const (
 	// StdinGrace is how long Close waits after closing stdin.
 	StdinGrace = 500 * time.Millisecond
-	// TermGrace is how long Close waits after SIGTERM to the group.
-	TermGrace = 1 * time.Second
+	// ServerTermGrace is how long Close waits after SIGTERM to the group:
+	// a server may be saving its state. What it left outside the group
+	// gets reap.LeftoverTermGrace, shorter.
+	ServerTermGrace = 1 * time.Second
 	// killWait bounds the wait for the kernel to reap after SIGKILL.
 	killWait = 5 * time.Second
 	// stderrDrain bounds the wait for the last stderr lines once the
@@ -177,7 +179,7 @@ func (t *Stdio) shutdown() error {
 	}
 	if !exited {
 		_ = procgroup.Terminate(pgid)
-		exited = t.awaitExit(TermGrace)
+		exited = t.awaitExit(ServerTermGrace)
 	}
 	_ = procgroup.Kill(pgid)
 	if !exited && !t.awaitExit(killWait) {

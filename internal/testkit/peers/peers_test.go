@@ -19,7 +19,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(Reporting(m))
 }
 
 func TestStartEverything(t *testing.T) {
