@@ -26,8 +26,22 @@ func TestUserServerNamingTheProjectWaitsForTrust(t *testing.T) {
   "cwd":        {"command": "srv", "cwd": "${workspaceFolder}/tools"},
   "command":    {"command": "${workspaceFolder}/bin/srv"},
   "sibling":    {"command": "srv", "args": ["${workspaceFolder}-old", "${workspaceFolder}.bak", "${workspaceFolder}_2"]},
+  "relcwd":     {"command": "sh", "args": ["-c", "sh ./evil.sh"], "cwd": "../${workspaceFolderBasename}"},
+  "uri":        {"command": "sh", "args": ["-c", "x", "file://${workspaceFolder}"]},
+  "include":    {"command": "cc", "args": ["-I${workspaceFolder}"]},
+  "envuri":     {"command": "srv", "env": {"WS": "file://${workspaceFolder}"}},
+  "homepath":   {"command": "srv", "args": ["${userHome}/../${workspaceFolderBasename}/evil.sh"]},
+  "dotdot":     {"command": "srv", "args": ["${workspaceFolder}/../${workspaceFolderBasename}//x"]},
+  "link":       {"command": "srv", "args": ["LINK/evil.sh"]},
   "plain":      {"command": "srv", "args": ["--verbose"], "env": {"PATH": "/usr/bin"}}
 }}`)
+	link := filepath.Join(filepath.Dir(m.home), "link")
+	if err := os.Symlink(m.project, link); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(m.home, ".config/Code/User/mcp.json")
+	data, _ := os.ReadFile(cfg)
+	m.write(cfg, strings.ReplaceAll(string(data), "LINK", link))
 	d := m.discover()
 	if d.ProjectTrusted {
 		t.Fatal("the project is trusted")
@@ -36,6 +50,7 @@ func TestUserServerNamingTheProjectWaitsForTrust(t *testing.T) {
 		"path": true, "pythonpath": true, "shell": true, "semicolon": true, "pipe": true,
 		"assign": true, "other": false, "cwd": true, "command": true,
 		"sibling": false, "plain": false,
+		"relcwd": true, "uri": true, "include": true, "envuri": true, "homepath": true, "dotdot": true, "link": true,
 	}
 	for _, c := range d.Servers {
 		w, ok := want[c.Name]
@@ -71,12 +86,15 @@ func TestSwitchboardItselfIsNotStarted(t *testing.T) {
   "flags":     {"command": "switchboard", "args": ["--no-project", "serve", "--servers", "a"]},
   "exe":       {"command": "C:\\Tools\\Switchboard.exe", "args": ["serve"]},
   "env":       {"command": "/usr/bin/env", "args": ["-i", "HOME=/x", "switchboard", "serve"]},
+  "envu":      {"command": "env", "args": ["-u", "SWITCHBOARD_STARTED_BY", "/opt/bin/switchboard", "serve"]},
+  "cfgflag":   {"command": "switchboard", "args": ["--config", "/x/mcp.json", "serve"]},
+  "short":     {"command": "switchboard", "args": ["-c", "mcp.json", "--exclude", "serve", "serve", "--http", "127.0.0.1:0"]},
   "demo":      {"command": "switchboard", "args": ["demo-server"]},
   "other":     {"command": "switchboard-helper", "args": ["serve"]},
   "list":      {"command": "switchboard", "args": ["list"]}
 }}`)
 	d := m.discover()
-	want := map[string]bool{"self": true, "flags": true, "exe": true, "env": true, "demo": false, "other": false, "list": false}
+	want := map[string]bool{"self": true, "flags": true, "exe": true, "env": true, "envu": true, "cfgflag": true, "short": true, "demo": false, "other": false, "list": false}
 	for _, c := range d.Servers {
 		w, ok := want[c.Name]
 		if !ok {

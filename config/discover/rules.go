@@ -74,7 +74,7 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 			// it would discover the same file and start itself again.
 			c.Err = k.Locate(&config.Diagnostic{Field: "command", Message: "this entry starts 'switchboard serve', switchboard itself, which does not run inside itself"})
 		}
-		if c.Err == nil && !c.Untrusted && d.reachesUntrustedProject(c) {
+		if c.Err == nil && !c.Untrusted && d.reachesUntrustedProject(c, env.Home) {
 			// A user-level server whose command, cwd, args or env name the
 			// untrusted project (${workspaceFolder}, ${PWD}) would run its
 			// files: it waits for trust like the project's own servers.
@@ -150,30 +150,103 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 	}
 }
 
-// reachesUntrustedProject reports whether c's command, cwd or args name a
-// path inside the project while it is untrusted: whatever the server does
-// with it, it would do with the project's files (DESIGN.md, "Trust").
-func (d *Discovery) reachesUntrustedProject(c *config.ServerConfig) bool {
+// reachesUntrustedProject reports whether c's command, cwd, args or env
+// reach a path inside the project while it is untrusted: whatever the
+// server does with it, it would do with the project's files (DESIGN.md,
+// "Trust"). Two readings, either enough: the project's path anywhere in
+// the text (namesPath, which sees it inside a shell line or a list), and
+// every path-like word of the text resolved as the server would (from its
+// working directory, ~ as home, . and .. and links followed) falling
+// inside the project (pathsReach).
+func (d *Discovery) reachesUntrustedProject(c *config.ServerConfig, home string) bool {
 	dir := filepath.Clean(d.ProjectDir)
 	if d.ProjectDir == "" || d.ProjectTrusted || dir == string(filepath.Separator) {
 		return false
 	}
-	if namesPath(c.Command, dir) || namesPath(c.Cwd, dir) {
-		return true
+	texts := append([]string{c.Command, c.Cwd}, c.Args...)
+	for _, v := range c.Env {
+		// PATH, PYTHONPATH, NODE_PATH and the like make a program load
+		// what they name: every value counts, whatever its variable.
+		texts = append(texts, v)
 	}
-	for _, a := range c.Args {
-		if namesPath(a, dir) {
+	for _, t := range texts {
+		if namesPath(t, dir) {
 			return true
 		}
 	}
-	// PATH, PYTHONPATH, NODE_PATH and the like make a program load what
-	// they name: every value counts, whatever its variable.
-	for _, v := range c.Env {
-		if namesPath(v, dir) {
+	project := realPath(dir)
+	if c.Cwd != "" && inside(realPath(resolvePath(c.Cwd, d.workDir, home)), project) {
+		return true
+	}
+	for _, t := range texts {
+		if pathsReach(t, d.workDir, home, project) {
 			return true
 		}
 	}
 	return false
+}
+
+// pathsReach reports whether a word of text that is a path (absolute, or
+// from ~) names project or a path inside it, once cleaned and its links
+// followed. Words are split where a shell line, a list or a flag would
+// split them (spaces, = : ; , & | quotes and brackets), so file:///p,
+// -I/p and PATH lists are seen. (A relative word is the server's own
+// business in its working directory, which is outside the project while
+// it is untrusted; a relative cwd is resolved by the caller.)
+func pathsReach(text, cwd, home, project string) bool {
+	for _, word := range strings.FieldsFunc(text, func(r rune) bool {
+		return strings.ContainsRune(" \t\n\r=:;,&|\"'`()<>{}$", r)
+	}) {
+		if strings.HasPrefix(word, "-") {
+			i := strings.IndexByte(word, '/')
+			if i < 0 {
+				continue
+			}
+			word = word[i:] // -I/p: the flag's path
+		}
+		if !filepath.IsAbs(word) && word != "~" && !strings.HasPrefix(word, "~/") {
+			continue
+		}
+		if inside(realPath(resolvePath(word, cwd, home)), project) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolvePath is p as an absolute path, relative ones taken from cwd and
+// ~ as home, cleaned.
+func resolvePath(p, cwd, home string) string {
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if home == "" {
+			return filepath.Clean(p)
+		}
+		p = filepath.Join(home, p[1:])
+	case !filepath.IsAbs(p):
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// realPath is p with its links followed, as far as it exists: the
+// deepest existing folder resolved, the rest joined on.
+func realPath(p string) string {
+	rest := ""
+	for cur := p; ; cur = filepath.Dir(cur) {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(cur) == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+	}
+}
+
+// inside reports whether p is dir or under it.
+func inside(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 // namesPath reports whether s names dir or a path inside it anywhere in
@@ -204,36 +277,65 @@ func pathByte(c byte) bool {
 }
 
 // startsSwitchboardServe reports whether c runs `switchboard serve`,
-// directly or through env. Spellings this misses (a shell line, another
-// name) are caught when they start: a switchboard started by switchboard
-// refuses to serve (host.EnvStartedBy).
+// directly or through env, whatever flags come between. Spellings this
+// misses (a shell line, another name) are caught when they start: a
+// switchboard started by switchboard refuses to serve (host.EnvStartedBy,
+// and its parent processes).
 func startsSwitchboardServe(c *config.ServerConfig) bool {
 	command, args := c.Command, c.Args
 	for range 4 {
 		base := command[strings.LastIndexAny(command, `/\`)+1:] // a Windows path read anywhere
 		base = strings.TrimSuffix(strings.ToLower(base), ".exe")
-		if base != "env" {
-			if base != "switchboard" {
+		switch base {
+		case "switchboard":
+			return firstWord(args, switchboardValueFlags) == "serve"
+		case "env":
+			i := skipFlags(args, envValueFlags, true)
+			if i == len(args) {
 				return false
 			}
-			for _, a := range args {
-				if !strings.HasPrefix(a, "-") {
-					return a == "serve"
-				}
-			}
+			command, args = args[i], args[i+1:]
+		default:
 			return false
 		}
-		// env [-i] [NAME=value ...] program args...
-		i := 0
-		for i < len(args) && (strings.HasPrefix(args[i], "-") || strings.Contains(args[i], "=")) {
-			i++
-		}
-		if i == len(args) {
-			return false
-		}
-		command, args = args[i], args[i+1:]
 	}
 	return false
+}
+
+// The flags of env and of switchboard that take the next word as their
+// value, so that it is not the program or the command.
+var (
+	envValueFlags         = []string{"-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"}
+	switchboardValueFlags = []string{"-c", "--config", "--exclude", "--cache-dir", "--state-dir", "--project", "--root", "--gate"}
+)
+
+// firstWord is the first word of args that is not a flag or a flag's value.
+func firstWord(args, valueFlags []string) string {
+	if i := skipFlags(args, valueFlags, false); i < len(args) {
+		return args[i]
+	}
+	return ""
+}
+
+// skipFlags is the index of the first word of args that is neither a flag
+// nor the value of one of valueFlags; with assignments, NAME=value words
+// (env's) are skipped too.
+func skipFlags(args, valueFlags []string, assignments bool) int {
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i + 1
+		case slices.Contains(valueFlags, a):
+			i += 2
+		case strings.HasPrefix(a, "-"), assignments && strings.Contains(a, "="):
+			i++
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // CheckPolicy sets c.Blocked from the policy discovery applied, judged as
