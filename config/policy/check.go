@@ -61,6 +61,9 @@ func (p *Policy) Check(c *config.ServerConfig, rt Runtime) string {
 		if why := p.admits(c, prog); why != "" {
 			return why
 		}
+		if why := p.pathOutsideAllowed(c); why != "" {
+			return why
+		}
 	}
 	switch {
 	case c.Command != "" && !p.AllowStdio:
@@ -82,6 +85,33 @@ func (p *Policy) checkEnv(c *config.ServerConfig) string {
 		}
 		if len(p.EnvAllow) > 0 && glob.First(p.EnvAllow, k) == "" {
 			return fmt.Sprintf("the policy's env allow list does not name %s", k)
+		}
+	}
+	return ""
+}
+
+// pathOutsideAllowed says why a config's own PATH is refused under an
+// allow list, or "": a program the admitted one starts by name (npx runs
+// node) is looked up there, so each folder of it must be one the allow
+// rules admit programs from (an allow command's folder).
+func (p *Policy) pathOutsideAllowed(c *config.ServerConfig) string {
+	path, ok := c.Env["PATH"]
+	if !ok || !p.hasCommandRules() || p.AllowWrappers {
+		return ""
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		admitted := false
+		for _, r := range p.Allow {
+			if r.Command != "" && (glob.Match(filepath.Dir(r.Command), dir) || glob.Match(filepath.Dir(r.Command), filepath.Clean(dir))) {
+				admitted = true
+				break
+			}
+		}
+		if !admitted {
+			return fmt.Sprintf("not in the policy's allow list: its env PATH names %s, where no allow rule admits programs, and a program the command starts could come from there", dir)
 		}
 	}
 	return ""

@@ -30,6 +30,20 @@ var injectors = words(
 		"EDITOR VISUAL PAGER " +
 		// Shells: startup files, and what runs before each command.
 		"BASH_ENV ENV ZDOTDIR SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND " +
+		// Where programs read their own configuration (git's
+		// core.fsmonitor, npm's .npmrc, …) and the shell they start.
+		"HOME XDG_CONFIG_HOME SHELL BROWSER LESSOPEN LESSCLOSE " +
+		// OpenSSL loads engines and providers its config names.
+		"OPENSSL_CONF OPENSSL_ENGINES OPENSSL_MODULES " +
+		// .NET startup hooks and profilers.
+		"DOTNET_STARTUP_HOOKS " +
+		// Package indexes whose packages a launcher (uvx, pip, bunx)
+		// fetches and runs.
+		"UV_INDEX_URL UV_DEFAULT_INDEX UV_EXTRA_INDEX_URL UV_INDEX PIP_INDEX_URL PIP_EXTRA_INDEX_URL BUN_CONFIG_REGISTRY " +
+		// Go, Rust, Java build tools and PHP.
+		"GOFLAGS RUSTC_WRAPPER RUSTC RUSTC_WORKSPACE_WRAPPER JAVA_HOME MAVEN_OPTS GRADLE_OPTS PHPRC PHP_INI_SCAN_DIR " +
+		// Electron apps run as a plain node.
+		"ELECTRON_RUN_AS_NODE " +
 		// Other runtimes.
 		"DENO_DIR BUN_OPTIONS")
 
@@ -38,15 +52,18 @@ var injectors = words(
 // exported functions, git's numbered config entries, npm's config (a
 // registry, a script shell, node options; npm reads any case), and Lua's
 // versioned forms (LUA_INIT_5_4).
-var injectorPrefixes = []string{"LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "NPM_CONFIG_", "LUA_INIT", "LUA_PATH", "LUA_CPATH"}
+var injectorPrefixes = []string{"LD_", "DYLD_", "BASH_FUNC_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "NPM_CONFIG_", "LUA_INIT", "LUA_PATH", "LUA_CPATH",
+	"CORECLR_", "COR_", "YARN_", "CARGO_"}
 
 // isInjector reports whether setting the variable name can make a
-// program run other code than its own.
+// program run other code than its own. Names are compared in upper case:
+// Windows reads them so (node_options is NODE_OPTIONS there), and on
+// other systems a lower-case twin only blocks more.
 func isInjector(name string) bool {
-	if injectors[name] {
+	upper := strings.ToUpper(name)
+	if injectors[upper] {
 		return true
 	}
-	upper := strings.ToUpper(name)
 	for _, p := range injectorPrefixes {
 		if strings.HasPrefix(upper, p) {
 			return true

@@ -38,7 +38,7 @@ func TestEveryInjectorIsRefused(t *testing.T) {
 		}
 	}
 	// Ordinary variables are not.
-	for _, name := range []string{"GITHUB_TOKEN", "LOG_LEVEL", "GIT_AUTHOR_NAME", "NODE_ENV", "PYTHONUNBUFFERED", "HOME"} {
+	for _, name := range []string{"GITHUB_TOKEN", "LOG_LEVEL", "GIT_AUTHOR_NAME", "NODE_ENV", "PYTHONUNBUFFERED"} {
 		c := config.ServerConfig{Name: "s", Command: "/usr/bin/true", Env: map[string]string{name: "x"}}
 		if why := p.Check(&c, rt); why != "" {
 			t.Errorf("%s: Check = %q, want it allowed", name, why)
@@ -115,6 +115,40 @@ func TestEnvNames(t *testing.T) {
 	} {
 		if _, err := Parse("p.json", []byte(bad)); err == nil {
 			t.Errorf("Parse(%s) = nil error, want one", bad)
+		}
+	}
+}
+
+// TestAllowListJudgesTheServersPATH: under an allow list, a config's own
+// PATH may only name folders the allow rules admit programs from: npx,
+// admitted by its path, runs node from the first PATH folder that has
+// one. And a variable in another case is the same variable (Windows).
+func TestAllowListJudgesTheServersPATH(t *testing.T) {
+	p, err := Parse("p.json", []byte(`{"allow": [{"command": "/usr/bin/*"}, {"command": "/opt/mcp/bin/server"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := Runtime{Dir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
+		if k == "PATH" {
+			return "/usr/bin:/bin", true
+		}
+		return "", false
+	}}
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"PATH": "/usr/bin"}, ""},
+		{map[string]string{"PATH": "/opt/mcp/bin:/usr/bin"}, ""},
+		{map[string]string{"PATH": "/tmp/evil:/usr/bin"}, "its env PATH names /tmp/evil"},
+		{map[string]string{"node_options": "--require=/tmp/x.js"}, "sets node_options"},
+		{map[string]string{"Git_Ssh_Command": "sh /tmp/x"}, "sets Git_Ssh_Command"},
+		{map[string]string{"HOME": "/tmp/evilhome"}, "sets HOME"},
+	} {
+		c := config.ServerConfig{Name: "s", Command: "/usr/bin/true", Env: tc.env}
+		got := p.Check(&c, rt)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%v: Check = %q, want %q", tc.env, got, tc.want)
 		}
 	}
 }
