@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -208,5 +209,44 @@ func TestEnvironNamesTheHost(t *testing.T) {
 	want := EnvStartedBy + "=" + fmt.Sprint(os.Getpid())
 	if env := Environ(cfg, func(string) (string, bool) { return "", false }); !slices.Contains(env, want) {
 		t.Errorf("Environ = %q, want %s in it", env, want)
+	}
+}
+
+// TestAuthClientThroughAProxy: behind a proxy the proxy makes the
+// connection, so a public server's authorization requests to a private
+// or link-local address are refused before they reach it.
+func TestAuthClientThroughAProxy(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.String())
+		mu.Unlock()
+		fmt.Fprint(w, `{}`)
+	}))
+	defer proxy.Close()
+	proxyURL, _ := url.Parse(proxy.URL)
+	tr := publicOnly(http.ProxyURL(proxyURL))
+	req := func(target string) error {
+		r, _ := http.NewRequest(http.MethodGet, target, nil)
+		resp, err := tr.RoundTrip(r)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	for _, target := range []string{"http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/.well-known/oauth-authorization-server", "http://[fd00::1]/x"} {
+		if err := req(target); err == nil || !strings.Contains(err.Error(), "refusing to connect") {
+			t.Errorf("%s through the proxy: %v, want a refusal", target, err)
+		}
+	}
+	// A public name still goes through it.
+	if err := req("http://mcp.example.com/x"); err != nil && strings.Contains(err.Error(), "refusing") {
+		t.Errorf("a public name: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || !strings.Contains(asked[0], "mcp.example.com") {
+		t.Errorf("the proxy was asked for %q, want the public name alone", asked)
 	}
 }

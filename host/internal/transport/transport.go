@@ -200,18 +200,62 @@ func NewAuthClient(serverURL string) *http.Client {
 // publicOnlyTransport is the shared transport's settings with a dialer
 // that connects to public addresses only, and to the proxy the
 // environment names, which then makes the connection.
-var publicOnlyTransport = func() *http.Transport {
+var publicOnlyTransport = publicOnly(http.ProxyFromEnvironment)
+
+// publicOnly is the shared transport's settings for public servers'
+// authorization, with proxyOf as its proxy.
+func publicOnly(proxyOf func(*http.Request) (*url.URL, error)) *http.Transport {
 	t := baseTransport.Clone()
 	guarded := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second, Control: refusePrivate}
 	plain := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if isProxy(addr) {
+		if isProxy(proxyOf, addr) {
 			return plain.DialContext(ctx, network, addr)
 		}
 		return guarded.DialContext(ctx, network, addr)
 	}
+	t.Proxy = publicThroughProxy(proxyOf)
 	return t
-}()
+}
+
+// publicThroughProxy is the environment's proxy for req, refusing one
+// whose target is not public: the proxy makes that connection, where the
+// dialer's check never sees it, so the address is judged here (a name by
+// what it resolves to here; one that does not resolve here is the
+// proxy's to resolve).
+func publicThroughProxy(proxyOf func(*http.Request) (*url.URL, error)) func(*http.Request) (*url.URL, error) {
+	return func(req *http.Request) (*url.URL, error) {
+		proxy, err := proxyOf(req)
+		if err != nil || proxy == nil {
+			return proxy, err
+		}
+		return judgedProxy(req, proxy)
+	}
+}
+
+func judgedProxy(req *http.Request, proxy *url.URL) (*url.URL, error) {
+	host := req.URL.Hostname()
+	if !publicHost(host) {
+		return nil, privateRefusal(host)
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return proxy, nil
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(req.Context(), "ip", host)
+	if err != nil {
+		return proxy, nil
+	}
+	for _, a := range addrs {
+		if !publicHost(a.Unmap().String()) {
+			return nil, privateRefusal(host + " (" + a.String() + ")")
+		}
+	}
+	return proxy, nil
+}
+
+func privateRefusal(host string) error {
+	return fmt.Errorf("refusing to connect to %s: a public server's authorization may not reach a private, loopback or link-local address", host)
+}
 
 // refusePrivate is a dialer's Control: it runs with the address the name
 // resolved to, just before the connection is made.
@@ -221,16 +265,16 @@ func refusePrivate(network, address string, _ syscall.RawConn) error {
 		return err
 	}
 	if !publicHost(host) {
-		return fmt.Errorf("refusing to connect to %s: a public server's authorization may not reach a private, loopback or link-local address", host)
+		return privateRefusal(host)
 	}
 	return nil
 }
 
-// isProxy reports whether addr is the proxy the environment names for
-// http or https.
-func isProxy(addr string) bool {
+// isProxy reports whether addr is the proxy proxyOf names for http or
+// https.
+func isProxy(proxyOf func(*http.Request) (*url.URL, error), addr string) bool {
 	for _, scheme := range []string{"http", "https"} {
-		p, err := http.ProxyFromEnvironment(&http.Request{URL: &url.URL{Scheme: scheme, Host: "example.com"}})
+		p, err := proxyOf(&http.Request{URL: &url.URL{Scheme: scheme, Host: "example.com"}})
 		if err != nil || p == nil {
 			continue
 		}
