@@ -39,10 +39,50 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asCLI) == "1" {
 		os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
 	}
+	if os.Getenv(asAncestorProbe) == "1" {
+		pid, ok := cli.ServingAncestor()
+		fmt.Println(pid, ok)
+		os.Exit(0)
+	}
 	testscript.Main(leakChecked{m}, map[string]func(){
 		"switchboard": func() { os.Exit(cli.Main(os.Args[1:], scriptIO())) },
 		"fakebrowser": fakeBrowser,
 	})
+}
+
+// asAncestorProbe makes the test binary print what servingAncestor finds.
+const asAncestorProbe = "SWITCHBOARD_TEST_ANCESTOR_PROBE"
+
+// A switchboard serve among a process's parents is found however the
+// environment was changed on the way (env -u, env -i): the guard that
+// stops a serve that a serve started, when SWITCHBOARD_STARTED_BY is gone.
+func TestServingAncestor(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		script string
+		want   string
+	}{
+		// A parent named switchboard, serving: found, two levels up.
+		{`exec -a switchboard bash -c 'env -i ` + asAncestorProbe + `=1 "$PROBE_EXE"; true' serve`, "true"},
+		// The same parent listing: not a serve.
+		{`exec -a switchboard bash -c 'env -i ` + asAncestorProbe + `=1 "$PROBE_EXE"; true' list`, "false"},
+	} {
+		cmd := exec.Command("bash", "-c", tc.script)
+		cmd.Env = append(os.Environ(), "PROBE_EXE="+exe)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.script, err)
+		}
+		if fields := strings.Fields(string(out)); len(fields) != 2 || fields[1] != tc.want {
+			t.Errorf("%s: probe said %q, want found %s", tc.script, out, tc.want)
+		}
+	}
 }
 
 // scriptIO is the process's streams, taken for a terminal under asTerminal.

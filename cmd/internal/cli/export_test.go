@@ -1,0 +1,4 @@
+package cli
+
+// ServingAncestor is servingAncestor, for the external tests.
+var ServingAncestor = servingAncestor
