@@ -388,7 +388,9 @@ if [ ${#show[@]} -gt 0 ] && [ $gateway -eq 1 ]; then
 	echo; echo "---- $label: switchboard's output (last 40 lines) ----"; tail -n 40 "$logs/switchboard.log"
 fi
 
-echo "$label: $passed passed, $failed failed"
+# Worded so no reader of test logs takes the expected failures for a
+# failed run: the verdict is the baseline check below.
+echo "$label: $passed scenarios pass, $failed do not"
 if [ $many -eq 1 ]; then
 	# slog's text lines, without their time: one a collision or a name left
 	# out, the same after a restart counted once.

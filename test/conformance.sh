@@ -160,8 +160,10 @@ if [ $verbose -eq 1 ]; then
 	done
 fi
 
-echo "$label: $passed passed, $failed failed"
-echo "$label: of them auth/*: $auth_passed passed, $auth_failed failed"
+# Worded so no reader of test logs takes the expected failures for a
+# failed run: the verdict is the baseline check below.
+echo "$label: $passed scenarios pass, $failed do not"
+echo "$label: of them auth/*: $auth_passed pass, $auth_failed do not"
 [ -z "$expected" ] && exit 0
 echo "$label: $expected_failed of the failures are expected ($expected)"
 status=0
