@@ -141,24 +141,15 @@ func TestViewsBounded(t *testing.T) {
 	defer gateway.SetMaxViews(2)()
 	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "a"), demoServer(t, "b"), demoServer(t, "c"))
 	status := func(query string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, s.url+query, strings.NewReader(
-			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		code, body, id := rawInitialize(t, s.url+query)
+		if id != "" {
 			del, _ := http.NewRequest(http.MethodDelete, s.url+query, nil)
 			del.Header.Set("Mcp-Session-Id", id)
 			if r, err := http.DefaultClient.Do(del); err == nil {
 				r.Body.Close()
 			}
 		}
-		return resp.StatusCode, string(body)
+		return code, body
 	}
 	// Two views held by clients: a third is refused, the whole is not.
 	a := s.clientAt(t, "?servers=a", nil, config.ProtocolLegacy)
@@ -185,17 +176,8 @@ func TestViewsBounded(t *testing.T) {
 func TestSessionsBounded(t *testing.T) {
 	s := serve(t, gateway.HTTPOptions{MaxSessions: 2, SessionIdle: 300 * time.Millisecond}, demoServer(t, "a"))
 	initialize := func() (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(
-			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
+		code, body, _ := rawInitialize(t, s.url)
+		return code, body
 	}
 	for i := range 2 {
 		if code, body := initialize(); code != http.StatusOK {
@@ -217,4 +199,21 @@ func TestSessionsBounded(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // the idle timer is go-sdk's: nothing to await
 	}
+}
+
+// rawInitialize posts a legacy initialize to url, answering its status,
+// body and session id.
+func rawInitialize(t *testing.T, url string) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), resp.Header.Get("Mcp-Session-Id")
 }

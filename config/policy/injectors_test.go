@@ -19,12 +19,7 @@ func TestEveryInjectorIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := Runtime{Dir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
-		if k == "PATH" {
-			return "/usr/bin:/bin", true
-		}
-		return "", false
-	}}
+	rt := usrBinRuntime(t)
 	names := []string{"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "BASH_FUNC_ls%%",
 		"GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "npm_config_registry", "NPM_CONFIG_SCRIPT_SHELL", "npm_config_node_options",
 		"LUA_INIT", "LUA_INIT_5_4", "LUA_PATH_5_4", "LUA_CPATH"}
@@ -128,12 +123,7 @@ func TestAllowListJudgesTheServersPATH(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := Runtime{Dir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
-		if k == "PATH" {
-			return "/usr/bin:/bin", true
-		}
-		return "", false
-	}}
+	rt := usrBinRuntime(t)
 	for _, tc := range []struct {
 		env  map[string]string
 		want string
@@ -151,4 +141,14 @@ func TestAllowListJudgesTheServersPATH(t *testing.T) {
 			t.Errorf("%v: Check = %q, want %q", tc.env, got, tc.want)
 		}
 	}
+}
+
+// usrBinRuntime is a host whose PATH is /usr/bin:/bin.
+func usrBinRuntime(t *testing.T) Runtime {
+	return Runtime{Dir: t.TempDir(), LookupEnv: func(k string) (string, bool) {
+		if k == "PATH" {
+			return "/usr/bin:/bin", true
+		}
+		return "", false
+	}}
 }
