@@ -88,6 +88,11 @@ type Options struct {
 	// Elicitation answers a server's elicitation/create request; defaults
 	// from the requested schema are filled into an accepted answer. Nil
 	// means elicitation is not offered.
+	//
+	// Every callback here (ListRoots, Sampling, Elicitation, Authorize)
+	// and a WithProgress function is guarded: a panic, or a nil result
+	// with a nil error (but ListRoots's), is answered to the server as an
+	// error wrapping ErrHandler and reported in the server's log.
 	Elicitation func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// LogLevel is the level asked of servers that offer logging. Empty
 	// means "info".
