@@ -510,8 +510,18 @@ func (h *Host) Restart(name string) error {
 	return nil
 }
 
+// CloseBound is how long Close takes at most: calls in flight end at
+// once, and every server ends in parallel, a stdio server within its
+// shutdown graces (stdin closed, SIGTERM, SIGKILL and the kernel's reap,
+// its last stderr: 7.5 s for one that ignores SIGTERM and is slow to die)
+// and a remote one within go-sdk's 5 s bound on the DELETE that ends its
+// session. Most servers end in milliseconds.
+const CloseBound = 10 * time.Second
+
 // Close disconnects every server concurrently and waits until every
-// goroutine and child process the host started is gone. It is idempotent
+// goroutine and child process the host started is gone, within
+// CloseBound. Calls in flight are cancelled: their callers get a
+// *CallError for which errors.Is(err, ErrClosed) holds. It is idempotent
 // and safe to call concurrently with anything else.
 func (h *Host) Close() error {
 	h.mu.Lock()
@@ -522,6 +532,9 @@ func (h *Host) Close() error {
 	}
 	h.closed = true
 	defer close(h.closeDone)
+	// Calls in flight end now, with ErrClosed, before any session is
+	// closed: go-sdk's close would wait for their answers.
+	h.stopLife()
 	var stopping []<-chan struct{}
 	for _, s := range h.servers {
 		stopping = append(stopping, h.removeLocked(s, phaseStopping))
@@ -532,7 +545,6 @@ func (h *Host) Close() error {
 	h.mu.Unlock()
 
 	// Each supervisor closes its own connection: all at once.
-	h.stopLife()
 	for _, done := range stopping {
 		<-done
 	}

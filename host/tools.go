@@ -119,28 +119,40 @@ func progressFrom(ctx context.Context) func(Progress, string) {
 // connect, bounded by the server's startup timeout, and a lazy server is
 // started. Each call is bounded by the server's request timeout.
 //
-// The result is kept whole (DESIGN.md F24). A transport or protocol failure
-// returns both a result whose text says "MCP error: …" with IsError set,
-// so an agent sees it as tool output, and a *CallError; both have the
-// secrets the host knows masked (F44). Cancelling ctx aborts the call and
-// sends notifications/cancelled to the server; then the result is nil and
-// the error wraps ctx.Err().
+// The result is kept whole (DESIGN.md F24), and it is never nil: when the
+// call fails, the result is an error result (IsError) whose text, "MCP
+// error: …", says why, for an agent to show its model as it shows any
+// tool's output, and the error says the same to the program. Both have
+// the secrets the host knows masked (F44). Cancelling ctx aborts the call
+// and sends notifications/cancelled to the server; Close aborts it too.
 func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	res, err := h.callTool(ctx, name, args)
+	if err != nil {
+		return errorResult(err), err
+	}
+	return res, nil
+}
+
+func (h *Host) callTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	sess, key, timeout, err := h.sessionFor(ctx, name)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("call %s: %w", name, ctx.Err())
 		}
-		err = h.maskError(err)
-		return errorResult(err), err
+		return nil, h.maskError(err)
 	}
+	// Close ends every call in flight: go-sdk's session close waits for
+	// each outgoing call, so a long call would otherwise hold Close.
+	callCtx, cancelCall := context.WithCancelCause(ctx)
+	defer cancelCall(nil)
+	defer context.AfterFunc(h.life, func() { cancelCall(ErrClosed) })()
 	// A caller's own deadline that comes first bounds the call by itself:
 	// no second timer for a timeout that cannot fire first.
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
 	if d, ok := ctx.Deadline(); !ok || time.Until(d) > timeout {
-		callCtx, cancel = context.WithTimeout(ctx, timeout)
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(callCtx, timeout)
+		defer cancel()
 	}
-	defer cancel()
 	params := &mcp.CallToolParams{Name: key.tool, Arguments: args}
 	// Every call carries a progress token, so a server can report progress
 	// and the report reaches events tagged with the tool it belongs to.
@@ -155,11 +167,12 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 		return res, nil
 	case ctx.Err() != nil:
 		return nil, &CallError{Server: key.server, Tool: key.tool, Err: ctx.Err(), Sent: true}
+	case errors.Is(context.Cause(callCtx), ErrClosed):
+		return nil, &CallError{Server: key.server, Tool: key.tool, Err: ErrClosed, Sent: true}
 	case callCtx.Err() != nil:
 		err = fmt.Errorf("no result within %s: %w", timeout, callCtx.Err())
 	}
-	cerr := &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err), Sent: !undelivered(err)}
-	return errorResult(cerr), cerr
+	return nil, &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err), Sent: !undelivered(err)}
 }
 
 // rejected is go-sdk's error for a request its transport refused to send
@@ -296,6 +309,8 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 			return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: fmt.Errorf("server not connected within %s", startup)}
 		case <-ctx.Done():
 			return nil, key, 0, ctx.Err()
+		case <-h.life.Done():
+			return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: ErrClosed}
 		}
 	}
 }
@@ -329,8 +344,11 @@ func errorResult(err error) *mcp.CallToolResult {
 
 // ResultText renders a result as text for agents that take text only:
 // text as is, other content summarised, structured content as JSON when
-// there is no text.
+// there is no text. A nil result is "".
 func ResultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
 	var b strings.Builder
 	for _, c := range res.Content {
 		if b.Len() > 0 {

@@ -1,0 +1,86 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// sleeping starts a call of the demo's sleep tool for ms and returns once
+// the server is sleeping (its first progress report), with the channel
+// the call's outcome arrives on.
+func sleeping(t *testing.T, h *host.Host, ctx context.Context, tool string, ms int) <-chan callOutcome {
+	t.Helper()
+	reached := make(chan struct{}, 1)
+	ctx = host.WithProgress(ctx, func(host.Progress, string) {
+		select {
+		case reached <- struct{}{}:
+		default:
+		}
+	})
+	out := make(chan callOutcome, 1)
+	go func() {
+		res, err := h.CallTool(ctx, tool, map[string]any{"ms": ms})
+		out <- callOutcome{res: host.ResultText(res), isError: res != nil && res.IsError, nilResult: res == nil, err: err}
+	}()
+	select {
+	case <-reached:
+	case o := <-out:
+		t.Fatalf("the call ended before it slept: %+v", o)
+	}
+	return out
+}
+
+type callOutcome struct {
+	res                string
+	isError, nilResult bool
+	err                error
+}
+
+// Close cancels a call in flight instead of waiting for its answer; the
+// caller learns the host closed.
+func TestCloseCancelsCallsInFlight(t *testing.T) {
+	h := start(t, nil, demoServer(t, "slow"))
+	out := sleeping(t, h, context.Background(), "mcp__slow__sleep", 60_000)
+	began := time.Now()
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > host.CloseBound {
+		t.Errorf("Close took %s; bound %s", took, host.CloseBound)
+	}
+	o := <-out
+	var ce *host.CallError
+	if !errors.Is(o.err, host.ErrClosed) || !errors.As(o.err, &ce) || ce.Server != "slow" {
+		t.Errorf("the call's error: %v; want a CallError of server slow that is ErrClosed", o.err)
+	}
+	if o.nilResult || !o.isError || !strings.Contains(o.res, "host is closed") {
+		t.Errorf("the call's result: %+v; want an error result that says the host closed", o)
+	}
+}
+
+// A cancelled call returns a result an agent can render, as every failed
+// call does, and ResultText takes nil.
+func TestCancelledCallHasAResult(t *testing.T) {
+	h := start(t, nil, demoServer(t, "slow"))
+	ctx, cancel := context.WithCancel(context.Background())
+	out := sleeping(t, h, ctx, "mcp__slow__sleep", 60_000)
+	cancel()
+	o := <-out
+	if !errors.Is(o.err, context.Canceled) {
+		t.Errorf("error %v; want context.Canceled", o.err)
+	}
+	if o.nilResult || !o.isError || !strings.Contains(o.res, "context canceled") {
+		t.Errorf("result %+v; want an error result saying the call was cancelled", o)
+	}
+	if got := host.ResultText(nil); got != "" {
+		t.Errorf("ResultText(nil) = %q", got)
+	}
+	if got := host.RenderResult(nil, host.ResultOptions{MaxText: 10}); got != "" {
+		t.Errorf("RenderResult(nil) = %q", got)
+	}
+}
