@@ -153,6 +153,14 @@ var Version = "0.1.0"
 // ErrClosed is returned by operations on a closed host.
 var ErrClosed = errors.New("host is closed")
 
+// ErrNotStarted is returned by a call on a host that Start (or Reload) has
+// not been given servers yet.
+var ErrNotStarted = errors.New("host is not started")
+
+// ErrNoName is returned by Start and Reload for a config without a name:
+// its tools would have no server in their names.
+var ErrNoName = errors.New("server name is empty")
+
 // Host owns the connections to a set of MCP servers.
 type Host struct {
 	opts Options
@@ -186,6 +194,7 @@ type Host struct {
 
 	mu      sync.Mutex
 	closed  bool
+	started bool // a Start or Reload has been accepted
 	servers map[string]*server
 	order   []string // names in config order, for Status
 	tools   ToolSet
@@ -296,9 +305,17 @@ func outsideProject() string {
 // server is settled once its tools are in the tool set: its resources
 // and prompts follow (EventResources, EventPrompts), and WaitSettled
 // waits for them too. A server that fails never fails Start: its error is
-// in Status. Start returns an error only for a closed host, a cancelled
-// ctx, or a duplicate name.
+// in Status. Start returns an error only for a closed host, a ctx done
+// before it began (then it starts nothing), a ctx done while it waits
+// (the servers go on), an empty name (ErrNoName) or a duplicate name;
+// with any but the second it starts nothing.
 func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := namesGiven(configs); err != nil {
+		return err
+	}
 	// The gate counts from here: reading a hundred cache entries is part
 	// of the time a caller waits.
 	deadline := time.Now().Add(h.opts.StartupGate)
@@ -320,6 +337,11 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		}
 		names[cfg.Name] = true
 	}
+	if err := ctx.Err(); err != nil {
+		h.mu.Unlock()
+		return err
+	}
+	h.started = true
 	h.learn(configs)
 	var pending []waiting
 	for i, cfg := range configs {
@@ -338,6 +360,21 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	h.mu.Unlock()
 
 	return h.gate(ctx, pending, deadline)
+}
+
+// namesGiven refuses a config without a name, naming the entry by its
+// place in configs and its source.
+func namesGiven(configs []config.ServerConfig) error {
+	for i, cfg := range configs {
+		if cfg.Name == "" {
+			where := ""
+			if src := cfg.Source.String(); src != "" {
+				where = " (" + src + ")"
+			}
+			return fmt.Errorf("config %d%s: %w", i, where, ErrNoName)
+		}
+	}
+	return nil
 }
 
 // announceAdminLocked announces a server placed in an admin state:

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -82,5 +83,39 @@ func TestCancelledCallHasAResult(t *testing.T) {
 	}
 	if got := host.RenderResult(nil, host.ResultOptions{MaxText: 10}); got != "" {
 		t.Errorf("RenderResult(nil) = %q", got)
+	}
+}
+
+// A Start whose context is already done starts nothing.
+func TestStartWithDoneContextStartsNothing(t *testing.T) {
+	h := host.New(nil)
+	defer h.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := h.Start(ctx, []config.ServerConfig{demoServer(t, "a")}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Start: %v; want context.Canceled", err)
+	}
+	if st := h.Status(); len(st) != 0 {
+		t.Errorf("servers after a cancelled Start: %+v", st)
+	}
+	// Nothing was started, so the host still is not.
+	if _, err := h.CallTool(context.Background(), "mcp__a__echo", nil); !errors.Is(err, host.ErrNotStarted) {
+		t.Errorf("call: %v; want ErrNotStarted", err)
+	}
+}
+
+// A config without a name is refused, and the entry named; nothing starts.
+func TestStartRefusesAnEmptyName(t *testing.T) {
+	h := host.New(nil)
+	defer h.Close()
+	err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "a"), demoServer(t, "")})
+	if !errors.Is(err, host.ErrNoName) || !strings.Contains(err.Error(), "config 1 (host_test.go)") {
+		t.Fatalf("Start: %v; want ErrNoName naming config 1", err)
+	}
+	if st := h.Status(); len(st) != 0 {
+		t.Errorf("servers after a refused Start: %+v", st)
+	}
+	if _, err := h.Reload(context.Background(), []config.ServerConfig{demoServer(t, "")}); !errors.Is(err, host.ErrNoName) {
+		t.Errorf("Reload: %v; want ErrNoName", err)
 	}
 }

@@ -262,6 +262,10 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 				h.mu.Unlock()
 				return nil, toolKey{}, 0, ErrClosed
 			}
+			if !h.started {
+				h.mu.Unlock()
+				return nil, toolKey{}, 0, ErrNotStarted
+			}
 			h.flushToolsLocked() // the name may be a tool of a server just connected
 			var ok bool
 			if key, ok = h.names[KindTool].index[name]; !ok {
