@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -117,5 +119,67 @@ func TestStartRefusesAnEmptyName(t *testing.T) {
 	}
 	if _, err := h.Reload(context.Background(), []config.ServerConfig{demoServer(t, "")}); !errors.Is(err, host.ErrNoName) {
 		t.Errorf("Reload: %v; want ErrNoName", err)
+	}
+}
+
+// A call made after a server crashed but before the host saw it go (its
+// connection closed, its state still connected) was never written: it
+// waits for the reconnect, as a call made a moment later does, and
+// succeeds there.
+func TestCallRightAfterACrashWaitsForTheReconnect(t *testing.T) {
+	noticed, release := make(chan struct{}), make(chan struct{})
+	waiting := make(chan struct{}, 1)
+	var first sync.Once
+	h := host.New(nil)
+	t.Cleanup(func() { h.Close() })
+	h.SetHooks(host.Hooks{
+		// Hold the server in connected, its connection gone, once.
+		DropNoticed: func(ctx context.Context, server string) {
+			held := false
+			first.Do(func() { held = true })
+			if !held {
+				return
+			}
+			close(noticed)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+		},
+		CallWaits: func(string) {
+			select {
+			case waiting <- struct{}{}:
+			default:
+			}
+		},
+		Backoff: func(int) time.Duration { return 0 },
+	})
+	if err := h.Start(context.Background(), []config.ServerConfig{demoServer(t, "crash")}); err != nil {
+		t.Fatal(err)
+	}
+	pid := status(t, h, "crash").PID
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-noticed
+	if st := status(t, h, "crash"); st.State != host.StateConnected {
+		t.Fatalf("state while held: %s", st.State)
+	}
+	out := make(chan callOutcome, 1)
+	go func() {
+		res, err := h.CallTool(context.Background(), "mcp__crash__echo", map[string]any{"text": "after the crash"})
+		out <- callOutcome{res: host.ResultText(res), err: err}
+	}()
+	select {
+	case <-waiting:
+	case o := <-out:
+		t.Fatalf("the call did not wait for the reconnect: %q %v", o.res, o.err)
+	}
+	close(release)
+	if o := <-out; o.err != nil || o.res != "after the crash" {
+		t.Fatalf("call: %q %v; want the echo from the new connection", o.res, o.err)
+	}
+	if st := status(t, h, "crash"); st.PID == pid {
+		t.Errorf("the call was answered by the crashed process %d", pid)
 	}
 }

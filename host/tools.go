@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host/internal/transport"
 	"github.com/switchboard-mcp/switchboard/internal/glob"
 )
 
@@ -134,13 +135,36 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 }
 
 func (h *Host) callTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
-	sess, key, timeout, err := h.sessionFor(ctx, name)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("call %s: %w", name, ctx.Err())
+	var stale *mcp.ClientSession
+	for tries := 0; ; tries++ {
+		sess, key, timeout, err := h.sessionFor(ctx, name, stale)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("call %s: %w", name, ctx.Err())
+			}
+			return nil, h.maskError(err)
 		}
-		return nil, h.maskError(err)
+		res, err := h.callOn(ctx, sess, key, name, args, timeout)
+		var ce *CallError
+		if errors.As(err, &ce) && !ce.Sent && notWritten(err) && tries < unwrittenRetries {
+			// The connection was closing when the request would have gone
+			// out (a server that just crashed): wait for the next one, as
+			// a call made a moment later would.
+			stale = sess
+			continue
+		}
+		return res, err
 	}
+}
+
+// unwrittenRetries bounds how often a call whose request was never
+// written goes again on the next connection: a server that crashes at
+// once every time is given up on by the supervisor long before, so this
+// only keeps a call from following a crash loop's every attempt.
+const unwrittenRetries = 3
+
+// callOn makes one call on sess.
+func (h *Host) callOn(ctx context.Context, sess *mcp.ClientSession, key toolKey, name string, args any, timeout time.Duration) (*mcp.CallToolResult, error) {
 	// Close ends every call in flight: go-sdk's session close waits for
 	// each outgoing call, so a long call would otherwise hold Close.
 	callCtx, cancelCall := context.WithCancelCause(ctx)
@@ -172,7 +196,14 @@ func (h *Host) callTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	case callCtx.Err() != nil:
 		err = fmt.Errorf("no result within %s: %w", timeout, callCtx.Err())
 	}
-	return nil, &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err), Sent: !undelivered(err)}
+	return nil, &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err), Sent: !undelivered(err) && !notWritten(err)}
+}
+
+// notWritten reports whether err says the request was never written to
+// its connection: go-sdk refused it on a connection already closing, or
+// the write itself failed.
+func notWritten(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, transport.ErrNotWritten)
 }
 
 // rejected is go-sdk's error for a request its transport refused to send
@@ -247,7 +278,10 @@ func (h *Host) logCall(ctx context.Context, key toolKey, began time.Time, res *m
 
 // sessionFor finds the live session for an exposed tool, waiting for a
 // connecting server and starting a lazy one.
-func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession, toolKey, time.Duration, error) {
+//
+// A session that is stale (one a call found closed) is not returned: the
+// call waits for the server to drop it and connect again.
+func (h *Host) sessionFor(ctx context.Context, name string, stale *mcp.ClientSession) (*mcp.ClientSession, toolKey, time.Duration, error) {
 	var (
 		key      toolKey
 		found    bool
@@ -285,6 +319,9 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 		}
 		sess, settled, timeout := s.session, s.settled, s.cfg.EffectiveTimeout()
 		waits := s.phase.waits()
+		if sess != nil && sess == stale {
+			sess, settled, waits = nil, s.gone, true
+		}
 		startup := s.cfg.EffectiveStartupTimeout()
 		why := s.err
 		h.mu.Unlock()
