@@ -150,13 +150,6 @@ const NoToolPrefix = "-"
 // Version is the host's version as sent to servers.
 var Version = "0.1.0"
 
-// ErrClosed is returned by operations on a closed host.
-var ErrClosed = errors.New("host is closed")
-
-// ErrNotStarted is returned by a call on a host that Start (or Reload) has
-// not been given servers yet.
-var ErrNotStarted = errors.New("host is not started")
-
 // ErrNoName is returned by Start and Reload for a config without a name:
 // its tools would have no server in their names.
 var ErrNoName = errors.New("server name is empty")

@@ -77,27 +77,6 @@ func allowed(f config.ToolFilter, tool string) bool {
 	return len(f.Allow) == 0 || glob.First(f.Allow, tool) != ""
 }
 
-// ErrUnknownTool is returned for a tool name not in the tool set.
-var ErrUnknownTool = errors.New("unknown tool")
-
-// CallError is a failed call: the server, the tool, and why. The result
-// returned with it carries the same text for an agent to read.
-type CallError struct {
-	Server, Tool string
-	Err          error
-	// Sent says the request reached the server's connection: the failure
-	// is the server's or the connection's, not a refusal before sending,
-	// the host's (server down, not connected in time, needs auth) or the
-	// transport's (a remote server that could not be reached: undelivered).
-	Sent bool
-}
-
-func (e *CallError) Error() string {
-	return fmt.Sprintf("server %q: tool %q: %v", e.Server, e.Tool, e.Err)
-}
-
-func (e *CallError) Unwrap() error { return e.Err }
-
 // progressKey carries a call's own progress callback (WithProgress).
 type progressKey struct{}
 
@@ -123,9 +102,15 @@ func progressFrom(ctx context.Context) func(Progress, string) {
 // The result is kept whole (DESIGN.md F24), and it is never nil: when the
 // call fails, the result is an error result (IsError) whose text, "MCP
 // error: …", says why, for an agent to show its model as it shows any
-// tool's output, and the error says the same to the program. Both have
-// the secrets the host knows masked (F44). Cancelling ctx aborts the call
-// and sends notifications/cancelled to the server; Close aborts it too.
+// tool's output, and the error says the same to the program; errors.Is
+// tells which failure it was (ErrProtocol, ErrConnectionLost,
+// ErrUnavailable, context.DeadlineExceeded, context.Canceled, ErrClosed,
+// ErrNotStarted, ErrUnknownTool: errors.go). A tool's own error is an
+// answer, not a failure: IsError with a nil error. Both have the secrets
+// the host knows masked (F44). Cancelling ctx aborts the call and sends
+// notifications/cancelled to the server; Close aborts it too. A call whose
+// connection closed before its request was written (a server that just
+// crashed) waits for the reconnect.
 func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	res, err := h.callTool(ctx, name, args)
 	if err != nil {
