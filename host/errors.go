@@ -27,7 +27,10 @@ import (
 //   - ErrNotStarted: the host was never started;
 //   - ErrUnknownTool: no exposed tool has the name.
 //
-// All but the last two are a *CallError naming the server and tool.
+// A failure met once the call had found its server and tool is a
+// *CallError naming them (every ErrProtocol, ErrConnectionLost and
+// ErrUnavailable, and a timeout, cancel or close while the request was
+// out).
 var (
 	// ErrClosed is returned by operations on a closed host.
 	ErrClosed = errors.New("host is closed")

@@ -183,3 +183,20 @@ func TestCallRightAfterACrashWaitsForTheReconnect(t *testing.T) {
 		t.Errorf("the call was answered by the crashed process %d", pid)
 	}
 }
+
+// A view answers a call before Start and after Close as the host does.
+func TestViewCallBeforeStartAndAfterClose(t *testing.T) {
+	h := host.New(nil)
+	v := h.View(host.ViewFilter{})
+	if _, err := v.CallTool(context.Background(), "mcp__a__echo", nil); !errors.Is(err, host.ErrNotStarted) {
+		t.Errorf("before Start: %v; want ErrNotStarted", err)
+	}
+	h.Close()
+	res, err := v.CallTool(context.Background(), "mcp__a__echo", nil)
+	if !errors.Is(err, host.ErrClosed) || res == nil || !res.IsError {
+		t.Errorf("after Close: %v %v; want ErrClosed with an error result", res, err)
+	}
+	if _, err := h.CallTool(context.Background(), "mcp__a__echo", nil); !errors.Is(err, host.ErrClosed) {
+		t.Errorf("host after Close: %v; want ErrClosed", err)
+	}
+}
