@@ -33,6 +33,8 @@ func TestHandlersAreGuarded(t *testing.T) {
 			"elicitation handler returned no result", "elicitation handler returned no result"},
 		{"elicitation panic", "elicit", handlers{elicitation: func() (*mcp.ElicitResult, error) { panic("boom") }},
 			"elicitation handler panicked: boom", "elicitation handler panicked: boom"},
+		{"roots given", "roots", handlers{roots: func() ([]*mcp.Root, error) { return []*mcp.Root{{URI: "file:///given", Name: "given"}}, nil }},
+			"file:///given given", ""},
 		// A nil list is documented: the static Roots answer.
 		{"roots nil", "roots", handlers{roots: func() ([]*mcp.Root, error) { return nil, nil }},
 			"file:///static static", ""},

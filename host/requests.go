@@ -139,33 +139,25 @@ func untypedTitledItems(schema any) (any, bool) {
 // rootsFrom answers s's roots/list with Options.ListRoots, leaving it to
 // the client's own roots when that has none to give.
 func (h *Host) rootsFrom(s *server) mcp.Middleware {
-	server := s.cfg.Name
-	list := func(ctx context.Context, server string) ([]*mcp.Root, error) {
-		roots, err := guard(h, s, "roots", true, func() (*[]*mcp.Root, error) {
-			roots, err := h.opts.ListRoots(ctx, server)
-			if roots == nil {
-				return nil, err
-			}
-			return &roots, err
-		})
-		if roots == nil {
-			return nil, err
-		}
-		return *roots, err
-	}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method != "roots/list" {
 				return next(ctx, method, req)
 			}
-			roots, err := list(ctx, server)
+			res, err := guard(h, s, "roots", true, func() (*mcp.ListRootsResult, error) {
+				roots, err := h.opts.ListRoots(ctx, s.cfg.Name)
+				if err != nil || roots == nil {
+					return nil, err
+				}
+				return &mcp.ListRootsResult{Roots: roots}, nil
+			})
 			switch {
 			case err != nil:
 				return nil, err
-			case roots == nil:
+			case res == nil:
 				return next(ctx, method, req)
 			}
-			return &mcp.ListRootsResult{Roots: roots}, nil
+			return res, nil
 		}
 	}
 }
