@@ -30,7 +30,12 @@ func (h *Host) newAuth(cfg *config.ServerConfig) *oauth.Handler {
 	var consent oauth.Consent
 	if h.opts.Authorize != nil {
 		name := cfg.Name
-		consent = func(ctx context.Context, u string) error { return h.opts.Authorize(ctx, name, u) }
+		consent = func(ctx context.Context, u string) error {
+			_, err := guard(h, nil, "authorize", true, func() (*struct{}, error) {
+				return nil, h.opts.Authorize(ctx, name, u)
+			})
+			return err
+		}
 	}
 	return oauth.New(oauth.Settings{
 		Server: cfg.Name, URL: cfg.URL, OAuth: cfg.OAuth,

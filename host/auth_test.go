@@ -290,3 +290,16 @@ func TestOAuthSlowConsentOutlastsTheProbe(t *testing.T) {
 	}
 	t.Logf("protocol %s", st.ProtocolVersion)
 }
+
+// An Authorize that panics leaves the server unauthorized with the panic
+// as its reason; the agent goes on.
+func TestOAuthAuthorizePanicIsGuarded(t *testing.T) {
+	srv := oauthtest.New(t, oauthtest.Options{})
+	h := start(t, &host.Options{Authorize: func(context.Context, string, string) error { panic("boom") }},
+		config.ServerConfig{Name: "p", Type: config.TransportHTTP, URL: srv.URL})
+	h.WaitSettled(context.Background())
+	st := status(t, h, "p")
+	if st.State == host.StateConnected || !strings.Contains(st.Error, "authorize handler panicked: boom") {
+		t.Errorf("p: %s %q; want it not connected, the panic its error", st.State, st.Error)
+	}
+}

@@ -46,7 +46,7 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 			call := h.calls.call(p.ProgressToken)
 			prog := Progress{Token: p.ProgressToken, Progress: p.Progress, Total: p.Total}
 			if call.progress != nil {
-				call.progress(prog, h.redactor.String(p.Message))
+				h.guardCall(s, "progress", func() { call.progress(prog, h.redactor.String(p.Message)) })
 			}
 			h.events.publish(Event{Type: EventProgress, Server: s.cfg.Name, Message: p.Message, Tool: call.tool, Progress: &prog})
 		},
@@ -77,7 +77,7 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 	c.AddSendingMiddleware(logLevelMeta(h.opts.LogLevel))
 	c.AddReceivingMiddleware(titledItems())
 	if h.opts.ListRoots != nil {
-		c.AddReceivingMiddleware(rootsFrom(h.opts.ListRoots, s.cfg.Name))
+		c.AddReceivingMiddleware(h.rootsFrom(s))
 	}
 	if len(h.opts.Roots) > 0 {
 		c.AddRoots(h.opts.Roots...)

@@ -9,6 +9,7 @@ import (
 type Hooks struct {
 	BeforeAttempt func(ctx context.Context, server string)
 	CallWaits     func(server string)
+	DropNoticed   func(ctx context.Context, server string)
 	Backoff       func(n int) time.Duration
 	Coalesce      time.Duration
 	Listing       func(server string)
@@ -16,7 +17,7 @@ type Hooks struct {
 
 // SetHooks installs test hooks on a host that has not started yet.
 func (h *Host) SetHooks(k Hooks) {
-	h.hooks = hooks{beforeAttempt: k.BeforeAttempt, callWaits: k.CallWaits, backoff: k.Backoff, coalesce: k.Coalesce, listing: k.Listing}
+	h.hooks = hooks{beforeAttempt: k.BeforeAttempt, callWaits: k.CallWaits, dropNoticed: k.DropNoticed, backoff: k.Backoff, coalesce: k.Coalesce, listing: k.Listing}
 }
 
 // ExtrasAtOnce is extrasAtOnce, for the test that takes every turn.

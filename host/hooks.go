@@ -13,8 +13,13 @@ type hooks struct {
 	// connect attempt, outside the lock and outside the startup timeout:
 	// blocking in it holds the attempt. It must return once ctx ends.
 	beforeAttempt func(ctx context.Context, server string)
-	// callWaits runs when a call starts waiting for its server to connect.
+	// callWaits runs when a call starts waiting for its server to connect
+	// (or for a connection it found closed to be dropped).
 	callWaits func(server string)
+	// dropNoticed runs on the supervisor's goroutine when it has seen a
+	// connection end by itself, before the server leaves connected:
+	// blocking in it holds the server there. It must return once ctx ends.
+	dropNoticed func(ctx context.Context, server string)
 	// backoff replaces the delay before a reconnect after n failures, so
 	// a test of many reconnects need not wait out the real ones.
 	backoff func(n int) time.Duration

@@ -88,6 +88,11 @@ type Options struct {
 	// Elicitation answers a server's elicitation/create request; defaults
 	// from the requested schema are filled into an accepted answer. Nil
 	// means elicitation is not offered.
+	//
+	// Every callback here (ListRoots, Sampling, Elicitation, Authorize)
+	// and a WithProgress function is guarded: a panic, or a nil result
+	// with a nil error (but ListRoots's), is answered to the server as an
+	// error wrapping ErrHandler and reported in the server's log.
 	Elicitation func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// LogLevel is the level asked of servers that offer logging. Empty
 	// means "info".
@@ -145,8 +150,9 @@ const NoToolPrefix = "-"
 // Version is the host's version as sent to servers.
 var Version = "0.1.0"
 
-// ErrClosed is returned by operations on a closed host.
-var ErrClosed = errors.New("host is closed")
+// ErrNoName is returned by Start and Reload for a config without a name:
+// its tools would have no server in their names.
+var ErrNoName = errors.New("server name is empty")
 
 // Host owns the connections to a set of MCP servers.
 type Host struct {
@@ -181,6 +187,7 @@ type Host struct {
 
 	mu      sync.Mutex
 	closed  bool
+	started bool // a Start or Reload has been accepted
 	servers map[string]*server
 	order   []string // names in config order, for Status
 	tools   ToolSet
@@ -291,9 +298,17 @@ func outsideProject() string {
 // server is settled once its tools are in the tool set: its resources
 // and prompts follow (EventResources, EventPrompts), and WaitSettled
 // waits for them too. A server that fails never fails Start: its error is
-// in Status. Start returns an error only for a closed host, a cancelled
-// ctx, or a duplicate name.
+// in Status. Start returns an error only for a closed host, a ctx done
+// before it began (then it starts nothing), a ctx done while it waits
+// (the servers go on), an empty name (ErrNoName) or a duplicate name;
+// with any but the second it starts nothing.
 func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := namesGiven(configs); err != nil {
+		return err
+	}
 	// The gate counts from here: reading a hundred cache entries is part
 	// of the time a caller waits.
 	deadline := time.Now().Add(h.opts.StartupGate)
@@ -315,6 +330,11 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		}
 		names[cfg.Name] = true
 	}
+	if err := ctx.Err(); err != nil {
+		h.mu.Unlock()
+		return err
+	}
+	h.started = true
 	h.learn(configs)
 	var pending []waiting
 	for i, cfg := range configs {
@@ -333,6 +353,21 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	h.mu.Unlock()
 
 	return h.gate(ctx, pending, deadline)
+}
+
+// namesGiven refuses a config without a name, naming the entry by its
+// place in configs and its source.
+func namesGiven(configs []config.ServerConfig) error {
+	for i, cfg := range configs {
+		if cfg.Name == "" {
+			where := ""
+			if src := cfg.Source.String(); src != "" {
+				where = " (" + src + ")"
+			}
+			return fmt.Errorf("config %d%s: %w", i, where, ErrNoName)
+		}
+	}
+	return nil
 }
 
 // announceAdminLocked announces a server placed in an admin state:
@@ -505,8 +540,18 @@ func (h *Host) Restart(name string) error {
 	return nil
 }
 
+// CloseBound is how long Close takes at most: calls in flight end at
+// once, and every server ends in parallel, a stdio server within its
+// shutdown graces (stdin closed, SIGTERM, SIGKILL and the kernel's reap,
+// its last stderr: 7.5 s for one that ignores SIGTERM and is slow to die)
+// and a remote one within go-sdk's 5 s bound on the DELETE that ends its
+// session. Most servers end in milliseconds.
+const CloseBound = 10 * time.Second
+
 // Close disconnects every server concurrently and waits until every
-// goroutine and child process the host started is gone. It is idempotent
+// goroutine and child process the host started is gone, within
+// CloseBound. Calls in flight are cancelled: their callers get a
+// *CallError for which errors.Is(err, ErrClosed) holds. It is idempotent
 // and safe to call concurrently with anything else.
 func (h *Host) Close() error {
 	h.mu.Lock()
@@ -517,6 +562,9 @@ func (h *Host) Close() error {
 	}
 	h.closed = true
 	defer close(h.closeDone)
+	// Calls in flight end now, with ErrClosed, before any session is
+	// closed: go-sdk's close would wait for their answers.
+	h.stopLife()
 	var stopping []<-chan struct{}
 	for _, s := range h.servers {
 		stopping = append(stopping, h.removeLocked(s, phaseStopping))
@@ -527,7 +575,6 @@ func (h *Host) Close() error {
 	h.mu.Unlock()
 
 	// Each supervisor closes its own connection: all at once.
-	h.stopLife()
 	for _, done := range stopping {
 		<-done
 	}

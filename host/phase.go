@@ -215,6 +215,9 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 		s.useLocked(c)
 		tools = c.tools
 	} else {
+		if s.session != nil {
+			close(s.gone)
+		}
 		s.session, s.pid = nil, 0
 	}
 	// A channel still open is kept, so calls already waiting (during a
@@ -245,6 +248,12 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 // useLocked takes in a new connection: its session; its tools are the
 // catalog's (changeCatalogLocked).
 func (s *server) useLocked(c *conn) {
+	if s.session != nil && s.session != c.sess {
+		close(s.gone)
+	}
+	if s.session != c.sess {
+		s.gone = make(chan struct{})
+	}
 	s.session, s.transport, s.connectDur = c.sess, c.kind, c.took
 	s.pid = 0
 	if c.stdio != nil {

@@ -21,6 +21,9 @@ import (
 // Like Start, Reload returns at the startup gate.
 func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (config.Diff, error) {
 	// One reload at a time: the second compares with what the first made.
+	if err := namesGiven(configs); err != nil {
+		return config.Diff{}, err
+	}
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	h.learn(configs)
@@ -29,6 +32,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		h.mu.Unlock()
 		return config.Diff{}, ErrClosed
 	}
+	h.started = true
 	old := make([]config.ServerConfig, 0, len(h.order))
 	for _, name := range h.order {
 		old = append(old, h.servers[name].cfg)

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"maps"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,7 +14,9 @@ func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 	name := s.cfg.Name
 	if h.opts.Sampling != nil {
 		opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			return h.opts.Sampling(ctx, name, req.Params)
+			return guard(h, s, "sampling", false, func() (*mcp.CreateMessageResult, error) {
+				return h.opts.Sampling(ctx, name, req.Params)
+			})
 		}
 	}
 	if h.opts.Elicitation != nil {
@@ -24,12 +25,11 @@ func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 			if own, ok := ctx.Value(serverSchemaKey{}).(*mcp.ElicitParams); ok {
 				params = own
 			}
-			res, err := h.opts.Elicitation(ctx, name, params)
+			res, err := guard(h, s, "elicitation", false, func() (*mcp.ElicitResult, error) {
+				return h.opts.Elicitation(ctx, name, params)
+			})
 			if err != nil {
 				return nil, err
-			}
-			if res == nil {
-				return nil, errors.New("elicitation handler returned no result")
 			}
 			if res.Action == "accept" {
 				res.Content = withDefaults(params, res.Content)
@@ -136,22 +136,28 @@ func untypedTitledItems(schema any) (any, bool) {
 	return out, true
 }
 
-// rootsFrom answers server's roots/list with list (Options.ListRoots),
-// leaving it to the client's own roots when list has none to give.
-func rootsFrom(list func(ctx context.Context, server string) ([]*mcp.Root, error), server string) mcp.Middleware {
+// rootsFrom answers s's roots/list with Options.ListRoots, leaving it to
+// the client's own roots when that has none to give.
+func (h *Host) rootsFrom(s *server) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method != "roots/list" {
 				return next(ctx, method, req)
 			}
-			roots, err := list(ctx, server)
+			res, err := guard(h, s, "roots", true, func() (*mcp.ListRootsResult, error) {
+				roots, err := h.opts.ListRoots(ctx, s.cfg.Name)
+				if err != nil || roots == nil {
+					return nil, err
+				}
+				return &mcp.ListRootsResult{Roots: roots}, nil
+			})
 			switch {
 			case err != nil:
 				return nil, err
-			case roots == nil:
+			case res == nil:
 				return next(ctx, method, req)
 			}
-			return &mcp.ListRootsResult{Roots: roots}, nil
+			return res, nil
 		}
 	}
 }

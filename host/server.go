@@ -58,6 +58,10 @@ type server struct {
 	since   time.Time
 	retryAt time.Time // when a reconnecting server is tried next
 	session *mcp.ClientSession
+	// gone is closed when session is no longer the published one: a
+	// call that found it closed before its request was written waits for
+	// this, then for the next session.
+	gone    chan struct{}
 	pid     int
 	settled chan struct{} // open while the phase waits: calls wait on it
 	stopSup context.CancelFunc

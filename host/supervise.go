@@ -397,6 +397,9 @@ wait:
 	if err == nil {
 		err = errors.New("server closed the connection")
 	}
+	if h.hooks.dropNoticed != nil {
+		h.hooks.dropNoticed(ctx, s.cfg.Name)
+	}
 	return fmt.Errorf("connection lost: %w", transport.Explain(err))
 }
 

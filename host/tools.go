@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host/internal/transport"
 	"github.com/switchboard-mcp/switchboard/internal/glob"
 )
 
@@ -76,27 +77,6 @@ func allowed(f config.ToolFilter, tool string) bool {
 	return len(f.Allow) == 0 || glob.First(f.Allow, tool) != ""
 }
 
-// ErrUnknownTool is returned for a tool name not in the tool set.
-var ErrUnknownTool = errors.New("unknown tool")
-
-// CallError is a failed call: the server, the tool, and why. The result
-// returned with it carries the same text for an agent to read.
-type CallError struct {
-	Server, Tool string
-	Err          error
-	// Sent says the request reached the server's connection: the failure
-	// is the server's or the connection's, not a refusal before sending,
-	// the host's (server down, not connected in time, needs auth) or the
-	// transport's (a remote server that could not be reached: undelivered).
-	Sent bool
-}
-
-func (e *CallError) Error() string {
-	return fmt.Sprintf("server %q: tool %q: %v", e.Server, e.Tool, e.Err)
-}
-
-func (e *CallError) Unwrap() error { return e.Err }
-
 // progressKey carries a call's own progress callback (WithProgress).
 type progressKey struct{}
 
@@ -119,28 +99,69 @@ func progressFrom(ctx context.Context) func(Progress, string) {
 // connect, bounded by the server's startup timeout, and a lazy server is
 // started. Each call is bounded by the server's request timeout.
 //
-// The result is kept whole (DESIGN.md F24). A transport or protocol failure
-// returns both a result whose text says "MCP error: …" with IsError set,
-// so an agent sees it as tool output, and a *CallError; both have the
-// secrets the host knows masked (F44). Cancelling ctx aborts the call and
-// sends notifications/cancelled to the server; then the result is nil and
-// the error wraps ctx.Err().
+// The result is kept whole (DESIGN.md F24), and it is never nil: when the
+// call fails, the result is an error result (IsError) whose text, "MCP
+// error: …", says why, for an agent to show its model as it shows any
+// tool's output, and the error says the same to the program; errors.Is
+// tells which failure it was (ErrProtocol, ErrConnectionLost,
+// ErrUnavailable, context.DeadlineExceeded, context.Canceled, ErrClosed,
+// ErrNotStarted, ErrUnknownTool: errors.go). A tool's own error is an
+// answer, not a failure: IsError with a nil error. Both have the secrets
+// the host knows masked (F44). Cancelling ctx aborts the call and sends
+// notifications/cancelled to the server; Close aborts it too. A call whose
+// connection closed before its request was written (a server that just
+// crashed) waits for the reconnect.
 func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
-	sess, key, timeout, err := h.sessionFor(ctx, name)
+	res, err := h.callTool(ctx, name, args)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("call %s: %w", name, ctx.Err())
-		}
-		err = h.maskError(err)
 		return errorResult(err), err
 	}
+	return res, nil
+}
+
+func (h *Host) callTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	var stale *mcp.ClientSession
+	for tries := 0; ; tries++ {
+		sess, key, timeout, err := h.sessionFor(ctx, name, stale)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("call %s: %w", name, ctx.Err())
+			}
+			return nil, h.maskError(err)
+		}
+		res, err := h.callOn(ctx, sess, key, name, args, timeout)
+		var ce *CallError
+		if errors.As(err, &ce) && !ce.Sent && notWritten(err) && tries < unwrittenRetries {
+			// The connection was closing when the request would have gone
+			// out (a server that just crashed): wait for the next one, as
+			// a call made a moment later would.
+			stale = sess
+			continue
+		}
+		return res, err
+	}
+}
+
+// unwrittenRetries bounds how often a call whose request was never
+// written goes again on the next connection: a server that crashes at
+// once every time is given up on by the supervisor long before, so this
+// only keeps a call from following a crash loop's every attempt.
+const unwrittenRetries = 3
+
+// callOn makes one call on sess.
+func (h *Host) callOn(ctx context.Context, sess *mcp.ClientSession, key toolKey, name string, args any, timeout time.Duration) (*mcp.CallToolResult, error) {
+	// Close ends every call in flight: go-sdk's session close waits for
+	// each outgoing call, so a long call would otherwise hold Close.
+	callCtx, cancelCall := context.WithCancelCause(ctx)
+	defer cancelCall(nil)
+	defer context.AfterFunc(h.life, func() { cancelCall(ErrClosed) })()
 	// A caller's own deadline that comes first bounds the call by itself:
 	// no second timer for a timeout that cannot fire first.
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
 	if d, ok := ctx.Deadline(); !ok || time.Until(d) > timeout {
-		callCtx, cancel = context.WithTimeout(ctx, timeout)
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(callCtx, timeout)
+		defer cancel()
 	}
-	defer cancel()
 	params := &mcp.CallToolParams{Name: key.tool, Arguments: args}
 	// Every call carries a progress token, so a server can report progress
 	// and the report reaches events tagged with the tool it belongs to.
@@ -155,11 +176,19 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 		return res, nil
 	case ctx.Err() != nil:
 		return nil, &CallError{Server: key.server, Tool: key.tool, Err: ctx.Err(), Sent: true}
+	case errors.Is(context.Cause(callCtx), ErrClosed):
+		return nil, &CallError{Server: key.server, Tool: key.tool, Err: ErrClosed, Sent: true}
 	case callCtx.Err() != nil:
 		err = fmt.Errorf("no result within %s: %w", timeout, callCtx.Err())
 	}
-	cerr := &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err), Sent: !undelivered(err)}
-	return errorResult(cerr), cerr
+	return nil, &CallError{Server: key.server, Tool: key.tool, Err: h.redactor.Error(err), Sent: !undelivered(err) && !notWritten(err)}
+}
+
+// notWritten reports whether err says the request was never written to
+// its connection: go-sdk refused it on a connection already closing, or
+// the write itself failed.
+func notWritten(err error) bool {
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, transport.ErrNotWritten)
 }
 
 // rejected is go-sdk's error for a request its transport refused to send
@@ -234,7 +263,10 @@ func (h *Host) logCall(ctx context.Context, key toolKey, began time.Time, res *m
 
 // sessionFor finds the live session for an exposed tool, waiting for a
 // connecting server and starting a lazy one.
-func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession, toolKey, time.Duration, error) {
+//
+// A session that is stale (one a call found closed) is not returned: the
+// call waits for the server to drop it and connect again.
+func (h *Host) sessionFor(ctx context.Context, name string, stale *mcp.ClientSession) (*mcp.ClientSession, toolKey, time.Duration, error) {
 	var (
 		key      toolKey
 		found    bool
@@ -248,6 +280,10 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 			if h.closed {
 				h.mu.Unlock()
 				return nil, toolKey{}, 0, ErrClosed
+			}
+			if !h.started {
+				h.mu.Unlock()
+				return nil, toolKey{}, 0, ErrNotStarted
 			}
 			h.flushToolsLocked() // the name may be a tool of a server just connected
 			var ok bool
@@ -268,6 +304,9 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 		}
 		sess, settled, timeout := s.session, s.settled, s.cfg.EffectiveTimeout()
 		waits := s.phase.waits()
+		if sess != nil && sess == stale {
+			sess, settled, waits = nil, s.gone, true
+		}
 		startup := s.cfg.EffectiveStartupTimeout()
 		why := s.err
 		h.mu.Unlock()
@@ -296,6 +335,8 @@ func (h *Host) sessionFor(ctx context.Context, name string) (*mcp.ClientSession,
 			return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: fmt.Errorf("server not connected within %s", startup)}
 		case <-ctx.Done():
 			return nil, key, 0, ctx.Err()
+		case <-h.life.Done():
+			return nil, key, 0, &CallError{Server: key.server, Tool: key.tool, Err: ErrClosed}
 		}
 	}
 }
@@ -329,8 +370,11 @@ func errorResult(err error) *mcp.CallToolResult {
 
 // ResultText renders a result as text for agents that take text only:
 // text as is, other content summarised, structured content as JSON when
-// there is no text.
+// there is no text. A nil result is "".
 func ResultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return ""
+	}
 	var b strings.Builder
 	for _, c := range res.Content {
 		if b.Len() > 0 {

@@ -100,6 +100,15 @@ func (v *View) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	if _, ok := v.Resolve(KindTool, name); ok {
 		return v.h.CallTool(ctx, name, args)
 	}
+	v.h.mu.Lock()
+	closed, started := v.h.closed, v.h.started
+	v.h.mu.Unlock()
 	err := fmt.Errorf("%w %q", ErrUnknownTool, name)
+	switch {
+	case closed:
+		err = ErrClosed
+	case !started:
+		err = ErrNotStarted
+	}
 	return errorResult(err), err
 }

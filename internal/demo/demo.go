@@ -95,6 +95,10 @@ type Options struct {
 	// Roots adds a tool, roots, that asks the client for its roots
 	// (roots/list) and answers with one "URI name" line each (--roots).
 	Roots bool
+	// AskTools adds tools that send the client a request of the server's
+	// own (2025-11-25) and answer with what came back or the error: sample
+	// (sampling/createMessage) and elicit (elicitation/create) (--ask-tools).
+	AskTools bool
 	// TestTools adds tools that drive the host's notification handling:
 	// add_tool (a new tool, announced with tools/list_changed), log (a log
 	// notification) and progress (progress notifications) (--test-tools).
@@ -203,6 +207,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.FreezeAfter, "freeze-after", 0, "stop answering anything, pings included, after this `duration`")
 	fs.BoolVar(&o.TestTools, "test-tools", false, "add tools that send notifications: add_tool, log, progress")
 	fs.StringVar(&o.Instructions, "instructions", "", "send these `instructions` at initialize instead of the demo's own")
+	fs.BoolVar(&o.AskTools, "ask-tools", false, "add tools that ask the client: sample (sampling/createMessage), elicit (elicitation/create)")
 	fs.BoolVar(&o.Roots, "roots", false, "add a tool, roots, that lists the roots the client offers")
 	fs.BoolVar(&o.ReplyTools, "reply-tools", false, "add tools with replies as large or deep as asked: big_reply, big_log, deep_reply")
 	fs.IntVar(&o.LogFlood, "log-flood", 0, "write `n` log notifications to stdout before serving")

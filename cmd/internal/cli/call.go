@@ -110,8 +110,8 @@ func runCall(ctx context.Context, o *callOptions) error {
 		return nameMistake(err)
 	}
 	res, callErr := s.CallTool(ctx, tool.Exposed, arguments)
-	if res == nil {
-		return callErr
+	if ctx.Err() != nil {
+		return callErr // interrupted: the error alone, not its result too
 	}
 	if o.JSON {
 		if err := writeJSON(o.IO.Out, res); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -91,6 +92,11 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, nil
 }
 
+// ErrNotWritten is wrapped by the error of a write that failed: the
+// message never reached the server, and a request may be sent again on
+// another connection.
+var ErrNotWritten = errors.New("not written")
+
 // Write sends msg to the server, as one line in one write.
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
@@ -124,7 +130,11 @@ func (c *stdioConn) write(enc func([]byte) ([]byte, error)) error {
 		return err
 	}
 	b = append(b, '\n')
-	_, err = c.out.Write(b)
+	if _, werr := c.out.Write(b); werr != nil {
+		// A pipe write fails when nobody reads the pipe any more: the
+		// server read at most a part of the line, which is no request.
+		err = fmt.Errorf("%w: %w", ErrNotWritten, werr)
+	}
 	if cap(b) <= keepWriteBuffer {
 		c.wbuf = b
 	} else {
