@@ -15,7 +15,9 @@ func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 	name := s.cfg.Name
 	if h.opts.Sampling != nil {
 		opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			return h.opts.Sampling(ctx, name, req.Params)
+			ctx, done := h.callerContext(ctx, name)
+			defer done()
+			return h.sampling(ctx)(ctx, name, req.Params)
 		}
 	}
 	if h.opts.Elicitation != nil {
@@ -24,7 +26,9 @@ func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 			if own, ok := ctx.Value(serverSchemaKey{}).(*mcp.ElicitParams); ok {
 				params = own
 			}
-			res, err := h.opts.Elicitation(ctx, name, params)
+			ctx, done := h.callerContext(ctx, name)
+			defer done()
+			res, err := h.elicitation(ctx)(ctx, name, params)
 			if err != nil {
 				return nil, err
 			}

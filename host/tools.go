@@ -134,6 +134,7 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 		err = h.maskError(err)
 		return errorResult(err), err
 	}
+	ctx = withCaller(ctx, key.server, name)
 	// A caller's own deadline that comes first bounds the call by itself:
 	// no second timer for a timeout that cannot fire first.
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
@@ -144,7 +145,7 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 	params := &mcp.CallToolParams{Name: key.tool, Arguments: args}
 	// Every call carries a progress token, so a server can report progress
 	// and the report reaches events tagged with the tool it belongs to.
-	token, n := h.calls.track(name, progressFrom(ctx))
+	token, n := h.calls.track(callCtx, name)
 	defer h.calls.untrack(n)
 	params.SetProgressToken(token)
 	began := time.Now()
