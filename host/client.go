@@ -79,9 +79,7 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 	if h.opts.ListRoots != nil {
 		c.AddReceivingMiddleware(rootsFrom(h.opts.ListRoots, s.cfg.Name))
 	}
-	if len(h.opts.Roots) > 0 {
-		c.AddRoots(h.opts.Roots...)
-	}
+	h.roots.adopt(s.cfg.Name, c)
 	return c
 }
 

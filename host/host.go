@@ -74,7 +74,8 @@ type Options struct {
 	// Empty means "switchboard" and Version.
 	ClientName, ClientVersion string
 
-	// Roots are offered to servers that ask for roots/list (DESIGN.md F27).
+	// Roots are offered to servers that ask for roots/list (DESIGN.md F27),
+	// in either era, until SetRoots replaces them.
 	Roots []*mcp.Root
 	// ListRoots, when set, answers a server's roots/list before Roots do:
 	// a gateway passes the request to the client whose call it serves. A
@@ -203,6 +204,7 @@ type Host struct {
 	extrasSlots chan struct{}
 
 	calls callTokens // progress tokens; a lock of its own
+	roots rootsState // the roots offered; a lock of its own (roots.go)
 
 	search searchCache // the tool set's search index; a lock of its own (search.go)
 }
@@ -272,6 +274,7 @@ func New(opts *Options) *Host {
 		stopLife:      stop,
 		closeDone:     make(chan struct{}),
 		servers:       map[string]*server{},
+		roots:         rootsState{list: o.Roots},
 		extrasSlots:   make(chan struct{}, extrasAtOnce),
 		events:        hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
 	}

@@ -149,7 +149,8 @@ type Options struct {
 	// below go-sdk; NewServer ignores it.
 	IgnoreDiscover bool
 	// Stderr receives DiscoverLine for every server/discover the server
-	// reads and InitializeLine for every initialize, in every mode. Nil
+	// reads, InitializeLine for every initialize and RootsChangedLine for
+	// every notifications/roots/list_changed, in every mode. Nil
 	// discards them; Run sets os.Stderr.
 	Stderr io.Writer
 
