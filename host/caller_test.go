@@ -101,3 +101,69 @@ func TestLegacyRequestReachesTheOneCaller(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A view's own elicitation handler answers for its calls in either era;
+// the host's answers for calls made on the host itself.
+func TestViewElicitation(t *testing.T) {
+	answer := func(who string) func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		return func(ctx context.Context, _ string, _ *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			if c, ok := host.CallerOf(ctx); !ok || (c.View != nil) != (who != "host") {
+				t.Errorf("%s: caller %+v %v", who, c, ok)
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": who}}, nil
+		}
+	}
+	h := start(t, &host.Options{Elicitation: answer("host")},
+		demoServer(t, "modern", "--elicitation"), demoServer(t, "legacy", "--elicitation", "--legacy"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h.WaitSettled(ctx)
+	v := h.ViewWith(host.ViewFilter{}, &host.ViewOptions{Name: "coder", Elicitation: answer("coder")})
+	for _, server := range []string{"modern", "legacy"} {
+		for _, c := range []struct {
+			who  string
+			call func(context.Context, string, any) (*mcp.CallToolResult, error)
+		}{{"coder", v.CallTool}, {"host", h.CallTool}} {
+			res, err := c.call(ctx, "mcp__"+server+"__ask", map[string]any{})
+			if err != nil {
+				t.Fatalf("%s through %s: %v", server, c.who, err)
+			}
+			if got, want := text(t, res), "hello "+c.who; got != want {
+				t.Errorf("%s through %s: %q, want %q", server, c.who, got, want)
+			}
+		}
+	}
+}
+
+// With two calls in flight to a 2025-11-25 server, its request cannot be
+// told to belong to either: the host's handler answers, with no caller.
+func TestLegacyRequestAmongSeveralCalls(t *testing.T) {
+	h := start(t, &host.Options{Sampling: func(ctx context.Context, _ string, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		if c, ok := host.CallerOf(ctx); ok {
+			t.Errorf("the request names caller %+v", c)
+		}
+		return &mcp.CreateMessageResult{Model: "host", Role: "assistant", Content: &mcp.TextContent{Text: "host"}}, nil
+	}}, demoServer(t, "old", "--sampling", "--legacy"))
+	sub := h.Subscribe()
+	defer sub.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h.WaitSettled(ctx)
+
+	// A planner's call stays in flight...
+	planner := h.ViewWith(host.ViewFilter{}, &host.ViewOptions{Name: "planner", Sampling: samplingOf(t, "planner", nil, nil)})
+	sleeping, wake := context.WithCancel(ctx)
+	var calls sync.WaitGroup
+	calls.Go(func() { planner.CallTool(sleeping, "mcp__old__sleep", map[string]any{"ms": 60000}) })
+	defer calls.Wait()
+	defer wake()
+	await(t, sub, "the planner's call reaching the server", func(e host.Event) bool {
+		return e.Type == host.EventProgress && e.Tool == "mcp__old__sleep"
+	})
+	// ...while a coder's leads to a request.
+	coder := h.ViewWith(host.ViewFilter{}, &host.ViewOptions{Name: "coder", Sampling: samplingOf(t, "coder", nil, nil)})
+	res, err := coder.CallTool(ctx, "mcp__old__sample", map[string]any{"text": "hi"})
+	if err != nil || text(t, res) != "host" {
+		t.Errorf("coder: %v %v", err, res)
+	}
+}

@@ -120,6 +120,9 @@ func NewServer(opts Options) *mcp.Server {
 	if opts.Sampling {
 		addSampleTool(s)
 	}
+	if opts.Elicitation {
+		addAskTool(s)
+	}
 	if opts.Escapes {
 		addEscapeTools(s)
 	}
@@ -451,6 +454,35 @@ func addSampleTool(s *mcp.Server) {
 			return text(t.Text), nil, nil
 		}
 		return text("sampled no text"), nil, nil
+	})
+}
+
+// addAskTool adds ask, which asks the client for a name
+// (elicitation/create) and greets it, or says what the client did instead.
+func addAskTool(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "ask",
+		Description: "Asks the client for a name (elicitation/create) and greets it.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		params := &mcp.ElicitParams{Message: "What is your name?", RequestedSchema: map[string]any{
+			"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"},
+		}}
+		var res *mcp.ElicitResult
+		switch r, ok := req.Params.InputResponses["ask"].(*mcp.ElicitResult); {
+		case ok:
+			res = r
+		case modern(req):
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"ask": params}}, nil, nil
+		default:
+			var err error
+			if res, err = req.Session.Elicit(ctx, params); err != nil {
+				return nil, nil, err
+			}
+		}
+		if res.Action != "accept" {
+			return text("the client chose " + res.Action), nil, nil
+		}
+		return text(fmt.Sprintf("hello %v", res.Content["name"])), nil, nil
 	})
 }
 
