@@ -73,12 +73,22 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 		},
 	}
 	h.serverRequests(s, opts)
+	opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true} // inputRounds instead
 	c := mcp.NewClient(&mcp.Implementation{Name: h.opts.ClientName, Version: h.opts.ClientVersion}, opts)
+	var receive mcp.MethodHandler
+	// First, so the log level's _meta and the probe apply to every round.
+	c.AddSendingMiddleware(inputRounds(&receive))
 	c.AddSendingMiddleware(logLevelMeta(h.opts.LogLevel))
 	c.AddReceivingMiddleware(titledItems())
 	if h.opts.ListRoots != nil {
-		c.AddReceivingMiddleware(rootsFrom(h.opts.ListRoots, s.cfg.Name))
+		list := func(ctx context.Context, server string) ([]*mcp.Root, error) {
+			ctx, done := h.callerContext(ctx, server)
+			defer done()
+			return h.opts.ListRoots(ctx, server)
+		}
+		c.AddReceivingMiddleware(rootsFrom(list, s.cfg.Name))
 	}
+	c.AddReceivingMiddleware(receiving(&receive)) // last: the whole chain
 	h.roots.adopt(s.cfg.Name, c)
 	return c
 }

@@ -77,11 +77,10 @@ type Options struct {
 	// Roots are offered to servers that ask for roots/list (DESIGN.md F27),
 	// in either era, until SetRoots replaces them.
 	Roots []*mcp.Root
-	// ListRoots, when set, answers a server's roots/list before Roots do:
-	// a gateway passes the request to the client whose call it serves. A
-	// nil list and nil error leave the answer to Roots. It covers the
-	// requests a server sends (2025-11-25); a roots input request of a
-	// 2026-07-28 result is answered from Roots (go-sdk answers it itself).
+	// ListRoots, when set, answers a server's roots/list before Roots do,
+	// in either era, under the caller's context (CallerOf): a gateway
+	// passes the request to the client whose call it serves. A nil list
+	// and nil error leave the answer to Roots.
 	ListRoots func(ctx context.Context, server string) ([]*mcp.Root, error)
 	// Sampling answers a server's sampling/createMessage request. Nil means
 	// sampling is not offered, and a server that asks anyway is refused.

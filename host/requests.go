@@ -87,8 +87,8 @@ type serverSchemaKey struct{}
 // the same. go-sdk checks the schema without that "type"; the handlers
 // (and a gateway's client) see the server's own.
 //
-// It covers requests a server sends during a call (2025-11-25). An input
-// request of a 2026-07-28 result goes through go-sdk's check unhooked.
+// It covers requests a server sends during a call (2025-11-25) and the
+// input requests of a 2026-07-28 result (inputRounds) alike.
 func titledItems() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
