@@ -5,25 +5,28 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/demoserver"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
 // A gateway over stdio: one MCP server in front of every configured one.
-// The configs here are the demo server bundled in this test binary; yours
+// The configs here are the demo server bundled in this test binary
+// (TestMain serves it: demoserver.Serving, Run); yours
 // would come from app.Load, with Options.Reload to follow their changes.
 // The client is go-sdk's, on the other end of a pipe pair, where
 // `switchboard serve` has the process's stdin and stdout.
 func ExampleStart() {
-	exe, _ := os.Executable()
-	first := &app.Loaded{Servers: []config.ServerConfig{{Name: "demo", Command: exe, Env: map[string]string{demo.EnvServerMode: "1"}}}}
+	srv, err := demoserver.Config("demo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	first := &app.Loaded{Servers: []config.ServerConfig{srv}}
 	ctx := context.Background()
 	a, err := app.Start(ctx, first, &app.Options{Host: &host.Options{ToolPrefix: host.NoToolPrefix}, Gateway: &gateway.Options{}})
 	if err != nil {

@@ -15,14 +15,15 @@ import (
 	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/discover"
+	"github.com/switchboard-mcp/switchboard/demoserver"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
 // TestMain doubles as the demo server: a config that runs this test binary
 // with SWITCHBOARD_DEMO_SERVER=1 gets a real MCP server child process.
 func TestMain(m *testing.M) {
-	if os.Getenv(demo.EnvServerMode) == "1" {
-		os.Exit(demo.Main(os.Args[1:]))
+	if demoserver.Serving() {
+		os.Exit(demoserver.Run(os.Args[1:]))
 	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	goleak.VerifyTestMain(m)

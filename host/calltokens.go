@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,23 +31,46 @@ type callTokens struct {
 	next     int
 }
 
-// tracked is an in-flight call: its exposed tool, and whom to tell of its
-// progress besides the events (WithProgress), if anyone.
+// tracked is a call: its exposed tool, whom to tell of its progress
+// besides the events (WithProgress), if anyone, and while it is in flight
+// its context, for the requests it leads to (callerContext).
 type tracked struct {
 	tool     string
 	progress func(Progress, string)
+	ctx      context.Context
 }
 
-// track registers an in-flight call of tool under a fresh token.
-func (c *callTokens) track(tool string, progress func(Progress, string)) (token string, n uint64) {
+// track registers an in-flight call of tool, made under ctx, under a
+// fresh token.
+func (c *callTokens) track(ctx context.Context, tool string) (token string, n uint64) {
 	n = c.seq.Add(1)
 	c.mu.Lock()
 	if c.inflight == nil {
 		c.inflight = map[uint64]tracked{}
 	}
-	c.inflight[n] = tracked{tool, progress}
+	c.inflight[n] = tracked{tool, progressFrom(ctx), ctx}
 	c.mu.Unlock()
 	return tokenPrefix + strconv.FormatUint(n, 10), n
+}
+
+// only is the context of the one call to server in flight; nil when
+// there is none or there are several, which a request cannot tell apart.
+func (c *callTokens) only(server string) context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var found context.Context
+	for _, t := range c.inflight {
+		if t.ctx == nil {
+			continue
+		}
+		if call, _ := CallerOf(t.ctx); call.Server == server {
+			if found != nil {
+				return nil
+			}
+			found = t.ctx
+		}
+	}
+	return found
 }
 
 // untrack marks a call as ended; its token is forgotten finishedCalls
@@ -54,6 +78,10 @@ func (c *callTokens) track(tool string, progress func(Progress, string)) (token 
 func (c *callTokens) untrack(n uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if t, ok := c.inflight[n]; ok {
+		t.ctx = nil // ended: no longer anyone's caller
+		c.inflight[n] = t
+	}
 	if old := c.finished[c.next]; old != 0 {
 		delete(c.inflight, old)
 	}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"strconv"
 	"sync"
 	"testing"
@@ -8,7 +9,7 @@ import (
 
 func TestCallTokens(t *testing.T) {
 	var c callTokens
-	token, n := c.track("mcp__a__x", nil)
+	token, n := c.track(context.Background(), "mcp__a__x")
 	if got := c.tool(token); got != "mcp__a__x" {
 		t.Errorf("tool(%q) = %q while in flight", token, got)
 	}
@@ -23,7 +24,7 @@ func TestCallTokens(t *testing.T) {
 		if got := c.tool(token); got != "mcp__a__x" {
 			t.Fatalf("forgotten after %d calls", i)
 		}
-		_, m := c.track("mcp__a__y", nil)
+		_, m := c.track(context.Background(), "mcp__a__y")
 		c.untrack(m)
 	}
 	if got := c.tool(token); got != "" {
@@ -37,7 +38,7 @@ func TestCallTokensConcurrent(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 100 {
-				token, n := c.track("t", nil)
+				token, n := c.track(context.Background(), "t")
 				if c.tool(token) != "t" {
 					t.Error("a token in flight is not known")
 				}

@@ -73,15 +73,18 @@ func (h *Host) newClient(s *server, notes string) *mcp.Client {
 		},
 	}
 	h.serverRequests(s, opts)
+	opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true} // inputRounds instead
 	c := mcp.NewClient(&mcp.Implementation{Name: h.opts.ClientName, Version: h.opts.ClientVersion}, opts)
+	var receive mcp.MethodHandler
+	// First, so the log level's _meta and the probe apply to every round.
+	c.AddSendingMiddleware(inputRounds(&receive))
 	c.AddSendingMiddleware(logLevelMeta(h.opts.LogLevel))
 	c.AddReceivingMiddleware(titledItems())
 	if h.opts.ListRoots != nil {
 		c.AddReceivingMiddleware(h.rootsFrom(s))
 	}
-	if len(h.opts.Roots) > 0 {
-		c.AddRoots(h.opts.Roots...)
-	}
+	c.AddReceivingMiddleware(receiving(&receive)) // last: the whole chain
+	h.roots.adopt(s.cfg.Name, c)
 	return c
 }
 

@@ -9,25 +9,21 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/demoserver"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
 // An agent runs its servers through a Host: start them, offer their tools
 // to the model, call the ones it picks, and rebind when the set changes.
 func ExampleHost() {
 	// One stdio server. This example runs the demo server bundled in this
-	// test binary (TestMain serves when SWITCHBOARD_DEMO_SERVER=1); yours
+	// test binary (TestMain serves it: demoserver.Serving, Run); yours
 	// would be a command such as npx with its arguments.
-	exe, err := os.Executable()
+	srv, err := demoserver.Config("demo")
 	if err != nil {
 		log.Fatal(err)
 	}
-	servers := []config.ServerConfig{{
-		Name:    "demo",
-		Command: exe,
-		Env:     map[string]string{demo.EnvServerMode: "1"},
-	}}
+	servers := []config.ServerConfig{srv}
 
 	// The tool cache lets the next Start answer at once with the tools of
 	// servers that are slow to start.
@@ -94,15 +90,14 @@ func ExampleHost() {
 // tool that fits a task, its whole schema loaded once the model picks it,
 // and its result sized for the model.
 func ExampleHost_PromptSection() {
-	exe, err := os.Executable()
+	srv, err := demoserver.Config("demo")
 	if err != nil {
 		log.Fatal(err)
 	}
 	h := host.New(nil)
 	defer h.Close()
 	ctx := context.Background()
-	err = h.Start(ctx, []config.ServerConfig{{Name: "demo", Command: exe, Env: map[string]string{demo.EnvServerMode: "1"}}})
-	if err != nil {
+	if err := h.Start(ctx, []config.ServerConfig{srv}); err != nil {
 		log.Fatal(err)
 	}
 

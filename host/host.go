@@ -74,13 +74,13 @@ type Options struct {
 	// Empty means "switchboard" and Version.
 	ClientName, ClientVersion string
 
-	// Roots are offered to servers that ask for roots/list (DESIGN.md F27).
+	// Roots are offered to servers that ask for roots/list (DESIGN.md F27),
+	// in either era, until SetRoots replaces them.
 	Roots []*mcp.Root
-	// ListRoots, when set, answers a server's roots/list before Roots do:
-	// a gateway passes the request to the client whose call it serves. A
-	// nil list and nil error leave the answer to Roots. It covers the
-	// requests a server sends (2025-11-25); a roots input request of a
-	// 2026-07-28 result is answered from Roots (go-sdk answers it itself).
+	// ListRoots, when set, answers a server's roots/list before Roots do,
+	// in either era, under the caller's context (CallerOf): a gateway
+	// passes the request to the client whose call it serves. A nil list
+	// and nil error leave the answer to Roots.
 	ListRoots func(ctx context.Context, server string) ([]*mcp.Root, error)
 	// Sampling answers a server's sampling/createMessage request. Nil means
 	// sampling is not offered, and a server that asks anyway is refused.
@@ -210,6 +210,7 @@ type Host struct {
 	extrasSlots chan struct{}
 
 	calls callTokens // progress tokens; a lock of its own
+	roots rootsState // the roots offered; a lock of its own (roots.go)
 
 	search searchCache // the tool set's search index; a lock of its own (search.go)
 }
@@ -279,6 +280,7 @@ func New(opts *Options) *Host {
 		stopLife:      stop,
 		closeDone:     make(chan struct{}),
 		servers:       map[string]*server{},
+		roots:         rootsState{list: o.Roots},
 		extrasSlots:   make(chan struct{}, extrasAtOnce),
 		events:        hub{backlogCap: o.NotificationBuffer, mask: func(e Event) Event { return maskEvent(r, e) }},
 	}

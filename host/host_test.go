@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/demoserver"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
@@ -25,8 +26,8 @@ import (
 // TestMain doubles as the demo server: a config that runs this test binary
 // with SWITCHBOARD_DEMO_SERVER=1 gets a real MCP server child process.
 func TestMain(m *testing.M) {
-	if os.Getenv(demo.EnvServerMode) == "1" {
-		os.Exit(demo.Main(os.Args[1:]))
+	if demoserver.Serving() {
+		os.Exit(demoserver.Run(os.Args[1:]))
 	}
 	if code, ok := rssProbe(); ok {
 		os.Exit(code)

@@ -14,8 +14,10 @@ func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 	name := s.cfg.Name
 	if h.opts.Sampling != nil {
 		opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			ctx, done := h.callerContext(ctx, name)
+			defer done()
 			return guard(h, s, "sampling", false, func() (*mcp.CreateMessageResult, error) {
-				return h.opts.Sampling(ctx, name, req.Params)
+				return h.sampling(ctx)(ctx, name, req.Params)
 			})
 		}
 	}
@@ -25,8 +27,10 @@ func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 			if own, ok := ctx.Value(serverSchemaKey{}).(*mcp.ElicitParams); ok {
 				params = own
 			}
+			ctx, done := h.callerContext(ctx, name)
+			defer done()
 			res, err := guard(h, s, "elicitation", false, func() (*mcp.ElicitResult, error) {
-				return h.opts.Elicitation(ctx, name, params)
+				return h.elicitation(ctx)(ctx, name, params)
 			})
 			if err != nil {
 				return nil, err
@@ -83,8 +87,8 @@ type serverSchemaKey struct{}
 // the same. go-sdk checks the schema without that "type"; the handlers
 // (and a gateway's client) see the server's own.
 //
-// It covers requests a server sends during a call (2025-11-25). An input
-// request of a 2026-07-28 result goes through go-sdk's check unhooked.
+// It covers requests a server sends during a call (2025-11-25) and the
+// input requests of a 2026-07-28 result (inputRounds) alike.
 func titledItems() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -144,6 +148,8 @@ func (h *Host) rootsFrom(s *server) mcp.Middleware {
 			if method != "roots/list" {
 				return next(ctx, method, req)
 			}
+			ctx, done := h.callerContext(ctx, s.cfg.Name)
+			defer done()
 			res, err := guard(h, s, "roots", true, func() (*mcp.ListRootsResult, error) {
 				roots, err := h.opts.ListRoots(ctx, s.cfg.Name)
 				if err != nil || roots == nil {

@@ -150,6 +150,7 @@ const unwrittenRetries = 3
 
 // callOn makes one call on sess.
 func (h *Host) callOn(ctx context.Context, sess *mcp.ClientSession, key toolKey, name string, args any, timeout time.Duration) (*mcp.CallToolResult, error) {
+	ctx = withCaller(ctx, key.server, name)
 	// Close ends every call in flight: go-sdk's session close waits for
 	// each outgoing call, so a long call would otherwise hold Close.
 	callCtx, cancelCall := context.WithCancelCause(ctx)
@@ -165,7 +166,7 @@ func (h *Host) callOn(ctx context.Context, sess *mcp.ClientSession, key toolKey,
 	params := &mcp.CallToolParams{Name: key.tool, Arguments: args}
 	// Every call carries a progress token, so a server can report progress
 	// and the report reaches events tagged with the tool it belongs to.
-	token, n := h.calls.track(name, progressFrom(ctx))
+	token, n := h.calls.track(callCtx, name)
 	defer h.calls.untrack(n)
 	params.SetProgressToken(token)
 	began := time.Now()

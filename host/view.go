@@ -23,14 +23,43 @@ type ViewFilter struct {
 // tool up again, so a reconnect underneath is invisible, and a view holds
 // nothing that needs closing.
 type View struct {
-	h *Host
-	f ViewFilter
+	h    *Host
+	f    ViewFilter
+	opts ViewOptions
+}
+
+// ViewOptions are a view's own name and handlers. The zero value names
+// nothing and leaves every request to the host's handlers.
+type ViewOptions struct {
+	// Name names the view to the handlers (CallerOf(ctx).View.Name()), a
+	// subagent's, say. Empty means unnamed.
+	Name string
+	// Sampling answers the sampling requests that calls made through the
+	// view lead to, in place of Options.Sampling. Nil leaves them to it.
+	// Sampling is offered to servers only when Options.Sampling is set.
+	Sampling func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// Elicitation is Sampling's counterpart for elicitation/create, in
+	// place of Options.Elicitation, which must be set for it to be offered.
+	Elicitation func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
 }
 
 // View returns a view of the host's tools through filter.
 func (h *Host) View(filter ViewFilter) *View {
-	return &View{h: h, f: filter}
+	return h.ViewWith(filter, nil)
 }
+
+// ViewWith returns a view through filter with a name and handlers of its
+// own; nil opts is View's.
+func (h *Host) ViewWith(filter ViewFilter, opts *ViewOptions) *View {
+	v := &View{h: h, f: filter}
+	if opts != nil {
+		v.opts = *opts
+	}
+	return v
+}
+
+// Name is the view's name (ViewOptions.Name).
+func (v *View) Name() string { return v.opts.Name }
 
 func (v *View) shows(t Tool) bool { return v.showsName(KindTool, t.Server, t.Name) }
 
@@ -98,7 +127,7 @@ func (v *View) Resources() ([]Resource, []ResourceTemplate) {
 // CallTool calls a tool the view shows; any other name is unknown here.
 func (v *View) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	if _, ok := v.Resolve(KindTool, name); ok {
-		return v.h.CallTool(ctx, name, args)
+		return v.h.CallTool(context.WithValue(ctx, viewKey{}, v), name, args)
 	}
 	v.h.mu.Lock()
 	closed, started := v.h.closed, v.h.started

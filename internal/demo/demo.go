@@ -99,6 +99,13 @@ type Options struct {
 	// own (2025-11-25) and answer with what came back or the error: sample
 	// (sampling/createMessage) and elicit (elicitation/create) (--ask-tools).
 	AskTools bool
+	// Sampling adds a tool, sample, that asks the client to sample a
+	// reply to its text (sampling/createMessage) and answers with it
+	// (--sampling).
+	Sampling bool
+	// Elicitation adds a tool, ask, that asks the client for a name
+	// (elicitation/create) and greets it (--elicitation).
+	Elicitation bool
 	// TestTools adds tools that drive the host's notification handling:
 	// add_tool (a new tool, announced with tools/list_changed), log (a log
 	// notification) and progress (progress notifications) (--test-tools).
@@ -149,7 +156,8 @@ type Options struct {
 	// below go-sdk; NewServer ignores it.
 	IgnoreDiscover bool
 	// Stderr receives DiscoverLine for every server/discover the server
-	// reads and InitializeLine for every initialize, in every mode. Nil
+	// reads, InitializeLine for every initialize and RootsChangedLine for
+	// every notifications/roots/list_changed, in every mode. Nil
 	// discards them; Run sets os.Stderr.
 	Stderr io.Writer
 
@@ -209,6 +217,8 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Instructions, "instructions", "", "send these `instructions` at initialize instead of the demo's own")
 	fs.BoolVar(&o.AskTools, "ask-tools", false, "add tools that ask the client: sample (sampling/createMessage), elicit (elicitation/create)")
 	fs.BoolVar(&o.Roots, "roots", false, "add a tool, roots, that lists the roots the client offers")
+	fs.BoolVar(&o.Sampling, "sampling", false, "add a tool, sample, that asks the client to sample a reply to its text")
+	fs.BoolVar(&o.Elicitation, "elicitation", false, "add a tool, ask, that asks the client for a name and greets it")
 	fs.BoolVar(&o.ReplyTools, "reply-tools", false, "add tools with replies as large or deep as asked: big_reply, big_log, deep_reply")
 	fs.IntVar(&o.LogFlood, "log-flood", 0, "write `n` log notifications to stdout before serving")
 	fs.DurationVar(&o.SlowLists, "slow-lists", 0, "answer resources/list, resources/templates/list and prompts/list only after this `duration`")

@@ -31,6 +31,10 @@ const DiscoverLine = "demo: got server/discover"
 // of the handshake before it.
 const InitializeLine = "demo: got initialize"
 
+// RootsChangedLine is what the demo writes to stderr for every
+// notifications/roots/list_changed it reads.
+const RootsChangedLine = "demo: got notifications/roots/list_changed"
+
 // probeLog writes those lines to w (nil: nowhere), one whole line per
 // write and one write at a time: go-sdk handles requests concurrently.
 type probeLog struct {
@@ -61,6 +65,9 @@ func handshakeMiddleware(log *probeLog, legacy bool) mcp.Middleware {
 			switch method {
 			case "initialize":
 				log.got(InitializeLine)
+				return next(ctx, method, req)
+			case "notifications/roots/list_changed":
+				log.got(RootsChangedLine)
 				return next(ctx, method, req)
 			case methodDiscover:
 			default:

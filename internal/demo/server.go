@@ -120,6 +120,12 @@ func NewServer(opts Options) *mcp.Server {
 	if opts.AskTools {
 		addAskTools(s)
 	}
+	if opts.Sampling {
+		addSampleTool(s)
+	}
+	if opts.Elicitation {
+		addAskTool(s)
+	}
 	if opts.Escapes {
 		addEscapeTools(s)
 	}
@@ -419,6 +425,75 @@ func addRootsTool(s *mcp.Server) {
 		}
 		return text(strings.Join(lines, "\n")), nil, nil
 	})
+}
+
+// addSampleTool adds sample, which asks the client to sample a reply to
+// its text and answers with the reply's text: a request a call leads to.
+func addSampleTool(s *mcp.Server) {
+	type in struct {
+		Text string `json:"text" jsonschema:"what to ask the client's model"`
+	}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "sample",
+		Description: "Asks the client to sample a reply to text (sampling/createMessage) and answers with the reply.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, args in) (*mcp.CallToolResult, any, error) {
+		var content mcp.Content
+		params := &mcp.CreateMessageParams{MaxTokens: 100, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: args.Text}}}}
+		switch r, ok := req.Params.InputResponses["sample"].(*mcp.CreateMessageWithToolsResult); {
+		case ok:
+			if len(r.Content) > 0 {
+				content = r.Content[0]
+			}
+		case modern(req):
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"sample": params}}, nil, nil
+		default:
+			res, err := req.Session.CreateMessage(ctx, params)
+			if err != nil {
+				return nil, nil, err
+			}
+			content = res.Content
+		}
+		if t, ok := content.(*mcp.TextContent); ok {
+			return text(t.Text), nil, nil
+		}
+		return text("sampled no text"), nil, nil
+	})
+}
+
+// addAskTool adds ask, which asks the client for a name
+// (elicitation/create) and greets it, or says what the client did instead.
+func addAskTool(s *mcp.Server) {
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "ask",
+		Description: "Asks the client for a name (elicitation/create) and greets it.",
+	}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		params := &mcp.ElicitParams{Message: "What is your name?", RequestedSchema: map[string]any{
+			"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []any{"name"},
+		}}
+		var res *mcp.ElicitResult
+		switch r, ok := req.Params.InputResponses["ask"].(*mcp.ElicitResult); {
+		case ok:
+			res = r
+		case modern(req):
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"ask": params}}, nil, nil
+		default:
+			var err error
+			if res, err = req.Session.Elicit(ctx, params); err != nil {
+				return nil, nil, err
+			}
+		}
+		if res.Action != "accept" {
+			return text("the client chose " + res.Action), nil, nil
+		}
+		return text(fmt.Sprintf("hello %v", res.Content["name"])), nil, nil
+	})
+}
+
+// modern reports whether req came in a session of 2026-07-28 or later,
+// which has no server-to-client requests.
+func modern(req *mcp.CallToolRequest) bool {
+	p := req.Session.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2026-07-28"
 }
 
 // listRoots asks the client for its roots the way the call's protocol

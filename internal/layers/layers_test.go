@@ -23,6 +23,7 @@ var allowed = map[string][]string{
 	"config/policy":       {"config", "config/internal/doc", "internal/execpath", "internal/glob", "internal/safefile"},
 	"config/trust":        {"internal/safefile"},
 	"config/edit":         {"config", "config/internal/doc", "config/source", "internal/safefile"},
+	"demoserver":          {"config", "internal/demo"},
 	"config/discover":     {"config", "config/internal/doc", "config/source", "config/policy", "config/trust", "internal/glob", "internal/safefile", "internal/execpath"},
 
 	// The host knows config's types, never how configs are found; what
@@ -76,6 +77,7 @@ var levels = []struct {
 }{
 	{"internal", 0},
 	{"config", 1},
+	{"demoserver", 1},
 	{"host", 2},
 	{"watch", 3},
 	{"gateway", 3},
