@@ -68,7 +68,7 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 				c.Err = k.Locate(err)
 			}
 		}
-		if c.Err == nil && startsSwitchboardServe(c) {
+		if c.Err == nil && StartsSwitchboardServe(c.Command, c.Args) {
 			// A client's config that lists switchboard (what 'serve
 			// --print-config' prints) is found like any other: started,
 			// it would discover the same file and start itself again.
@@ -276,13 +276,12 @@ func pathByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("._-~+", c) >= 0
 }
 
-// startsSwitchboardServe reports whether c runs `switchboard serve`,
-// directly or through env, whatever flags come between. Spellings this
-// misses (a shell line, another name) are caught when they start: a
-// switchboard started by switchboard refuses to serve (host.EnvStartedBy,
-// and its parent processes).
-func startsSwitchboardServe(c *config.ServerConfig) bool {
-	command, args := c.Command, c.Args
+// StartsSwitchboardServe reports whether a command line runs
+// `switchboard serve`, directly or through env, whatever flags come
+// between. Spellings this misses (a shell line, another name) are caught
+// when they start: a switchboard started by switchboard refuses to serve
+// (host.EnvStartedBy, and its parent processes, read the same way).
+func StartsSwitchboardServe(command string, args []string) bool {
 	for range 4 {
 		base := command[strings.LastIndexAny(command, `/\`)+1:] // a Windows path read anywhere
 		base = strings.TrimSuffix(strings.ToLower(base), ".exe")

@@ -3,11 +3,10 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -33,15 +32,11 @@ func refuseNested(ios IO) error {
 // maxAncestors bounds the walk up the process tree.
 const maxAncestors = 64
 
-// servingAncestor is the pid of a parent process (at any distance) that
-// is a switchboard serving: this program's own file, or one named
-// switchboard, with serve among its arguments. It reads /proc, and finds
-// nothing where there is none.
+// servingAncestor is the pid of a parent process (at any distance) whose
+// command line is `switchboard serve`, read as discovery reads an entry
+// (discover.StartsSwitchboardServe). It reads /proc, and finds nothing
+// where there is none.
 func servingAncestor() (int, bool) {
-	var self os.FileInfo
-	if exe, err := os.Executable(); err == nil {
-		self, _ = os.Stat(exe)
-	}
 	pid := os.Getppid()
 	for range maxAncestors {
 		if pid <= 1 {
@@ -52,10 +47,7 @@ func servingAncestor() (int, bool) {
 			return 0, false
 		}
 		args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		fi, _ := os.Stat(fmt.Sprintf("/proc/%d/exe", pid))
-		isSwitchboard := self != nil && fi != nil && os.SameFile(fi, self) ||
-			strings.TrimSuffix(filepath.Base(args[0]), ".exe") == "switchboard"
-		if isSwitchboard && slices.Contains(args[1:], "serve") {
+		if discover.StartsSwitchboardServe(args[0], args[1:]) {
 			return pid, true
 		}
 		pid = parentOf(pid)
