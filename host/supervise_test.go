@@ -338,3 +338,58 @@ func TestReconnectEndsGrandchildren(t *testing.T) {
 		t.Errorf("grandchild %d of the killed server survived the reconnect", grandchild)
 	}
 }
+
+// A view's version moves when what it shows changes, not when a server
+// it hides does (issue 23), and its lookups never show what it hides.
+func TestViewVersionAndLookups(t *testing.T) {
+	h := start(t, nil, demoServer(t, "a"), demoServer(t, "b", "--test-tools"))
+	sub := h.Subscribe()
+	defer sub.Close()
+	va := h.View(host.ViewFilter{Servers: []string{"a"}, Tools: config.ToolFilter{Deny: []string{"*__sleep"}}})
+	vb := h.View(host.ViewFilter{Servers: []string{"b"}})
+	before, beforeB := va.Tools(), vb.Tools()
+
+	if _, err := h.CallTool(context.Background(), "mcp__b__add_tool", map[string]any{"name": "zanzibar"}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, sub, "b's new tool", func(e host.Event) bool {
+		_, ok := toolNamed(h, "mcp__b__zanzibar")
+		return e.Type == host.EventTools && ok
+	})
+	after, afterB := va.Tools(), vb.Tools()
+	if after.Version != before.Version {
+		t.Errorf("a's view moved from version %d to %d when only b changed", before.Version, after.Version)
+	}
+	if afterB.Version <= beforeB.Version {
+		t.Errorf("b's view stayed at version %d when b gained a tool", afterB.Version)
+	}
+	if afterB.Version != h.Tools().Version {
+		t.Errorf("b's view is at version %d, the host at %d", afterB.Version, h.Tools().Version)
+	}
+
+	for _, name := range []string{"mcp__a__sleep", "mcp__b__echo"} {
+		if _, ok := va.Tool(name); ok {
+			t.Errorf("View.Tool shows hidden %s", name)
+		}
+		if _, ok := va.Resolve(host.KindTool, name); ok {
+			t.Errorf("View.Resolve shows hidden %s", name)
+		}
+		if _, err := va.Find(host.KindTool, name); err == nil {
+			t.Errorf("View.Find shows hidden %s", name)
+		}
+		if _, ok := h.Tool(name); !ok {
+			t.Errorf("Host.Tool hides %s", name)
+		}
+	}
+	if _, ok := va.Exposed(host.KindTool, host.Ref{Server: "a", Name: "sleep"}); ok {
+		t.Error("View.Exposed shows hidden a/sleep")
+	}
+	if tool, ok := va.Tool("mcp__a__echo"); !ok || tool.InputSchema == nil {
+		t.Errorf("View.Tool(mcp__a__echo) = %+v, %v", tool, ok)
+	}
+	for _, p := range va.Prompts() {
+		if p.Server != "a" {
+			t.Errorf("a's view shows prompt %s", p.Exposed)
+		}
+	}
+}

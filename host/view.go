@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,6 +27,11 @@ type View struct {
 	h    *Host
 	f    ViewFilter
 	opts ViewOptions
+
+	mu     sync.Mutex
+	seen   bool    // the view has read the host's tools at least once
+	hostAt uint64  // the host's version it last read
+	shown  ToolSet // what it showed then, with its own version
 }
 
 // ViewOptions are a view's own name and handlers. The zero value names
@@ -72,16 +78,29 @@ func (v *View) showsName(kind Kind, server, exposed string) bool {
 	return kind != KindTool || allowed(v.f.Tools, exposed)
 }
 
-// Tools returns the view's tools; Version is the host's.
+// Tools returns the view's tools. Version moves only when what the view
+// shows changes: it is the host's version at which the view's tools last
+// changed (a change to a server or tool it hides leaves it alone), so a
+// consumer holding the view compares versions as it would the host's. A
+// view made anew starts at the host's current version.
 func (v *View) Tools() ToolSet {
+	v.mu.Lock() // around the read too, so a later read is never older
+	defer v.mu.Unlock()
 	set := v.h.Tools()
-	out := ToolSet{Version: set.Version}
+	if v.seen && set.Version == v.hostAt {
+		return v.shown
+	}
+	var tools []Tool
 	for _, t := range set.Tools {
 		if v.shows(t) {
-			out.Tools = append(out.Tools, t)
+			tools = append(tools, t)
 		}
 	}
-	return out
+	if !v.seen || !sameTools(tools, v.shown.Tools) {
+		v.shown = ToolSet{Version: set.Version, Tools: tools}
+	}
+	v.seen, v.hostAt = true, set.Version
+	return v.shown
 }
 
 // Tool is the view's tool of that exposed name (Host.Tool).
