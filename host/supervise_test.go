@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
 // faultBound is how long a fault test waits for something that takes
@@ -391,5 +392,62 @@ func TestViewVersionAndLookups(t *testing.T) {
 		if p.Server != "a" {
 			t.Errorf("a's view shows prompt %s", p.Exposed)
 		}
+	}
+}
+
+// A view's tool globs match exposed names, a server's config filter its
+// own names (config.ToolFilter, issue 23).
+func TestToolFilterNames(t *testing.T) {
+	a := demoServer(t, "a")
+	a.Tools = config.ToolFilter{Allow: []string{"echo", "add"}}
+	h := start(t, nil, a, demoServer(t, "b"))
+	if _, ok := h.Tool("mcp__a__echo"); !ok {
+		t.Error("a's config filter by its own name dropped echo")
+	}
+	if _, ok := h.Tool("mcp__a__pid"); ok {
+		t.Error("a's config filter kept pid")
+	}
+	for _, c := range []struct {
+		allow []string
+		want  []string
+	}{
+		{[]string{"echo"}, nil},
+		{[]string{"*__echo"}, []string{"mcp__a__echo", "mcp__b__echo"}},
+		{[]string{"mcp__b__e*"}, []string{"mcp__b__echo"}},
+	} {
+		var got []string
+		for _, tool := range h.View(host.ViewFilter{Tools: config.ToolFilter{Allow: c.allow}}).Tools().Tools {
+			got = append(got, tool.Name)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("view allowing %v shows %v, want %v", c.allow, got, c.want)
+		}
+	}
+}
+
+// A view gets prompts and reads resources of what it shows alone.
+func TestViewPromptsAndResources(t *testing.T) {
+	h := start(t, nil, demoServer(t, "a"), demoServer(t, "b"))
+	if err := h.WaitListed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	va := h.View(host.ViewFilter{Servers: []string{"a"}})
+	res, err := va.GetPrompt(context.Background(), "mcp__a__greet", map[string]string{"name": "Ada"})
+	if err != nil || len(res.Messages) == 0 {
+		t.Fatalf("GetPrompt(mcp__a__greet): %+v, %v", res, err)
+	}
+	var ne *host.NameError
+	if _, err := va.GetPrompt(context.Background(), "mcp__b__greet", nil); !errors.As(err, &ne) {
+		t.Errorf("GetPrompt of a hidden prompt: %v, want a *NameError", err)
+	}
+	if server, ok := va.ResourceServer(demo.ReadmeURI); !ok || server != "a" {
+		t.Errorf("a's view routes %s to %q, %v", demo.ReadmeURI, server, ok)
+	}
+	if rr, err := va.ReadResource(context.Background(), demo.ReadmeURI); err != nil || len(rr.Contents) == 0 {
+		t.Errorf("ReadResource in a's view: %+v, %v", rr, err)
+	}
+	none := h.View(host.ViewFilter{Servers: []string{"nobody"}})
+	if _, err := none.ReadResource(context.Background(), demo.ReadmeURI); !errors.As(err, &ne) {
+		t.Errorf("ReadResource in an empty view: %v, want a *NameError", err)
 	}
 }

@@ -15,7 +15,10 @@ import (
 type ViewFilter struct {
 	// Servers limits the view to these servers; empty means all.
 	Servers []string
-	// Tools filters exposed tool names by glob; deny wins.
+	// Tools keeps tools by their exposed names (mcp__github__*,
+	// *__delete_*), after naming, unlike a server's config.ToolFilter,
+	// which matches its own names: a view spans servers, and only exposed
+	// names tell their tools apart. Deny wins; zero keeps every tool.
 	Tools config.ToolFilter
 }
 
@@ -159,4 +162,26 @@ func (v *View) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 		err = ErrNotStarted
 	}
 	return errorResult(err), err
+}
+
+// GetPrompt gets a prompt the view shows, by any name Find takes for it
+// (its exposed name first); a prompt the view hides is a *NameError, as
+// an unknown one is. Host.GetPrompt takes a server and its own name.
+func (v *View) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	n, err := v.Find(KindPrompt, name)
+	if err != nil {
+		return nil, err
+	}
+	return v.h.GetPrompt(ctx, n.Server, n.Name, args)
+}
+
+// ReadResource reads uri from the server the view routes it to
+// (ResourceServer); a URI no server the view shows lists or matches is a
+// *NameError. Host.ReadResource takes the server.
+func (v *View) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	server, ok := v.ResourceServer(uri)
+	if !ok {
+		return nil, &NameError{Kind: KindResource, Name: uri}
+	}
+	return v.h.ReadResource(ctx, server, uri)
 }
