@@ -450,4 +450,13 @@ func TestViewPromptsAndResources(t *testing.T) {
 	if _, err := none.ReadResource(context.Background(), demo.ReadmeURI); !errors.As(err, &ne) {
 		t.Errorf("ReadResource in an empty view: %v, want a *NameError", err)
 	}
+	if err := none.SubscribeResource(context.Background(), demo.ReadmeURI); !errors.As(err, &ne) {
+		t.Errorf("SubscribeResource in an empty view: %v, want a *NameError", err)
+	}
+	if err := va.SubscribeResource(context.Background(), demo.ReadmeURI); err != nil {
+		t.Errorf("SubscribeResource in a's view: %v", err)
+	}
+	if err := va.UnsubscribeResource(context.Background(), demo.ReadmeURI); err != nil {
+		t.Errorf("UnsubscribeResource in a's view: %v", err)
+	}
 }

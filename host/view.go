@@ -185,3 +185,24 @@ func (v *View) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceR
 	}
 	return v.h.ReadResource(ctx, server, uri)
 }
+
+// SubscribeResource subscribes to uri at the server the view routes it
+// to (Host.SubscribeResource); a URI the view does not show is a
+// *NameError.
+func (v *View) SubscribeResource(ctx context.Context, uri string) error {
+	server, ok := v.ResourceServer(uri)
+	if !ok {
+		return &NameError{Kind: KindResource, Name: uri}
+	}
+	return v.h.SubscribeResource(ctx, server, uri)
+}
+
+// UnsubscribeResource ends one subscription made with SubscribeResource
+// (Host.UnsubscribeResource); a URI the view does not show is nothing.
+func (v *View) UnsubscribeResource(ctx context.Context, uri string) error {
+	server, ok := v.ResourceServer(uri)
+	if !ok {
+		return nil
+	}
+	return v.h.UnsubscribeResource(ctx, server, uri)
+}
