@@ -59,8 +59,13 @@ func (s Source) Label() string {
 }
 
 // ToolFilter keeps or drops tools by glob (internal/glob: "*" any run of
-// characters, "?" one) before naming.
-// An empty Allow list allows every tool; Deny wins over Allow.
+// characters, "?" one). An empty Allow list allows every tool; Deny wins
+// over Allow. The names it matches are those of whoever holds it: a
+// server's (ServerConfig.Tools) matches the server's own tool names,
+// before naming (DESIGN.md F29), as a config does not know its exposed
+// names; a view's (host.ViewFilter.Tools, `serve --tools`, a profile's
+// "tools") matches exposed names, mcp__github__create_issue, as a view
+// spans servers whose own names collide (F28).
 type ToolFilter struct {
 	Allow []string `json:"allow,omitempty"`
 	Deny  []string `json:"deny,omitempty"`
@@ -119,7 +124,7 @@ type ServerConfig struct {
 	StartupTimeout time.Duration `json:"startupTimeout,omitempty"`
 	Timeout        time.Duration `json:"timeout,omitempty"`
 	AutoApprove    []string      `json:"autoApprove,omitempty"`
-	Tools          ToolFilter    `json:"tools,omitzero"`
+	Tools          ToolFilter    `json:"tools,omitzero"` // by the server's own tool names
 	Lazy           bool          `json:"lazy,omitempty"`
 	// AlwaysLoad keeps the server's tools shown to a model with their
 	// schemas when an agent defers the others behind a search.

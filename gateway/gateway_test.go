@@ -595,3 +595,14 @@ func notify(c chan struct{}) {
 	default:
 	}
 }
+
+// serve --tools GLOB (a view's tool filter) matches exposed names, as its
+// help says, not the servers' own (config.ToolFilter, issue 23).
+func TestServeToolsMatchExposedNames(t *testing.T) {
+	for glob, want := range map[string]string{"a__e*": "a__echo", "*__echo": "a__echo b__echo", "echo": ""} {
+		s := serve(t, gateway.HTTPOptions{Filter: host.ViewFilter{Tools: config.ToolFilter{Allow: []string{glob}}}}, demoServer(t, "a"), demoServer(t, "b"))
+		if got := strings.Join(toolNames(t, s.client(t, "", nil)), " "); got != want {
+			t.Errorf("--tools %s serves %q, want %q", glob, got, want)
+		}
+	}
+}

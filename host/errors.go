@@ -25,7 +25,8 @@ import (
 //   - context.Canceled: the caller cancelled;
 //   - ErrClosed: the host closed, before or during the call;
 //   - ErrNotStarted: the host was never started;
-//   - ErrUnknownTool: no exposed tool has the name.
+//   - ErrUnknownTool: no exposed tool has the name;
+//   - ErrBadArguments: the arguments are not a JSON object (nothing sent).
 //
 // A failure met once the call had found its server and tool is a
 // *CallError naming them (every ErrProtocol, ErrConnectionLost and
@@ -39,6 +40,9 @@ var (
 	ErrNotStarted = errors.New("host is not started")
 	// ErrUnknownTool is returned for a tool name not in the tool set.
 	ErrUnknownTool = errors.New("unknown tool")
+	// ErrBadArguments is returned for a call's arguments that are not a
+	// JSON object: nothing was sent.
+	ErrBadArguments = errors.New("arguments are not a JSON object")
 	// ErrProtocol matches a call the server answered with a JSON-RPC error.
 	ErrProtocol = errors.New("protocol error")
 	// ErrConnectionLost matches a call whose connection failed after its

@@ -48,6 +48,14 @@ type Options struct {
 	// CacheDir holds the tool cache. Empty means no cache: Start then waits
 	// for every server (correctness over speed).
 	CacheDir string
+	// StartWait bounds how long Start (and Reload) waits in all, servers
+	// without cached tools included (a first run, no cache), for an agent
+	// that must answer its user at once. The servers still connecting when
+	// it passes go on in the background; their tools arrive with
+	// EventTools (until then their names are unknown, unless cached tools
+	// stand in). Zero means no bound but each server's startup timeout. A
+	// bound below StartupGate ends the gate too.
+	StartWait time.Duration
 	// ProjectDir is where stdio servers run when their config has no cwd,
 	// and part of the cache key of project-level servers. Empty means the
 	// current directory.
@@ -304,6 +312,11 @@ func outsideProject() string {
 // before it began (then it starts nothing), a ctx done while it waits
 // (the servers go on), an empty name (ErrNoName) or a duplicate name;
 // with any but the second it starts nothing.
+//
+// Without a cache a first run waits for its slowest server, up to that
+// server's startup timeout (30 s by default). To answer sooner, set
+// Options.StartWait, or bound ctx: Start then returns at the bound (with
+// ctx's error) and the servers go on connecting in the background.
 func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -313,7 +326,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	}
 	// The gate counts from here: reading a hundred cache entries is part
 	// of the time a caller waits.
-	deadline := time.Now().Add(h.opts.StartupGate)
+	began := time.Now()
 	// The entries are built before the lock, since building one reads its
 	// cache entry and touches nothing shared; a Start refused below
 	// throws them away.
@@ -354,7 +367,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 	h.changeCatalogLocked(nil, catalogChange{op: catalogPublish})
 	h.mu.Unlock()
 
-	return h.gate(ctx, pending, deadline)
+	return h.gate(ctx, pending, began)
 }
 
 // namesGiven refuses a config without a name, naming the entry by its
@@ -395,10 +408,16 @@ type waiting struct {
 }
 
 // gate waits for pending servers as DESIGN.md F13 says, the gate ending
-// at deadline.
-func (h *Host) gate(ctx context.Context, pending []waiting, deadline time.Time) error {
-	timer := time.NewTimer(time.Until(deadline))
+// StartupGate after began, and all waiting StartWait after it.
+func (h *Host) gate(ctx context.Context, pending []waiting, began time.Time) error {
+	timer := time.NewTimer(time.Until(began.Add(h.opts.StartupGate)))
 	defer timer.Stop()
+	var stop <-chan time.Time // Options.StartWait's bound, if any
+	if h.opts.StartWait > 0 {
+		end := time.NewTimer(time.Until(began.Add(h.opts.StartWait)))
+		defer end.Stop()
+		stop = end.C
+	}
 	i := 0
 wait:
 	for ; i < len(pending); i++ {
@@ -406,6 +425,8 @@ wait:
 		case <-pending[i].settled:
 		case <-timer.C:
 			break wait
+		case <-stop:
+			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -416,6 +437,8 @@ wait:
 		}
 		select {
 		case <-w.settled:
+		case <-stop:
+			return nil
 		case <-ctx.Done():
 			return ctx.Err()
 		}

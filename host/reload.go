@@ -18,7 +18,7 @@ import (
 //
 // The tool set changes once, with one change event, when the new state is
 // in place; servers that connect afterwards change it as they always do.
-// Like Start, Reload returns at the startup gate.
+// Like Start, Reload returns at the startup gate, and at Options.StartWait.
 func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (config.Diff, error) {
 	// One reload at a time: the second compares with what the first made.
 	if err := namesGiven(configs); err != nil {
@@ -105,7 +105,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	// Step two: start the new entries and publish the new tool set. The
 	// gate counts from here: the old processes' grace is not the new
 	// servers' time to connect.
-	deadline := time.Now().Add(h.opts.StartupGate)
+	began := time.Now()
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -121,5 +121,5 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	}
 	h.changeCatalogLocked(nil, catalogChange{op: catalogPublish})
 	h.mu.Unlock()
-	return diff, h.gate(ctx, pending, deadline)
+	return diff, h.gate(ctx, pending, began)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
 // faultBound is how long a fault test waits for something that takes
@@ -336,5 +337,126 @@ func TestReconnectEndsGrandchildren(t *testing.T) {
 	awaitState(t, sub, "parent", host.StateConnected)
 	if alive(grandchild) {
 		t.Errorf("grandchild %d of the killed server survived the reconnect", grandchild)
+	}
+}
+
+// A view's version moves when what it shows changes, not when a server
+// it hides does (issue 23), and its lookups never show what it hides.
+func TestViewVersionAndLookups(t *testing.T) {
+	h := start(t, nil, demoServer(t, "a"), demoServer(t, "b", "--test-tools"))
+	sub := h.Subscribe()
+	defer sub.Close()
+	va := h.View(host.ViewFilter{Servers: []string{"a"}, Tools: config.ToolFilter{Deny: []string{"*__sleep"}}})
+	vb := h.View(host.ViewFilter{Servers: []string{"b"}})
+	before, beforeB := va.Tools(), vb.Tools()
+
+	if _, err := h.CallTool(context.Background(), "mcp__b__add_tool", map[string]any{"name": "zanzibar"}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, sub, "b's new tool", func(e host.Event) bool {
+		_, ok := toolNamed(h, "mcp__b__zanzibar")
+		return e.Type == host.EventTools && ok
+	})
+	after, afterB := va.Tools(), vb.Tools()
+	if after.Version != before.Version {
+		t.Errorf("a's view moved from version %d to %d when only b changed", before.Version, after.Version)
+	}
+	if afterB.Version <= beforeB.Version {
+		t.Errorf("b's view stayed at version %d when b gained a tool", afterB.Version)
+	}
+	if afterB.Version != h.Tools().Version {
+		t.Errorf("b's view is at version %d, the host at %d", afterB.Version, h.Tools().Version)
+	}
+
+	for _, name := range []string{"mcp__a__sleep", "mcp__b__echo"} {
+		if _, ok := va.Tool(name); ok {
+			t.Errorf("View.Tool shows hidden %s", name)
+		}
+		if _, ok := va.Resolve(host.KindTool, name); ok {
+			t.Errorf("View.Resolve shows hidden %s", name)
+		}
+		if _, err := va.Find(host.KindTool, name); err == nil {
+			t.Errorf("View.Find shows hidden %s", name)
+		}
+		if _, ok := h.Tool(name); !ok {
+			t.Errorf("Host.Tool hides %s", name)
+		}
+	}
+	if _, ok := va.Exposed(host.KindTool, host.Ref{Server: "a", Name: "sleep"}); ok {
+		t.Error("View.Exposed shows hidden a/sleep")
+	}
+	if tool, ok := va.Tool("mcp__a__echo"); !ok || tool.InputSchema == nil {
+		t.Errorf("View.Tool(mcp__a__echo) = %+v, %v", tool, ok)
+	}
+	for _, p := range va.Prompts() {
+		if p.Server != "a" {
+			t.Errorf("a's view shows prompt %s", p.Exposed)
+		}
+	}
+}
+
+// A view's tool globs match exposed names, a server's config filter its
+// own names (config.ToolFilter, issue 23).
+func TestToolFilterNames(t *testing.T) {
+	a := demoServer(t, "a")
+	a.Tools = config.ToolFilter{Allow: []string{"echo", "add"}}
+	h := start(t, nil, a, demoServer(t, "b"))
+	if _, ok := h.Tool("mcp__a__echo"); !ok {
+		t.Error("a's config filter by its own name dropped echo")
+	}
+	if _, ok := h.Tool("mcp__a__pid"); ok {
+		t.Error("a's config filter kept pid")
+	}
+	for _, c := range []struct {
+		allow []string
+		want  []string
+	}{
+		{[]string{"echo"}, nil},
+		{[]string{"*__echo"}, []string{"mcp__a__echo", "mcp__b__echo"}},
+		{[]string{"mcp__b__e*"}, []string{"mcp__b__echo"}},
+	} {
+		var got []string
+		for _, tool := range h.View(host.ViewFilter{Tools: config.ToolFilter{Allow: c.allow}}).Tools().Tools {
+			got = append(got, tool.Name)
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("view allowing %v shows %v, want %v", c.allow, got, c.want)
+		}
+	}
+}
+
+// A view gets prompts and reads resources of what it shows alone.
+func TestViewPromptsAndResources(t *testing.T) {
+	h := start(t, nil, demoServer(t, "a"), demoServer(t, "b"))
+	if err := h.WaitListed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	va := h.View(host.ViewFilter{Servers: []string{"a"}})
+	res, err := va.GetPrompt(context.Background(), "mcp__a__greet", map[string]string{"name": "Ada"})
+	if err != nil || len(res.Messages) == 0 {
+		t.Fatalf("GetPrompt(mcp__a__greet): %+v, %v", res, err)
+	}
+	var ne *host.NameError
+	if _, err := va.GetPrompt(context.Background(), "mcp__b__greet", nil); !errors.As(err, &ne) {
+		t.Errorf("GetPrompt of a hidden prompt: %v, want a *NameError", err)
+	}
+	if server, ok := va.ResourceServer(demo.ReadmeURI); !ok || server != "a" {
+		t.Errorf("a's view routes %s to %q, %v", demo.ReadmeURI, server, ok)
+	}
+	if rr, err := va.ReadResource(context.Background(), demo.ReadmeURI); err != nil || len(rr.Contents) == 0 {
+		t.Errorf("ReadResource in a's view: %+v, %v", rr, err)
+	}
+	none := h.View(host.ViewFilter{Servers: []string{"nobody"}})
+	if _, err := none.ReadResource(context.Background(), demo.ReadmeURI); !errors.As(err, &ne) {
+		t.Errorf("ReadResource in an empty view: %v, want a *NameError", err)
+	}
+	if err := none.SubscribeResource(context.Background(), demo.ReadmeURI); !errors.As(err, &ne) {
+		t.Errorf("SubscribeResource in an empty view: %v, want a *NameError", err)
+	}
+	if err := va.SubscribeResource(context.Background(), demo.ReadmeURI); err != nil {
+		t.Errorf("SubscribeResource in a's view: %v", err)
+	}
+	if err := va.UnsubscribeResource(context.Background(), demo.ReadmeURI); err != nil {
+		t.Errorf("UnsubscribeResource in a's view: %v", err)
 	}
 }

@@ -93,11 +93,14 @@ func progressFrom(ctx context.Context) func(Progress, string) {
 	return fn
 }
 
-// CallTool calls an exposed tool with args (anything that marshals to a
-// JSON object; nil means no arguments) through its server's live
-// connection (DESIGN.md F23). A deferred tool first waits for its server to
-// connect, bounded by the server's startup timeout, and a lazy server is
-// started. Each call is bounded by the server's request timeout.
+// CallTool calls an exposed tool with args through its server's live
+// connection (DESIGN.md F23). args is a JSON object: a map, a struct, or
+// JSON text (json.RawMessage, []byte or a string holding an object); nil,
+// empty text and JSON null mean no arguments, and anything else (a
+// number, an array, text that is not JSON) is ErrBadArguments, not sent.
+// A deferred tool first waits for its server to connect, bounded by the
+// server's startup timeout, and a lazy server is started. Each call is
+// bounded by the server's request timeout.
 //
 // The result is kept whole (DESIGN.md F24), and it is never nil: when the
 // call fails, the result is an error result (IsError) whose text, "MCP
@@ -105,9 +108,9 @@ func progressFrom(ctx context.Context) func(Progress, string) {
 // tool's output, and the error says the same to the program; errors.Is
 // tells which failure it was (ErrProtocol, ErrConnectionLost,
 // ErrUnavailable, context.DeadlineExceeded, context.Canceled, ErrClosed,
-// ErrNotStarted, ErrUnknownTool: errors.go). A tool's own error is an
-// answer, not a failure: IsError with a nil error. Both have the secrets
-// the host knows masked (F44). Cancelling ctx aborts the call and sends
+// ErrNotStarted, ErrUnknownTool, ErrBadArguments: errors.go). A tool's
+// own error is an answer, not a failure: IsError with a nil error. Both
+// have the secrets the host knows masked (F44). Cancelling ctx aborts the call and sends
 // notifications/cancelled to the server; Close aborts it too. A call whose
 // connection closed before its request was written (a server that just
 // crashed) waits for the reconnect.
@@ -120,6 +123,10 @@ func (h *Host) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 }
 
 func (h *Host) callTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	args, err := callArguments(args)
+	if err != nil {
+		return nil, fmt.Errorf("call %s: %w", name, err)
+	}
 	var stale *mcp.ClientSession
 	for tries := 0; ; tries++ {
 		sess, key, timeout, err := h.sessionFor(ctx, name, stale)

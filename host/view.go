@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,7 +15,10 @@ import (
 type ViewFilter struct {
 	// Servers limits the view to these servers; empty means all.
 	Servers []string
-	// Tools filters exposed tool names by glob; deny wins.
+	// Tools keeps tools by their exposed names (mcp__github__*,
+	// *__delete_*), after naming, unlike a server's config.ToolFilter,
+	// which matches its own names: a view spans servers, and only exposed
+	// names tell their tools apart. Deny wins; zero keeps every tool.
 	Tools config.ToolFilter
 }
 
@@ -26,6 +30,11 @@ type View struct {
 	h    *Host
 	f    ViewFilter
 	opts ViewOptions
+
+	mu     sync.Mutex
+	seen   bool    // the view has read the host's tools at least once
+	hostAt uint64  // the host's version it last read
+	shown  ToolSet // what it showed then, with its own version
 }
 
 // ViewOptions are a view's own name and handlers. The zero value names
@@ -72,16 +81,29 @@ func (v *View) showsName(kind Kind, server, exposed string) bool {
 	return kind != KindTool || allowed(v.f.Tools, exposed)
 }
 
-// Tools returns the view's tools; Version is the host's.
+// Tools returns the view's tools. Version moves only when what the view
+// shows changes: it is the host's version at which the view's tools last
+// changed (a change to a server or tool it hides leaves it alone), so a
+// consumer holding the view compares versions as it would the host's. A
+// view made anew starts at the host's current version.
 func (v *View) Tools() ToolSet {
+	v.mu.Lock() // around the read too, so a later read is never older
+	defer v.mu.Unlock()
 	set := v.h.Tools()
-	out := ToolSet{Version: set.Version}
+	if v.seen && set.Version == v.hostAt {
+		return v.shown
+	}
+	var tools []Tool
 	for _, t := range set.Tools {
 		if v.shows(t) {
-			out.Tools = append(out.Tools, t)
+			tools = append(tools, t)
 		}
 	}
-	return out
+	if !v.seen || !sameTools(tools, v.shown.Tools) {
+		v.shown = ToolSet{Version: set.Version, Tools: tools}
+	}
+	v.seen, v.hostAt = true, set.Version
+	return v.shown
 }
 
 // Tool is the view's tool of that exposed name (Host.Tool).
@@ -140,4 +162,47 @@ func (v *View) CallTool(ctx context.Context, name string, args any) (*mcp.CallTo
 		err = ErrNotStarted
 	}
 	return errorResult(err), err
+}
+
+// GetPrompt gets a prompt the view shows, by any name Find takes for it
+// (its exposed name first); a prompt the view hides is a *NameError, as
+// an unknown one is. Host.GetPrompt takes a server and its own name.
+func (v *View) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
+	n, err := v.Find(KindPrompt, name)
+	if err != nil {
+		return nil, err
+	}
+	return v.h.GetPrompt(ctx, n.Server, n.Name, args)
+}
+
+// ReadResource reads uri from the server the view routes it to
+// (ResourceServer); a URI no server the view shows lists or matches is a
+// *NameError. Host.ReadResource takes the server.
+func (v *View) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	server, ok := v.ResourceServer(uri)
+	if !ok {
+		return nil, &NameError{Kind: KindResource, Name: uri}
+	}
+	return v.h.ReadResource(ctx, server, uri)
+}
+
+// SubscribeResource subscribes to uri at the server the view routes it
+// to (Host.SubscribeResource); a URI the view does not show is a
+// *NameError.
+func (v *View) SubscribeResource(ctx context.Context, uri string) error {
+	server, ok := v.ResourceServer(uri)
+	if !ok {
+		return &NameError{Kind: KindResource, Name: uri}
+	}
+	return v.h.SubscribeResource(ctx, server, uri)
+}
+
+// UnsubscribeResource ends one subscription made with SubscribeResource
+// (Host.UnsubscribeResource); a URI the view does not show is nothing.
+func (v *View) UnsubscribeResource(ctx context.Context, uri string) error {
+	server, ok := v.ResourceServer(uri)
+	if !ok {
+		return nil
+	}
+	return v.h.UnsubscribeResource(ctx, server, uri)
 }

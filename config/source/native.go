@@ -215,8 +215,9 @@ func identityProvider(e *entry, field string, v *doc.Value) *config.IdentityProv
 }
 
 // Profile is a named view in switchboard's own config file (the top-level
-// "profiles" object): the servers it shows and the tools, by glob, for
-// `switchboard serve --profile NAME`.
+// "profiles" object): the servers it shows and the tools, by globs on
+// their exposed names as --tools (config.ToolFilter), for `switchboard
+// serve --profile NAME`.
 type Profile struct {
 	Servers []string          `json:"servers,omitempty"`
 	Tools   config.ToolFilter `json:"tools,omitzero"`

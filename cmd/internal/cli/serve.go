@@ -78,7 +78,7 @@ go to stderr; over stdio, stdout is the client's.`,
 	fl.Var(commaListValue{listValue{&o.Servers}}, "servers", "")
 	_ = fl.MarkHidden("servers")
 	addListFlag(fl, &o.Tools, "tools", "serve only tools whose exposed name matches this `glob`")
-	fl.StringVar(&o.Profile, "profile", "", "serve the view the `profile` of that name in your config names (\"profiles\": {NAME: {\"servers\": […], \"tools\": {\"allow\": […], \"deny\": […]}}})")
+	fl.StringVar(&o.Profile, "profile", "", "serve the view the `profile` of that name in your config names (\"profiles\": {NAME: {\"servers\": […], \"tools\": {\"allow\": […], \"deny\": […]}}}; tools by exposed name, as --tools)")
 	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
