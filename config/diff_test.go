@@ -127,3 +127,20 @@ func TestDiffAuthAndEra(t *testing.T) {
 		}
 	}
 }
+
+// Trust moving WorkDir keeps the identity (the tool cache's key) of a
+// server that does not depend on it.
+func TestIdentityFollowsDependsOnWorkDir(t *testing.T) {
+	plain := ServerConfig{Command: "npx", Args: []string{"-y", "@x/server"}, WorkDir: "/home"}
+	dot := ServerConfig{Command: "npx", Args: []string{"-y", "@x/server", "."}, WorkDir: "/home"}
+	for _, tc := range []struct {
+		c    ServerConfig
+		same bool
+	}{{plain, true}, {dot, false}} {
+		moved := tc.c
+		moved.WorkDir = "/proj"
+		if same := tc.c.Identity() == moved.Identity(); same != tc.same {
+			t.Errorf("%v: same identity in two work dirs %v, want %v", tc.c.Args, same, tc.same)
+		}
+	}
+}
