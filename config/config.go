@@ -148,8 +148,9 @@ type ServerConfig struct {
 
 	// WorkDir, set by discovery for a stdio server, is where it starts
 	// when Cwd is empty or relative: the project when it is trusted, else
-	// outside it (DESIGN.md, "Trust"). Empty leaves it to the host. It is
-	// part of the connection, so a change of trust restarts the server.
+	// outside it (DESIGN.md, "Trust"). Empty leaves it to the host. A
+	// change of it restarts only a server that depends on it
+	// (DependsOnWorkDir); another takes it at its next start.
 	WorkDir string `json:"-"`
 
 	// Substituted holds the variables substitution put into args, env,

@@ -2,8 +2,10 @@ package config
 
 import (
 	"maps"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 )
 
 // Diff says how a new list of server configs differs from an old one, by
@@ -16,8 +18,9 @@ type Diff struct {
 	// Changed are servers whose connection changed: they must restart.
 	Changed []string `json:"changed,omitempty"`
 	// Updated are servers whose metadata only changed (auto-approve,
-	// request timeout, tool filters, the file that defines them): applied
-	// in place.
+	// request timeout, tool filters, the file that defines them, a
+	// WorkDir the running server does not depend on: DependsOnWorkDir):
+	// applied in place.
 	Updated []string `json:"updated,omitempty"`
 	// Moved are servers whose entry only moved within its file: an edit
 	// above it added or removed lines. Nothing of theirs changed but the
@@ -75,7 +78,7 @@ func (c *ServerConfig) SameConnection(o *ServerConfig) bool {
 	return c.Type == o.Type && c.Command == o.Command && slices.Equal(c.Args, o.Args) &&
 		maps.Equal(c.Env, o.Env) && c.Cwd == o.Cwd && c.URL == o.URL && maps.Equal(c.Headers, o.Headers) &&
 		c.Disabled == o.Disabled && c.Lazy == o.Lazy &&
-		c.StartupTimeout == o.StartupTimeout && c.PingInterval == o.PingInterval && c.WorkDir == o.WorkDir &&
+		c.StartupTimeout == o.StartupTimeout && c.PingInterval == o.PingInterval && (c.WorkDir == o.WorkDir || !c.DependsOnWorkDir()) &&
 		c.MaxMessageSize == o.MaxMessageSize && c.ProtocolVersion == o.ProtocolVersion && reflect.DeepEqual(c.OAuth, o.OAuth) &&
 		c.Untrusted == o.Untrusted && c.Blocked == o.Blocked && c.DuplicateOf == o.DuplicateOf &&
 		sameError(c.Err, o.Err) && c.Source.Level == o.Source.Level
@@ -86,6 +89,7 @@ func (c *ServerConfig) SameConnection(o *ServerConfig) bool {
 // entry below it, which is no change of theirs.
 func (c *ServerConfig) sameMetadata(o *ServerConfig) bool {
 	return slices.Equal(c.AutoApprove, o.AutoApprove) && c.Timeout == o.Timeout && c.AlwaysLoad == o.AlwaysLoad &&
+		(c.WorkDir == o.WorkDir || c.ignoresWorkDir()) &&
 		slices.Equal(c.Tools.Allow, o.Tools.Allow) && slices.Equal(c.Tools.Deny, o.Tools.Deny) &&
 		c.Source.Provider == o.Source.Provider && c.Source.Path == o.Source.Path
 }
@@ -109,4 +113,58 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// DependsOnWorkDir reports whether a change of WorkDir (trust decided
+// otherwise: DESIGN.md, "Trust") must restart the server: it is a stdio
+// server without an absolute cwd whose cwd, command or args name a path
+// relative to where it runs ("." or "build/index.js" as an argument,
+// "--data=./data", "./server"), or whose env does ("./db.sqlite"). A
+// server with an absolute cwd never sees WorkDir; any other keeps running
+// where it started and takes the new WorkDir at its next start.
+func (c *ServerConfig) DependsOnWorkDir() bool {
+	if c.ignoresWorkDir() {
+		return false
+	}
+	if c.Cwd != "" || relativePath(c.Command, false) {
+		return true
+	}
+	for _, a := range c.Args {
+		if relativePath(a, false) {
+			return true
+		}
+	}
+	for _, v := range c.Env {
+		if relativePath(v, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoresWorkDir reports whether WorkDir reaches nothing: a remote server,
+// or a stdio one whose cwd is absolute.
+func (c *ServerConfig) ignoresWorkDir() bool {
+	return c.TransportKind() != TransportStdio || filepath.IsAbs(c.Cwd)
+}
+
+// relativePath reports whether s reads as a path relative to the working
+// directory: ".", "..", "./x" or "../x"; and, for an argument that is no
+// flag (dotted false), any name with a slash that is neither absolute,
+// nor a URL, nor an npm package (@scope/name). A flag's value
+// ("--tz=Europe/Oslo") and an env value are held to the dotted forms: a
+// slash there is as often a name.
+func relativePath(s string, dotted bool) bool {
+	if i := strings.IndexByte(s, '='); strings.HasPrefix(s, "-") && i >= 0 {
+		s, dotted = s[i+1:], true
+	}
+	s = filepath.ToSlash(s)
+	switch {
+	case s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../"):
+		return true
+	case dotted || s == "" || filepath.IsAbs(s) || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") ||
+		strings.HasPrefix(s, "@") || strings.HasPrefix(s, "-") || strings.Contains(s, "://"):
+		return false
+	}
+	return strings.Contains(s, "/")
 }

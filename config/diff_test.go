@@ -8,6 +8,31 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// A config depends on its working directory when it names a path
+// relative to it.
+func TestDependsOnWorkDir(t *testing.T) {
+	for _, tc := range []struct {
+		c    ServerConfig
+		want bool
+	}{
+		{ServerConfig{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-github"}}, false},
+		{ServerConfig{Command: "uvx", Args: []string{"mcp-server-time", "--local-timezone=Europe/Oslo"}}, false},
+		{ServerConfig{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "."}}, true},
+		{ServerConfig{Command: "node", Args: []string{"build/index.js"}}, true},
+		{ServerConfig{Command: "./server"}, true},
+		{ServerConfig{Command: "srv", Args: []string{"--data=../data"}}, true},
+		{ServerConfig{Command: "srv", Env: map[string]string{"DB": "./db.sqlite"}}, true},
+		{ServerConfig{Command: "srv", Args: []string{"/abs/path", "https://example.com/x", "~/notes"}}, false},
+		{ServerConfig{Command: "srv", Cwd: "sub"}, true},
+		{ServerConfig{Command: "srv", Cwd: "/abs", Args: []string{"."}}, false},
+		{ServerConfig{URL: "https://example.com/mcp"}, false},
+	} {
+		if got := tc.c.DependsOnWorkDir(); got != tc.want {
+			t.Errorf("%+v: DependsOnWorkDir %v, want %v", tc.c, got, tc.want)
+		}
+	}
+}
+
 func TestDiffConfigs(t *testing.T) {
 	base := func(name string) ServerConfig {
 		return ServerConfig{Name: name, Command: "srv", Args: []string{"--" + name}, Env: map[string]string{"K": "v"}}
@@ -55,6 +80,17 @@ func TestDiffConfigs(t *testing.T) {
 		{"another error restart", []ServerConfig{with("a", func(c *ServerConfig) { c.Err = &Diagnostic{Path: "f", Line: 2, Message: "X is not set"} })},
 			[]ServerConfig{with("a", func(c *ServerConfig) { c.Err = &Diagnostic{Path: "f", Line: 2, Message: "Y is not set"} })},
 			Diff{Changed: []string{"a"}}},
+		// Trust moves WorkDir: only a server that reads paths relative to
+		// where it runs restarts; one that does not takes it at its next
+		// start; one with an absolute cwd or a url never sees it.
+		{"work dir in place", []ServerConfig{with("a", func(c *ServerConfig) { c.WorkDir = "/home" })},
+			[]ServerConfig{with("a", func(c *ServerConfig) { c.WorkDir = "/proj" })}, Diff{Updated: []string{"a"}}},
+		{"work dir, absolute cwd", []ServerConfig{with("a", func(c *ServerConfig) { c.WorkDir, c.Cwd = "/home", "/srv" })},
+			[]ServerConfig{with("a", func(c *ServerConfig) { c.WorkDir, c.Cwd = "/proj", "/srv" })}, Diff{Unchanged: []string{"a"}}},
+		{"work dir, relative cwd restart", []ServerConfig{with("a", func(c *ServerConfig) { c.WorkDir, c.Cwd = "/home", "sub" })},
+			[]ServerConfig{with("a", func(c *ServerConfig) { c.WorkDir, c.Cwd = "/proj", "sub" })}, Diff{Changed: []string{"a"}}},
+		{"work dir, relative arg restart", []ServerConfig{with("a", func(c *ServerConfig) { c.WorkDir, c.Args = "/home", []string{"--root=."} })},
+			[]ServerConfig{with("a", func(c *ServerConfig) { c.WorkDir, c.Args = "/proj", []string{"--root=."} })}, Diff{Changed: []string{"a"}}},
 		{"moved to another file in place", []ServerConfig{base("a")}, []ServerConfig{with("a", func(c *ServerConfig) { c.Source.Path = "other.json" })},
 			Diff{Updated: []string{"a"}}},
 	}
@@ -88,6 +124,23 @@ func TestDiffAuthAndEra(t *testing.T) {
 	}{{"oauth", withAuth, true}, {"protocolVersion", pinned, true}, {"alwaysLoad", loaded, false}} {
 		if got := !base.SameConnection(&tc.next); got != tc.restart {
 			t.Errorf("%s: restart %v, want %v", tc.name, got, tc.restart)
+		}
+	}
+}
+
+// Trust moving WorkDir keeps the identity (the tool cache's key) of a
+// server that does not depend on it.
+func TestIdentityFollowsDependsOnWorkDir(t *testing.T) {
+	plain := ServerConfig{Command: "npx", Args: []string{"-y", "@x/server"}, WorkDir: "/home"}
+	dot := ServerConfig{Command: "npx", Args: []string{"-y", "@x/server", "."}, WorkDir: "/home"}
+	for _, tc := range []struct {
+		c    ServerConfig
+		same bool
+	}{{plain, true}, {dot, false}} {
+		moved := tc.c
+		moved.WorkDir = "/proj"
+		if same := tc.c.Identity() == moved.Identity(); same != tc.same {
+			t.Errorf("%v: same identity in two work dirs %v, want %v", tc.c.Args, same, tc.same)
 		}
 	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // Identity is what makes a server the server it is, resolved: for a
-// process its command, args, working directory and environment; for a
+// process its command, args, environment and working directory (WorkDir
+// when DependsOnWorkDir); for a
 // remote server its url and headers. Two entries with the same identity
 // are one server under two names (DESIGN.md, "Discovery"), and the tool
 // cache keys a server's tools by it (F15). Two memory servers that differ
@@ -38,7 +39,11 @@ func (c *ServerConfig) Identity() string {
 			field(a)
 		}
 		field(c.Cwd)
-		field(c.WorkDir)
+		if c.DependsOnWorkDir() {
+			// Else the same server wherever it runs: trusting the
+			// project keeps its cached tools.
+			field(c.WorkDir)
+		}
 		fields(c.Env)
 	case c.URL != "":
 		// A url with a type and the same url without one are the same

@@ -36,7 +36,7 @@ func (g *Gateway) syncTools(v *view) {
 		if g.opts.ToolSearch && !t.AlwaysLoad {
 			continue // found through search_tools
 		}
-		if g.opts.ToolSearch && (t.Name == searchToolName || t.Name == describeToolName || t.Name == callToolName) {
+		if g.opts.ToolSearch && (host.IsMetaTool(t.Name)) {
 			// Under --no-prefix an upstream's own name could replace the
 			// gateway's tool, and its leaving would remove it.
 			g.log.Warn("tool left out: its name is the gateway's own", "server", t.Server, "tool", t.Tool)

@@ -72,6 +72,15 @@ func (h *Host) sampling(ctx context.Context) func(context.Context, string, *mcp.
 	return h.opts.Sampling
 }
 
+// viewSampling is the calling view's own Sampling handler under ctx, or
+// nil.
+func viewSampling(ctx context.Context) func(context.Context, string, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if c, ok := CallerOf(ctx); ok && c.View != nil {
+		return c.View.opts.Sampling
+	}
+	return nil
+}
+
 // elicitation is the handler for an elicitation under ctx: the calling
 // view's, else the host's.
 func (h *Host) elicitation(ctx context.Context) func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {

@@ -126,3 +126,35 @@ func ExampleHost_PromptSection() {
 	// a long ans…
 	// [switchboard: the result is 32 bytes; cut at 13]
 }
+
+// With too many tools for the model's context, an agent offers the
+// meta-tools (and the alwaysLoad tools) in their place, lists the rest in
+// the prompt section, and answers the model's meta-tool calls through
+// the host.
+func ExampleHost_CallMetaTool() {
+	srv, err := demoserver.Config("demo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := host.New(nil)
+	defer h.Close()
+	ctx := context.Background()
+	if err := h.Start(ctx, []config.ServerConfig{srv}); err != nil {
+		log.Fatal(err)
+	}
+	for _, tool := range host.MetaTools() {
+		fmt.Println(tool.Name) // give the model tool.Name, tool.Description, tool.InputSchema
+	}
+
+	// The model's calls, answered as any tool's: a result to show it.
+	res, _ := h.CallMetaTool(ctx, host.SearchToolName, map[string]any{"query": "add two numbers", "limit": 1})
+	fmt.Print(host.ResultText(res))
+	res, _ = h.CallMetaTool(ctx, host.CallToolName, json.RawMessage(`{"name":"mcp__demo__add","arguments":{"a":2,"b":3}}`))
+	fmt.Println(host.ResultText(res))
+	// Output:
+	// search_tools
+	// describe_tool
+	// call_tool
+	// mcp__demo__add: Adds two numbers and returns their sum, as text and as structured output {sum}.
+	// 5
+}

@@ -6,7 +6,7 @@ import (
 )
 
 // ErrHandler is wrapped by the error a server is answered with when one of
-// the embedder's callbacks (Options.Sampling, Elicitation, ListRoots,
+// the embedder's callbacks (Options.Sampling, SamplingWithTools, Elicitation, ListRoots,
 // Authorize, a WithProgress function) panicked or returned no result and
 // no error. The host never lets a callback take the process down: the
 // server gets an error, and the server's log (EventLog) and the host's

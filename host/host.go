@@ -93,11 +93,19 @@ type Options struct {
 	// Sampling answers a server's sampling/createMessage request. Nil means
 	// sampling is not offered, and a server that asks anyway is refused.
 	Sampling func(ctx context.Context, server string, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// SamplingWithTools answers every sampling/createMessage request, those
+	// that offer the model tools (sampling.tools, SEP-1577) and those that
+	// do not, in place of Sampling; setting it offers sampling with tools.
+	// A request without tools that a call through a view with a Sampling
+	// handler of its own led to still goes to that handler. Nil leaves
+	// sampling to Sampling.
+	SamplingWithTools func(ctx context.Context, server string, req *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageWithToolsResult, error)
 	// Elicitation answers a server's elicitation/create request; defaults
 	// from the requested schema are filled into an accepted answer. Nil
 	// means elicitation is not offered.
 	//
-	// Every callback here (ListRoots, Sampling, Elicitation, Authorize)
+	// Every callback here (ListRoots, Sampling, SamplingWithTools,
+	// Elicitation, Authorize)
 	// and a WithProgress function is guarded: a panic, or a nil result
 	// with a nil error (but ListRoots's), is answered to the server as an
 	// error wrapping ErrHandler and reported in the server's log.

@@ -24,8 +24,12 @@ type PromptOptions struct {
 	// Budget is the most bytes the section may take. Past it, the section
 	// gives up detail in steps, the same way every time: server
 	// instructions are shortened, then tool descriptions, then tools are
-	// listed by name alone, then the last tools are left out with a line
-	// that says how many. Zero means DefaultPromptBudget.
+	// listed by name alone. Then every server keeps its heading, its
+	// shortened instructions and its alwaysLoad tools, and the bytes left
+	// are shared among the servers' other tools, the same number for each
+	// server that has that many, so a large server cannot push a small one
+	// out; a line says how many were left out and names the meta-tools
+	// (MetaTools) that find them. Zero means DefaultPromptBudget.
 	Budget int
 	// Filter limits the section to a view's servers and tools.
 	Filter ViewFilter
@@ -37,11 +41,27 @@ type promptDetail struct {
 	description  int // bytes of a tool's one-line description kept; 0: name only
 }
 
+// promptDetails are the steps that list every tool.
 var promptDetails = []promptDetail{
 	{MaxInstructions, 160},
 	{400, 100},
 	{160, 60},
+	{160, 0},
+}
+
+// promptCores are the steps, past promptDetails, of what each server
+// keeps before any of its other tools: instructions shortened, then none.
+var promptCores = []promptDetail{
+	{160, 0},
+	{60, 0},
 	{0, 0},
+}
+
+// promptServer is one server's part of the section.
+type promptServer struct {
+	name, title, instructions string
+	core                      []Tool // alwaysLoad: listed before any other
+	rest                      []Tool
 }
 
 // PromptSection renders the MCP section of a system prompt for the
@@ -56,69 +76,136 @@ func (v *View) PromptSection(opts PromptOptions) string {
 	if budget <= 0 {
 		budget = DefaultPromptBudget
 	}
-	tools := v.Tools().Tools
-	byServer := map[string][]Tool{}
-	for _, t := range tools {
-		byServer[t.Server] = append(byServer[t.Server], t)
+	byServer := map[string]*promptServer{}
+	for _, t := range v.Tools().Tools {
+		s := byServer[t.Server]
+		if s == nil {
+			s = &promptServer{name: t.Server}
+			byServer[t.Server] = s
+		}
+		if t.AlwaysLoad {
+			s.core = append(s.core, t)
+		} else {
+			s.rest = append(s.rest, t)
+		}
 	}
-	instructions := map[string]string{}
-	titles := map[string]string{}
 	for _, st := range v.h.Status() {
-		if _, ok := byServer[st.Name]; !ok {
+		if s := byServer[st.Name]; s != nil {
+			s.instructions = st.Instructions
+			if st.ServerInfo != nil {
+				s.title = st.ServerInfo.Title
+			}
+		}
+	}
+	servers := make([]*promptServer, 0, len(byServer))
+	for _, name := range slices.Sorted(maps.Keys(byServer)) {
+		servers = append(servers, byServer[name])
+	}
+	return fitPrompt(servers, budget)
+}
+
+// fitPrompt renders servers within budget (PromptOptions.Budget).
+func fitPrompt(servers []*promptServer, budget int) string {
+	for _, d := range promptDetails {
+		if out := renderPrompt(servers, d, nil); len(out) <= budget {
+			return out
+		}
+	}
+	none := make([]int, len(servers))
+	for _, d := range promptCores {
+		if len(renderPrompt(servers, d, none)) > budget {
 			continue
 		}
-		instructions[st.Name] = st.Instructions
-		if st.ServerInfo != nil {
-			titles[st.Name] = st.ServerInfo.Title
-		}
+		return renderPrompt(servers, d, shareTools(servers, d, budget))
 	}
-	servers := slices.Sorted(maps.Keys(byServer))
-	var out string
-	for _, d := range promptDetails {
-		out = renderPrompt(servers, byServer, instructions, titles, d, -1)
+	// Not even every server's heading fits: the last servers go, and
+	// the line about what is left out stays if it can.
+	for n := len(servers) - 1; n >= 0; n-- {
+		out := renderPrompt(servers[:n], promptCores[len(promptCores)-1], none[:n])
+		out = strings.TrimSuffix(out, omitted(countTools(servers[:n]))) + omitted(countTools(servers))
 		if len(out) <= budget {
 			return out
 		}
 	}
-	// Names alone do not fit: leave out the last tools, as few as will do.
-	total := len(tools)
-	lo, hi := 0, total
+	return capText(promptHead, budget)
+}
+
+// shareTools is how many of each server's other tools fit beside every
+// server's core at d: the most k such that each server lists
+// min(k, its tools), then one more for the first servers that have it,
+// as far as the bytes go.
+func shareTools(servers []*promptServer, d promptDetail, budget int) []int {
+	keep := make([]int, len(servers))
+	fits := func() bool { return len(renderPrompt(servers, d, keep)) <= budget }
+	most := 0
+	for _, s := range servers {
+		most = max(most, len(s.rest))
+	}
+	each := func(k int) {
+		for i, s := range servers {
+			keep[i] = min(k, len(s.rest))
+		}
+	}
+	lo, hi := 0, most
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if len(renderPrompt(servers, byServer, instructions, titles, promptDetails[len(promptDetails)-1], mid)) <= budget {
+		if each(mid); fits() {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	return renderPrompt(servers, byServer, instructions, titles, promptDetails[len(promptDetails)-1], lo)
+	each(lo)
+	for i, s := range servers {
+		if keep[i] < len(s.rest) {
+			if keep[i]++; !fits() {
+				keep[i]--
+			}
+		}
+	}
+	return keep
 }
 
-// renderPrompt renders at detail d, with at most limit tools (-1: all).
-func renderPrompt(servers []string, byServer map[string][]Tool, instructions, titles map[string]string, d promptDetail, limit int) string {
-	var b strings.Builder
-	b.WriteString("## MCP tools\n\nTools from MCP servers, by server. Call a tool by its name.\n")
-	shown, total := 0, 0
-	for _, name := range servers {
-		total += len(byServer[name])
+const promptHead = "## MCP tools\n\nTools from MCP servers, by server. Call a tool by its name.\n"
+
+// omitted is the line that says n tools were left out; "" for none.
+func omitted(n int) string {
+	if n == 0 {
+		return ""
 	}
-	for _, name := range servers {
-		if limit >= 0 && shown >= limit {
-			break
-		}
-		b.WriteString("\n### " + oneLine(name, len(name)))
-		if t := titles[name]; t != "" && t != name {
-			b.WriteString(" (" + oneLine(t, 80) + ")")
+	return fmt.Sprintf("\n(%d more tools are not listed here: %s finds them by what they do, %s gives one's arguments, %s calls it.)\n",
+		n, SearchToolName, DescribeToolName, CallToolName)
+}
+
+func countTools(servers []*promptServer) int {
+	n := 0
+	for _, s := range servers {
+		n += len(s.core) + len(s.rest)
+	}
+	return n
+}
+
+// renderPrompt renders servers at detail d, with keep[i] of server i's
+// other tools (nil: all of them).
+func renderPrompt(servers []*promptServer, d promptDetail, keep []int) string {
+	var b strings.Builder
+	b.WriteString(promptHead)
+	left := 0
+	for i, s := range servers {
+		b.WriteString("\n### " + oneLine(s.name, len(s.name)))
+		if s.title != "" && s.title != s.name {
+			b.WriteString(" (" + oneLine(s.title, 80) + ")")
 		}
 		b.WriteString("\n")
-		if in := instructions[name]; in != "" && d.instructions > 0 {
-			b.WriteString(quoted(capText(strings.TrimSpace(in), d.instructions)) + "\n")
+		if s.instructions != "" && d.instructions > 0 {
+			b.WriteString(quoted(capText(strings.TrimSpace(s.instructions), d.instructions)) + "\n")
 		}
-		for _, t := range byServer[name] {
-			if limit >= 0 && shown >= limit {
-				break
-			}
-			shown++
+		rest := s.rest
+		if keep != nil {
+			rest = rest[:keep[i]]
+			left += len(s.rest) - keep[i]
+		}
+		for _, t := range slices.Concat(s.core, rest) {
 			b.WriteString("- " + t.Name)
 			if desc := oneLine(t.Description, d.description); desc != "" {
 				b.WriteString(": " + desc)
@@ -126,9 +213,7 @@ func renderPrompt(servers []string, byServer map[string][]Tool, instructions, ti
 			b.WriteString("\n")
 		}
 	}
-	if shown < total {
-		fmt.Fprintf(&b, "\n(%d more tools are not listed here; search for them by what they do.)\n", total-shown)
-	}
+	b.WriteString(omitted(left))
 	return b.String()
 }
 

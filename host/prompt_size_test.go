@@ -33,15 +33,21 @@ func BenchmarkPromptSize(b *testing.B) {
 			server := fmt.Sprintf("%s%d", c.Server, i/len(corpus))
 			tools = append(tools, Tool{Name: "mcp__" + server + "__" + c.Name, Server: server, Tool: c.Name, Description: c.Description, InputSchema: c.InputSchema})
 		}
-		byServer := map[string][]Tool{}
+		byServer := map[string]*promptServer{}
 		for _, t := range tools {
-			byServer[t.Server] = append(byServer[t.Server], t)
+			if byServer[t.Server] == nil {
+				byServer[t.Server] = &promptServer{name: t.Server}
+			}
+			byServer[t.Server].rest = append(byServer[t.Server].rest, t)
 		}
-		servers := slices.Sorted(maps.Keys(byServer))
+		var servers []*promptServer
+		for _, name := range slices.Sorted(maps.Keys(byServer)) {
+			servers = append(servers, byServer[name])
+		}
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			var section string
 			for b.Loop() {
-				section = renderPrompt(servers, byServer, nil, nil, promptDetails[0], -1)
+				section = renderPrompt(servers, promptDetails[0], nil)
 			}
 			set := ToolSet{Tools: tools}
 			b.ReportMetric(float64(set.DefinitionTokens()*4), "definition-bytes")

@@ -75,3 +75,40 @@ func testQuotesInstructions(t *testing.T, br string) {
 func isUnicodeBreak(r rune) bool {
 	return strings.ContainsRune("\n\r\v\f\x1c\x1d\x1e\u0085\u2028\u2029", r)
 }
+
+// Under a tight budget every server keeps its heading, its instructions
+// and its alwaysLoad tools, and a server with many tools shares what is
+// left rather than pushing the others out (issue 23); the line about the
+// tools left out names the meta-tools that find them.
+func TestPromptSectionSharesBudget(t *testing.T) {
+	zeta := demoServer(t, "zeta", "--instructions", "Zeta knows the weather.")
+	zeta.AlwaysLoad = true
+	h := start(t, nil,
+		demoServer(t, "aaa", "--tools-count", "150", "--instructions", "Aaa has many tools."),
+		demoServer(t, "mid", "--instructions", "Mid is small."), zeta)
+	h.WaitSettled(context.Background())
+	var small int
+	for _, tool := range h.Tools().Tools {
+		if tool.Server == "mid" {
+			small++
+		}
+	}
+	for _, budget := range []int{1500, 2500, 3500} {
+		got := h.PromptSection(host.PromptOptions{Budget: budget})
+		if len(got) > budget {
+			t.Errorf("budget %d: %d bytes", budget, len(got))
+		}
+		for _, want := range []string{"### aaa", "### mid", "### zeta", "> Aaa has many tools.", "> Mid is small.", "> Zeta knows the weather.",
+			"- mcp__zeta__echo\n", "- mcp__mid__echo\n", "- mcp__aaa__echo\n", "search_tools finds them", "describe_tool", "call_tool"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("budget %d: no %q in\n%s", budget, want, got)
+			}
+		}
+		if n := strings.Count(got, "- mcp__mid__"); n != small {
+			t.Errorf("budget %d: %d of mid's %d tools listed:\n%s", budget, n, small, got)
+		}
+		if n := strings.Count(got, "- mcp__aaa__"); n < small {
+			t.Errorf("budget %d: aaa has %d tools listed, fewer than mid's %d", budget, n, small)
+		}
+	}
+}

@@ -13,7 +13,8 @@ import (
 // current configs by name: added servers start, removed ones stop, changed
 // ones restart, and unchanged ones keep their session, their process and
 // their in-flight calls. A change of metadata only (auto-approve, request
-// timeout, tool filters) applies in place. Calls to a restarting server
+// timeout, tool filters, a working directory the server does not depend
+// on: config.DependsOnWorkDir) applies in place. Calls to a restarting server
 // wait for it as they would during a reconnect.
 //
 // The tool set changes once, with one change event, when the new state is
@@ -85,6 +86,9 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		s, c := h.servers[name], byName[name]
 		s.cfg.AutoApprove, s.cfg.Timeout, s.cfg.Source, s.cfg.AlwaysLoad = slices.Clone(c.AutoApprove), c.Timeout, c.Source, c.AlwaysLoad
 		s.cfg.Tools = config.ToolFilter{Allow: slices.Clone(c.Tools.Allow), Deny: slices.Clone(c.Tools.Deny)}
+		// A trust decision moved where it would start, and it does not
+		// care (config.DependsOnWorkDir): its next start runs there.
+		s.workDir = c.WorkDir
 		if s.admin == StateFailed && c.Err != nil {
 			// An invalid entry that moved: its error names the new line.
 			s.cfg.Err, s.err = c.Err, c.Err

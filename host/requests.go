@@ -12,7 +12,25 @@ import (
 // handler is set, so servers do not ask for what nobody can answer.
 func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 	name := s.cfg.Name
-	if h.opts.Sampling != nil {
+	switch {
+	case h.opts.SamplingWithTools != nil:
+		opts.CreateMessageWithToolsHandler = func(ctx context.Context, req *mcp.CreateMessageWithToolsRequest) (*mcp.CreateMessageWithToolsResult, error) {
+			ctx, done := h.callerContext(ctx, name)
+			defer done()
+			if own := viewSampling(ctx); own != nil {
+				if p, ok := withoutTools(req.Params); ok {
+					res, err := guard(h, s, "sampling", false, func() (*mcp.CreateMessageResult, error) { return own(ctx, name, p) })
+					if err != nil {
+						return nil, err
+					}
+					return &mcp.CreateMessageWithToolsResult{Meta: res.Meta, Content: []mcp.Content{res.Content}, Model: res.Model, Role: res.Role, StopReason: res.StopReason}, nil
+				}
+			}
+			return guard(h, s, "sampling", false, func() (*mcp.CreateMessageWithToolsResult, error) {
+				return h.opts.SamplingWithTools(ctx, name, req.Params)
+			})
+		}
+	case h.opts.Sampling != nil:
 		opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			ctx, done := h.callerContext(ctx, name)
 			defer done()
@@ -41,6 +59,25 @@ func (h *Host) serverRequests(s *server, opts *mcp.ClientOptions) {
 			return res, nil
 		}
 	}
+}
+
+// withoutTools is p as a sampling request without tools, for a Sampling
+// handler, when it is one: no tools, no tool choice, one content block a
+// message.
+func withoutTools(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParams, bool) {
+	if p == nil || len(p.Tools) > 0 || p.ToolChoice != nil {
+		return nil, false
+	}
+	msgs := make([]*mcp.SamplingMessage, 0, len(p.Messages))
+	for _, m := range p.Messages {
+		if m == nil || len(m.Content) != 1 {
+			return nil, false
+		}
+		msgs = append(msgs, &mcp.SamplingMessage{Role: m.Role, Content: m.Content[0]})
+	}
+	return &mcp.CreateMessageParams{Meta: p.Meta, IncludeContext: p.IncludeContext, MaxTokens: p.MaxTokens, Messages: msgs,
+		Metadata: p.Metadata, ModelPreferences: p.ModelPreferences, StopSequences: p.StopSequences,
+		SystemPrompt: p.SystemPrompt, Temperature: p.Temperature}, true
 }
 
 // withDefaults fills the fields a person left out of an accepted

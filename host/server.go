@@ -67,6 +67,11 @@ type server struct {
 	stopSup context.CancelFunc
 	supDone chan struct{} // closed when the latest supervisor has ended
 
+	// workDir is cfg.WorkDir, or a reload's newer one that the running
+	// process does not depend on (config.DependsOnWorkDir): where the
+	// next start runs. Guarded by h.mu.
+	workDir string
+
 	attempts   int
 	connectDur time.Duration
 	transport  config.Transport // the one actually used
@@ -103,7 +108,7 @@ type server struct {
 // needs no lock, and the entry is nobody's until its caller places it.
 func (h *Host) newServer(cfg config.ServerConfig) *server {
 	s := &server{
-		h: h, cfg: cfg, since: time.Now(), transport: cfg.TransportKind(),
+		h: h, cfg: cfg, since: time.Now(), transport: cfg.TransportKind(), workDir: cfg.WorkDir,
 		settled: closedChan(), supDone: closedChan(), listed: closedChan(),
 		refreshing: map[listKind]bool{}, again: map[listKind]bool{},
 		subscriptions: map[string]int{},
@@ -243,9 +248,11 @@ func (h *Host) dial(ctx context.Context, s *server, listenEnded func()) (*mcp.Cl
 // own so they keep their place among the server's lines.
 func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSessionOptions, newClient func(notes string) *mcp.Client, listenEnded func()) (*mcp.ClientSession, *transport.Stdio, error) {
 	dir := h.workDir
-	if s.cfg.WorkDir != "" {
-		dir = s.cfg.WorkDir // discovery's decision, which follows trust across reloads
+	h.mu.Lock()
+	if s.workDir != "" {
+		dir = s.workDir // discovery's decision, which follows trust across reloads
 	}
+	h.mu.Unlock()
 	notes := transport.NewNoteLogger()
 	t := transport.NewStdio(&s.cfg, dir, transport.Hooks{
 		Stderr:      func(line string) { h.serverLog(s, line, "") },

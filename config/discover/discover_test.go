@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -540,12 +541,13 @@ func TestLoadFiles(t *testing.T) {
 }
 
 // TestWorkDirFollowsTrust: discovery says where each stdio server starts
-// (outside an untrusted project, in a trusted one), and a change of trust
-// is a change of connection, so a watching host restarts the server in
-// the right place.
+// (outside an untrusted project, in a trusted one). A change of trust is a
+// change of connection for a server that names a path relative to where
+// it runs, so a watching host restarts it in the right place; any other
+// takes the new place in place, at its next start (DependsOnWorkDir).
 func TestWorkDirFollowsTrust(t *testing.T) {
 	m := newMachine(t)
-	m.write("~/.config/switchboard/mcp.json", `{"mcpServers": {"s": {"command": "x"}, "r": {"url": "https://r.example/mcp"}}}`)
+	m.write("~/.config/switchboard/mcp.json", `{"mcpServers": {"s": {"command": "x"}, "r": {"url": "https://r.example/mcp"}, "d": {"command": "x", "args": ["."]}}}`)
 	before := m.discover()
 	if before.ProjectTrusted || before.Servers[0].WorkDir != m.home {
 		t.Fatalf("untrusted: trusted=%v workDir=%q, want the home directory", before.ProjectTrusted, before.Servers[0].WorkDir)
@@ -560,8 +562,9 @@ func TestWorkDirFollowsTrust(t *testing.T) {
 	if !after.ProjectTrusted || after.Servers[0].WorkDir != m.project {
 		t.Fatalf("trusted: trusted=%v workDir=%q, want the project", after.ProjectTrusted, after.Servers[0].WorkDir)
 	}
-	if diff := config.DiffConfigs(before.Servers, after.Servers); len(diff.Changed) != 1 || diff.Changed[0] != "s" {
-		t.Errorf("diff %+v, want s changed", diff)
+	diff := config.DiffConfigs(before.Servers, after.Servers)
+	if !slices.Equal(diff.Changed, []string{"d"}) || !slices.Equal(diff.Updated, []string{"s"}) || !slices.Equal(diff.Unchanged, []string{"r"}) {
+		t.Errorf("diff %+v, want d changed, s updated, r unchanged", diff)
 	}
 }
 

@@ -103,6 +103,11 @@ type Options struct {
 	// reply to its text (sampling/createMessage) and answers with it
 	// (--sampling).
 	Sampling bool
+	// SamplingTools adds a tool, sample_tools, that asks the client to
+	// sample a reply to its text with a tool the model may use,
+	// get_weather (sampling/createMessage with tools), and answers with
+	// what the model chose (--sampling-tools).
+	SamplingTools bool
 	// Elicitation adds a tool, ask, that asks the client for a name
 	// (elicitation/create) and greets it (--elicitation).
 	Elicitation bool
@@ -218,6 +223,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.AskTools, "ask-tools", false, "add tools that ask the client: sample (sampling/createMessage), elicit (elicitation/create)")
 	fs.BoolVar(&o.Roots, "roots", false, "add a tool, roots, that lists the roots the client offers")
 	fs.BoolVar(&o.Sampling, "sampling", false, "add a tool, sample, that asks the client to sample a reply to its text")
+	fs.BoolVar(&o.SamplingTools, "sampling-tools", false, "add a tool, sample_tools, that asks the client to sample with a tool the model may use, get_weather")
 	fs.BoolVar(&o.Elicitation, "elicitation", false, "add a tool, ask, that asks the client for a name and greets it")
 	fs.BoolVar(&o.ReplyTools, "reply-tools", false, "add tools with replies as large or deep as asked: big_reply, big_log, deep_reply")
 	fs.IntVar(&o.LogFlood, "log-flood", 0, "write `n` log notifications to stdout before serving")

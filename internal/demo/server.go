@@ -123,6 +123,9 @@ func NewServer(opts Options) *mcp.Server {
 	if opts.Sampling {
 		addSampleTool(s)
 	}
+	if opts.SamplingTools {
+		addSampleToolsTool(s)
+	}
 	if opts.Elicitation {
 		addAskTool(s)
 	}
