@@ -150,8 +150,14 @@ type ServerConfig struct {
 	// when Cwd is empty or relative: the project when it is trusted, else
 	// outside it (DESIGN.md, "Trust"). Empty leaves it to the host. A
 	// change of it restarts only a server that depends on it
-	// (DependsOnWorkDir); another takes it at its next start.
+	// (DependsOnWorkDir), or one leaving a project no longer trusted
+	// (WorkDirTrusted); another takes it at its next start.
 	WorkDir string `json:"-"`
+	// WorkDirTrusted says WorkDir is a project the person trusted: a
+	// server running there when trust is taken back (revoked, or its
+	// files changed) restarts outside it, whatever it depends on, since
+	// it may load the project's code at any time.
+	WorkDirTrusted bool `json:"-"`
 
 	// Substituted holds the variables substitution put into args, env,
 	// url and header values, by name, with the values they had: the host

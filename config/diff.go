@@ -71,17 +71,24 @@ func DiffConfigs(old, new []ServerConfig) Diff {
 }
 
 // SameConnection reports whether two configs connect to the same server in
-// the same way, so a live connection made for one serves the other. It
+// the same way, so a live connection made for c serves o, the newer. It
 // covers everything that reaches the transport or decides whether the
 // server may start at all.
 func (c *ServerConfig) SameConnection(o *ServerConfig) bool {
 	return c.Type == o.Type && c.Command == o.Command && slices.Equal(c.Args, o.Args) &&
 		maps.Equal(c.Env, o.Env) && c.Cwd == o.Cwd && c.URL == o.URL && maps.Equal(c.Headers, o.Headers) &&
 		c.Disabled == o.Disabled && c.Lazy == o.Lazy &&
-		c.StartupTimeout == o.StartupTimeout && c.PingInterval == o.PingInterval && (c.WorkDir == o.WorkDir || !c.DependsOnWorkDir()) &&
+		c.StartupTimeout == o.StartupTimeout && c.PingInterval == o.PingInterval && (c.WorkDir == o.WorkDir || !c.DependsOnWorkDir() && !leavesTrust(c, o)) &&
 		c.MaxMessageSize == o.MaxMessageSize && c.ProtocolVersion == o.ProtocolVersion && reflect.DeepEqual(c.OAuth, o.OAuth) &&
 		c.Untrusted == o.Untrusted && c.Blocked == o.Blocked && c.DuplicateOf == o.DuplicateOf &&
 		sameError(c.Err, o.Err) && c.Source.Level == o.Source.Level
+}
+
+// leavesTrust reports whether a server that ran in a trusted project
+// (old) no longer may (new): the running server must not stay there.
+// Trust granted is no hurry: a server takes the project at its next start.
+func leavesTrust(old, new *ServerConfig) bool {
+	return old.WorkDirTrusted && !new.WorkDirTrusted && !old.ignoresWorkDir()
 }
 
 // sameMetadata compares what SameConnection leaves out, but for the line

@@ -105,3 +105,41 @@ func checkCwd(t *testing.T, name string, pid int, dir string) {
 		t.Errorf("%s runs in %s, want %s", name, got, dir)
 	}
 }
+
+// Taking trust back moves every server that runs in the project out of
+// it at once, whatever it depends on: it may load the project's code at
+// any time, and the project may have changed (a pull made its config
+// untrusted again).
+func TestUntrustRestartsWhatRunsInTheProject(t *testing.T) {
+	outside, project := t.TempDir(), t.TempDir()
+	abs := demoServer(t, "abs")
+	abs.Cwd = t.TempDir()
+	plain := demoServer(t, "plain")
+	trusted := []config.ServerConfig{abs, plain}
+	for i := range trusted {
+		trusted[i].WorkDir, trusted[i].WorkDirTrusted = project, true
+	}
+	h := start(t, nil, trusted...)
+	if err := h.WaitSettled(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	sub := h.Subscribe()
+	defer sub.Close()
+	untrusted := make([]config.ServerConfig, len(trusted))
+	for i, c := range trusted {
+		c.WorkDir, c.WorkDirTrusted = outside, false
+		untrusted[i] = c
+	}
+	diff, err := h.Reload(context.Background(), untrusted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Diff{Changed: []string{"plain"}, Unchanged: []string{"abs"}}
+	if d := cmp.Diff(want, diff); d != "" {
+		t.Errorf("diff (-want +got):\n%s", d)
+	}
+	e := await(t, sub, "plain connected outside", func(e host.Event) bool {
+		return e.Type == host.EventState && e.Server == "plain" && e.State == host.StateConnected
+	})
+	checkCwd(t, "plain", e.PID, outside)
+}

@@ -82,6 +82,7 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 		}
 		if c.TransportKind() == config.TransportStdio {
 			c.WorkDir = d.workDir
+			c.WorkDirTrusted = d.ProjectDir != "" && d.ProjectTrusted && d.workDir == d.ProjectDir
 		}
 		d.CheckPolicy(c)
 		live = append(live, k)
