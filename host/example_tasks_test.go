@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -82,4 +83,33 @@ func ExampleHost_ViewWith() {
 
 func reply(text string) *mcp.CreateMessageResult {
 	return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: text}}
+}
+
+// A model takes tools as function definitions: a name, what it does, and
+// the JSON schema of its arguments. The host's tool set is that already,
+// named uniquely across servers and sorted, so the prompt stays the same
+// from one turn to the next.
+func ExampleToolSet_definitions() {
+	srv, err := demoserver.Config("demo")
+	if err != nil {
+		log.Fatal(err)
+	}
+	h := host.New(nil)
+	defer h.Close()
+	if err := h.Start(context.Background(), []config.ServerConfig{srv}); err != nil {
+		log.Fatal(err)
+	}
+	type function struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Parameters  any    `json:"parameters"`
+	}
+	var defs []function
+	for _, t := range h.Tools().Tools {
+		defs = append(defs, function{t.Name, t.Description, t.InputSchema})
+	}
+	b, _ := json.Marshal(defs[1])
+	fmt.Println(len(defs), string(b))
+	// Output:
+	// 8 {"name":"mcp__demo__echo","description":"Returns the given text unchanged. Useful to check that a server is reachable.","parameters":{"additionalProperties":false,"properties":{"text":{"description":"the text to use","type":"string"}},"required":["text"],"type":"object"}}
 }
