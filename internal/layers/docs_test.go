@@ -65,3 +65,39 @@ func TestDesignCitations(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// maxFileLines is how long a non-test Go file may grow before it is split
+// by concept (STYLE.md: "Keep files under ~600 lines").
+const maxFileLines = 600
+
+// TestFileSizes: no non-test Go file is longer than maxFileLines.
+func TestFileSizes(t *testing.T) {
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := strings.TrimSpace(string(root))
+	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if n := strings.Count(string(data), "\n"); n > maxFileLines {
+			rel, _ := filepath.Rel(dir, path)
+			t.Errorf("%s has %d lines, over %d: split it by concept", rel, n, maxFileLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
