@@ -38,6 +38,12 @@ type Options struct {
 	// place of every tool (search.go), and the tools of servers marked
 	// alwaysLoad as they are.
 	ToolSearch bool
+	// Calls, when set, is asked before each tool call, prompt get and
+	// resource read goes to the host (calls.go): an error refuses it (the
+	// client gets it as the request's error), and the function returned
+	// is called once when the host answered, however it ended (a failure,
+	// a cancel). An app's drain and audit trail hang here. Nil admits all.
+	Calls func(ctx context.Context, c Call) (func(CallEnd), error)
 }
 
 // Writes to clients never run on the loop that keeps the views in step

@@ -67,7 +67,7 @@ func modernClient(ss *mcp.ServerSession) bool {
 
 // callRound runs a tool call for a client of the new era: a call with a
 // requestState continues its round; any other starts one.
-func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, hv *host.View, name, server string, args any) (*mcp.CallToolResult, error) {
+func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *view, hv *host.View, name, server string, args any) (*mcp.CallToolResult, error) {
 	var notify func(host.Progress, string)
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		ss := req.Session
@@ -86,7 +86,11 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, hv *h
 		r.setNotify(notify)
 		r.answer(req.Params.InputResponses)
 	} else {
-		r = g.startRound(hv, name, server, args, req, notify)
+		end, err := g.admitTool(ctx, req, v, hv, name, server)
+		if err != nil {
+			return nil, err
+		}
+		r = g.startRound(hv, name, server, args, req, notify, end)
 	}
 	defer r.setNotify(nil)
 	select {
@@ -105,7 +109,7 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, hv *h
 	}
 }
 
-func (g *Gateway) startRound(hv *host.View, name, server string, args any, req *mcp.CallToolRequest, notify func(host.Progress, string)) *round {
+func (g *Gateway) startRound(hv *host.View, name, server string, args any, req *mcp.CallToolRequest, notify func(host.Progress, string), end func(CallEnd)) *round {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &round{id: rand.Text(), asks: make(chan ask), done: make(chan callOutcome, 1), ctx: ctx, cancel: cancel, waiting: map[string]ask{}, notify: notify}
 	if p := req.Session.InitializeParams(); p != nil {
@@ -131,6 +135,7 @@ func (g *Gateway) startRound(hv *host.View, name, server string, args any, req *
 		defer g.wg.Done()
 		defer g.calls(server, caller{r: r})()
 		res, err := hv.CallTool(ctx, name, args)
+		end(CallEnd{Result: res, Err: err})
 		res, err = g.reply(res, err)
 		r.done <- callOutcome{res, err}
 		// A client that never comes back for the result leaves the round

@@ -32,7 +32,7 @@ func (g *Gateway) addSearchTools(v *view) {
 				params := *req.Params
 				params.Name, params.Arguments = t.Name, args
 				inner.Params = &params
-				return g.callTool(hv, t.Name, t.Server)(ctx, &inner)
+				return g.callTool(v, hv, t.Name, t.Server)(ctx, &inner)
 			})
 			continue
 		}

@@ -55,9 +55,9 @@ func (g *Gateway) syncTools(v *view) {
 		}
 		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: inputSchema(t.InputSchema),
 			OutputSchema: outputSchema(t.OutputSchema), Annotations: t.Annotations}
-		if err := guarded(func() { v.srv.AddTool(tool, g.callTool(hv, t.Name, t.Server)) }); err != nil {
+		if err := guarded(func() { v.srv.AddTool(tool, g.callTool(v, hv, t.Name, t.Server)) }); err != nil {
 			tool.OutputSchema = nil // the one part left that go-sdk checks and may refuse
-			if err := guarded(func() { v.srv.AddTool(tool, g.callTool(hv, t.Name, t.Server)) }); err != nil {
+			if err := guarded(func() { v.srv.AddTool(tool, g.callTool(v, hv, t.Name, t.Server)) }); err != nil {
 				g.log.Warn("tool left out", "server", t.Server, "tool", t.Tool, "error", err)
 				continue
 			}
@@ -69,7 +69,7 @@ func (g *Gateway) syncTools(v *view) {
 // callTool is the handler of an exposed tool: the host's call, with the
 // client's progress token and cancellation passed on, and the client
 // noted as the one an upstream request during the call goes to.
-func (g *Gateway) callTool(hv *host.View, name, server string) mcp.ToolHandler {
+func (g *Gateway) callTool(v *view, hv *host.View, name, server string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			ss := req.Session
@@ -82,10 +82,15 @@ func (g *Gateway) callTool(hv *host.View, name, server string) mcp.ToolHandler {
 			args = req.Params.Arguments
 		}
 		if modernClient(req.Session) {
-			return g.callRound(ctx, req, hv, name, server, args)
+			return g.callRound(ctx, req, v, hv, name, server, args)
+		}
+		end, err := g.admitTool(ctx, req, v, hv, name, server)
+		if err != nil {
+			return nil, err
 		}
 		defer g.calls(server, caller{ss: req.Session})()
 		res, err := hv.CallTool(ctx, name, args) // the view looks the name up again: it may have changed since sync
+		end(CallEnd{Result: res, Err: err})
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -174,7 +179,7 @@ func (g *Gateway) syncPrompts(v *view) {
 		}
 		exposed := *p.Prompt
 		exposed.Name = name
-		if err := guarded(func() { v.srv.AddPrompt(&exposed, g.getPrompt(hv)) }); err != nil {
+		if err := guarded(func() { v.srv.AddPrompt(&exposed, g.getPrompt(v, hv)) }); err != nil {
 			g.log.Warn("prompt left out", "server", p.Server, "prompt", p.Name, "error", err)
 			continue
 		}
@@ -184,13 +189,19 @@ func (g *Gateway) syncPrompts(v *view) {
 
 // getPrompt is the handler of every prompt of a view: the host's prompt
 // its name stands for.
-func (g *Gateway) getPrompt(hv *host.View) mcp.PromptHandler {
+func (g *Gateway) getPrompt(v *view, hv *host.View) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		ref, ok := hv.Resolve(host.KindPrompt, req.Params.Name)
 		if !ok {
 			return nil, unknownPrompt(req.Params.Name)
 		}
-		return g.h.GetPrompt(ctx, ref.Server, ref.Name, req.Params.Arguments)
+		end, err := g.admit(ctx, Call{Method: "prompts/get", Session: sessionID(req.Session), View: v.filter, Server: ref.Server, Name: ref.Name, Arguments: req.Params.Arguments})
+		if err != nil {
+			return nil, err
+		}
+		res, err := g.h.GetPrompt(ctx, ref.Server, ref.Name, req.Params.Arguments)
+		end(CallEnd{Result: res, Err: err})
+		return res, err
 	}
 }
 
@@ -232,7 +243,7 @@ func (g *Gateway) syncResources(v *view) {
 			continue
 		}
 		res := *r.Resource
-		if err := guarded(func() { v.srv.AddResource(&res, g.read(hv)) }); err != nil {
+		if err := guarded(func() { v.srv.AddResource(&res, g.read(v, hv)) }); err != nil {
 			g.log.Warn("resource left out", "server", r.Server, "uri", uri, "error", err)
 			continue
 		}
@@ -245,7 +256,7 @@ func (g *Gateway) syncResources(v *view) {
 			continue
 		}
 		rt := *t.ResourceTemplate
-		if err := guarded(func() { v.srv.AddResourceTemplate(&rt, g.read(hv)) }); err != nil {
+		if err := guarded(func() { v.srv.AddResourceTemplate(&rt, g.read(v, hv)) }); err != nil {
 			g.log.Warn("resource template left out", "server", t.Server, "template", tpl, "error", err)
 			continue
 		}
@@ -258,7 +269,7 @@ func (g *Gateway) syncResources(v *view) {
 // (host.View.ResourceServer), whichever template go-sdk matched first (it
 // tries them in sorted order, so file:///{+a} would take what another
 // server's file:///{+path} is for). The gateway's own URIs are its own.
-func (g *Gateway) read(hv *host.View) mcp.ResourceHandler {
+func (g *Gateway) read(v *view, hv *host.View) mcp.ResourceHandler {
 	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		uri := req.Params.URI
 		if isOwnURI(uri) {
@@ -268,7 +279,13 @@ func (g *Gateway) read(hv *host.View) mcp.ResourceHandler {
 		if !ok {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		return g.h.ReadResource(ctx, server, uri)
+		end, err := g.admit(ctx, Call{Method: "resources/read", Session: sessionID(req.Session), View: v.filter, Server: server, Name: uri})
+		if err != nil {
+			return nil, err
+		}
+		res, err := g.h.ReadResource(ctx, server, uri)
+		end(CallEnd{Result: res, Err: err})
+		return res, err
 	}
 }
 
