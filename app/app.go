@@ -39,6 +39,9 @@ type Options struct {
 	// HostEvent and ConfigEvent are never called at once, so they may
 	// share an output; they should not block for long.
 	ConfigEvent func(ConfigEvent)
+	// Audit, with Gateway, writes a line for every call a client makes
+	// (audit.go). Nil keeps no audit trail.
+	Audit *AuditOptions
 }
 
 // App is a host started from a reading of the configs, with the watcher
@@ -71,6 +74,10 @@ type App struct {
 	// that may be applied, which the next reload applies.
 	broken          map[string]bool
 	running, latest []config.ServerConfig
+
+	ops ops // drain.go
+	// closing is closed when Close begins.
+	closing chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -118,12 +125,22 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 		r = &router{}
 		hopts.Sampling, hopts.Elicitation, hopts.ListRoots = r.sampling, r.elicitation, r.listRoots
 	}
-	a := &App{h: host.New(&hopts), opts: o, failed: make(chan struct{}), life: context.WithoutCancel(ctx)}
+	a := &App{h: host.New(&hopts), opts: o, failed: make(chan struct{}), life: context.WithoutCancel(ctx), closing: make(chan struct{})}
+	a.ops.init()
 	if o.Gateway != nil {
+		if o.Audit != nil {
+			l, err := openAudit(*o.Audit, a.h.Redact)
+			if err != nil {
+				a.h.Close()
+				return nil, err
+			}
+			a.ops.audit = l
+		}
 		gopts := *o.Gateway
 		if gopts.Logger == nil {
 			gopts.Logger = o.Logger
 		}
+		gopts.Calls = a.calls(gopts.Calls)
 		a.gw = gateway.New(a.h, &gopts)
 		r.gw = a.gw
 	}
@@ -200,13 +217,18 @@ func (a *App) Done() <-chan struct{} { return a.failed }
 // once, and at once from several goroutines.
 func (a *App) Close() error {
 	a.closeOnce.Do(func() {
+		close(a.closing)
 		errW := a.watcher.end()
 		errG := a.serving.end()
 		if a.sub != nil {
 			a.sub.Close()
 			<-a.printed
 		}
-		a.closeErr = errors.Join(errW, errG, a.h.Close())
+		var errA error
+		if a.ops.audit != nil {
+			errA = a.ops.audit.close()
+		}
+		a.closeErr = errors.Join(errW, errG, a.h.Close(), errA)
 	})
 	return a.closeErr
 }

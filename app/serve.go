@@ -36,12 +36,13 @@ func (a *App) ServePipe(ctx context.Context, filter host.ViewFilter, in io.ReadC
 
 // Handler serves the gateway over streamable HTTP at gateway.Path
 // (gateway.Handler): opts name the token every request must carry and the
-// view of a request that names no servers. Nil without a gateway.
+// view of a request that names no servers. HealthPath and ReadyPath answer
+// without the token (drain.go). Nil without a gateway.
 func (a *App) Handler(opts gateway.HTTPOptions) http.Handler {
 	if a.gw == nil {
 		return nil
 	}
-	return a.gw.Handler(opts)
+	return a.opsHandler(a.gw.Handler(opts), opts.Token)
 }
 
 // shutdownWait is how long requests in flight may finish once ServeHTTP's
@@ -53,8 +54,9 @@ const shutdownWait = 5 * time.Second
 // cannot hold a connection open.
 const readHeaderWait = 10 * time.Second
 
-// ServeHTTP serves Handler(opts) on ln until ctx ends, then lets requests
-// in flight finish for a moment. It closes ln.
+// ServeHTTP serves Handler(opts) on ln until ctx ends or a Drain ended,
+// then ends the open streams and lets requests in flight finish for a
+// moment. It closes ln.
 func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, opts gateway.HTTPOptions) error {
 	if a.gw == nil {
 		ln.Close()
@@ -67,12 +69,15 @@ func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, opts gateway.HTTPO
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	case <-a.ops.stopped:
 	}
+	a.endStreams()
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWait)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
 	srv.Close()
 	<-errc
+	a.gw.CloseSessions()
 	return nil
 }
 

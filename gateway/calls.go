@@ -66,3 +66,14 @@ func (g *Gateway) admitTool(ctx context.Context, req *mcp.CallToolRequest, v *vi
 	}
 	return g.admit(ctx, c)
 }
+
+// CloseSessions ends every client session of every view: once a server
+// stopped serving HTTP, its legacy sessions can take no more requests,
+// and their clients learn so at their next.
+func (g *Gateway) CloseSessions() {
+	g.each(func(v *view) {
+		for ss := range v.srv.Sessions() {
+			_ = ss.Close()
+		}
+	})
+}
