@@ -10,10 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -77,7 +75,7 @@ func Main(args []string, stdio IO) int {
 		// write there, not even cobra.
 		return runDemoServer(args[1:])
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupts()
 	defer stop()
 	return Run(ctx, args, stdio)
 }

@@ -36,6 +36,7 @@ type serveOptions struct {
 	MaxResult   int
 	ToolSearch  bool
 	PrintConfig string
+	opsFlags
 }
 
 func newServeCmd(f *Factory) *cobra.Command {
@@ -61,7 +62,12 @@ While it runs, config changes apply live (as in 'watch'): clients get
 list_changed notifications. Progress, cancellation, logs, resource
 subscriptions and completion pass through; a server's sampling or
 elicitation request goes to the client whose call led to it. Diagnostics
-go to stderr; over stdio, stdout is the client's.`,
+go to stderr; over stdio, stdout is the client's.
+
+Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
+no new calls or sessions, /readyz 503, calls in flight finish within
+--drain-timeout, then exit 0; a second SIGTERM stops at once.
+--audit-log FILE keeps a JSON line per call (SIGHUP reopens it).`,
 		Example: `  $ switchboard serve --print-config claude-desktop
   $ switchboard serve --http 127.0.0.1:8976
   $ switchboard serve --server github --server linear --no-prefix`,
@@ -81,6 +87,7 @@ go to stderr; over stdio, stdout is the client's.`,
 	fl.StringVar(&o.Profile, "profile", "", "serve the view the `profile` of that name in your config names (\"profiles\": {NAME: {\"servers\": […], \"tools\": {\"allow\": […], \"deny\": […]}}}; tools by exposed name, as --tools)")
 	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
+	o.opsFlags.add(fl)
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
 	return cmd
 }
@@ -96,11 +103,16 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := o.startServing(ctx)
+	audit, err := o.audit()
+	if err != nil {
+		return err
+	}
+	a, err := o.startServing(ctx, audit)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
 	defer a.Close()
+	defer o.reopenOnHangup(a)()
 	status := o.announce(a.Host())
 	if o.HTTP != "" {
 		return o.serveHTTP(ctx, a, opts, status)
@@ -169,7 +181,7 @@ func (o *serveOptions) token() (string, error) {
 // startServing loads the configs and starts them with a gateway in front.
 // Everything but the protocol goes to stderr: over stdio, stdout is the
 // client's.
-func (o *serveOptions) startServing(ctx context.Context) (*app.App, error) {
+func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions) (*app.App, error) {
 	first, err := o.Load(forHost)
 	if err != nil {
 		return nil, err
@@ -182,6 +194,7 @@ func (o *serveOptions) startServing(ctx context.Context) (*app.App, error) {
 	events := &watchOptions{Factory: &quiet}
 	return o.startApp(ctx, first, app.Options{
 		ConfigEvent: events.printReloading,
+		Audit:       audit,
 		Gateway:     &gateway.Options{MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch},
 	}, func(opts *host.Options) {
 		opts.ToolPrefix = host.NoToolPrefix
@@ -259,8 +272,8 @@ func (o *serveOptions) serveStdio(ctx context.Context, a *app.App, filter host.V
 	return err
 }
 
-// serveHTTP serves a over HTTP at --http until ctx ends, with a record
-// of where while it does.
+// serveHTTP serves a over HTTP at --http until ctx ends, then drains it,
+// with a record of where while it does.
 func (o *serveOptions) serveHTTP(ctx context.Context, a *app.App, opts gateway.HTTPOptions, status serveStatus) error {
 	ln, err := net.Listen("tcp", o.HTTP)
 	if err != nil {
@@ -269,10 +282,20 @@ func (o *serveOptions) serveHTTP(ctx context.Context, a *app.App, opts gateway.H
 	status.Address = fmt.Sprintf("http://%s%s", ln.Addr(), gateway.Path)
 	defer writeServeStatus(o.StateDir(), status)()
 	fmt.Fprintf(o.IO.Err, "serving on %s\n", status.Address)
-	if err := a.ServeHTTP(ctx, ln, opts); err != nil {
-		return fmt.Errorf("serve: %w", err)
+	// The interrupt drains (serveops.go): serving goes on meanwhile.
+	serving, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServing()
+	errc := make(chan error, 1)
+	go func() { errc <- a.ServeHTTP(serving, ln, opts) }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		return nil
+	case <-ctx.Done():
 	}
-	return nil
+	return o.drain(ctx, a, stopServing, errc)
 }
 
 // printClientConfig prints the entry that makes a client start
