@@ -27,7 +27,8 @@ type Options struct {
 	Reload func(context.Context) (*Loaded, error)
 	// Gateway, when set, serves the host as one MCP server (ServeStdio,
 	// ServePipe, Handler, ServeHTTP) with these options; a nil Logger
-	// there is Logger. Nil serves nothing.
+	// there is Logger, and its Calls is asked after the app's own drain
+	// and audit (drain.go). Nil serves nothing.
 	Gateway *gateway.Options
 	// Logger gets the watcher's diagnostics, and the host's and the
 	// gateway's when their options name no logger. Nil discards them.

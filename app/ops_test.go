@@ -281,9 +281,7 @@ func TestDrain(t *testing.T) {
 	<-started
 	drained := make(chan error, 1)
 	go func() { drained <- s.a.Drain(context.Background()) }()
-	for !s.a.Draining() {
-		<-pollTick()
-	}
+	waitFor(t, "the drain to begin", s.a.Draining)
 	if code, body := get(app.ReadyPath, ""); code != 503 || !strings.Contains(body, "draining") || strings.Contains(body, "demo") {
 		t.Errorf("/readyz draining: %d %s; want 503 saying draining, naming no server", code, body)
 	}
@@ -325,3 +323,16 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 const pollInterval = 10 * time.Millisecond
 
 func pollTick() <-chan time.Time { return time.After(pollInterval) }
+
+// waitFor polls cond until it holds, bounded by eventBound.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	timeout := time.After(eventBound)
+	for !cond() {
+		select {
+		case <-timeout:
+			t.Fatalf("waited in vain for %s", what)
+		case <-pollTick():
+		}
+	}
+}

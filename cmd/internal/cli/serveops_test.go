@@ -153,6 +153,21 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 		t.Fatalf("/readyz before the drain: %v, %v", resp, err)
 	}
 	resp.Body.Close()
+	// logrotate moved the audit log: SIGHUP opens a new one at its name.
+	first := callEcho(t, p, "before the move")
+	moved := p.audit + ".moved"
+	if err := os.Rename(p.audit, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	awaitFile(t, p.audit)
+	first.Close()
+	if data, _ := os.ReadFile(moved); strings.Count(string(data), "\n") != 1 {
+		t.Errorf("the moved audit log: %q; want the one call before the move", data)
+	}
+
 	sess, slow := p.slowCall(t, 1500)
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -208,3 +223,36 @@ func TestServeSecondSIGTERM(t *testing.T) {
 		t.Error("the slow call finished; want it cut")
 	}
 }
+
+// callEcho calls demo's echo through a new legacy session.
+func callEcho(t *testing.T, p *serveProc, text string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: p.url + "/mcp", MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": text}}); err != nil {
+		t.Fatal(err)
+	}
+	return sess
+}
+
+// awaitFile waits for path to exist: serve reopens its audit log on
+// SIGHUP, which no output announces. Bounded by watchBound.
+func awaitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(watchBound)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", path)
+		}
+		<-time.After(filePoll)
+	}
+}
+
+// filePoll is how often awaitFile looks.
+const filePoll = 10 * time.Millisecond
