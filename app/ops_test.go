@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/demoserver"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
 // served is an app with the demo server, serving HTTP on loopback.
@@ -334,5 +335,37 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited in vain for %s", what)
 		case <-pollTick():
 		}
+	}
+}
+
+// TestAuditPromptAndRead: a prompt get and a resource read have their
+// lines too, with the prompt's arguments as a digest and the sizes of
+// what came back.
+func TestAuditPromptAndRead(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "audit.log")
+	s := serveDemo(t, &app.Options{Audit: &app.AuditOptions{File: file}}, gateway.HTTPOptions{})
+	sess := s.connect(t, nil)
+	ctx := context.Background()
+	waitFor(t, "the demo's prompt and resource", func() bool {
+		p, err1 := sess.ListPrompts(ctx, nil)
+		r, err2 := sess.ListResources(ctx, nil)
+		return err1 == nil && err2 == nil && len(p.Prompts) > 0 && len(r.Resources) > 0
+	})
+	if _, err := sess.GetPrompt(ctx, &mcp.GetPromptParams{Name: "demo__greet", Arguments: map[string]string{"name": "Ada"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: demo.ReadmeURI}); err != nil {
+		t.Fatal(err)
+	}
+	lines := readAudit(t, file)
+	if len(lines) != 2 {
+		t.Fatalf("audit lines: %+v, want 2", lines)
+	}
+	p, r := lines[0], lines[1]
+	if p.Method != "prompts/get" || p.Server != "demo" || p.Name != "greet" || p.ArgsSHA == "" || p.Args != nil || p.Outcome != "ok" || p.Size == 0 {
+		t.Errorf("the prompt's line: %+v", p)
+	}
+	if r.Method != "resources/read" || r.Server != "demo" || r.Name != demo.ReadmeURI || r.Outcome != "ok" || r.Size == 0 {
+		t.Errorf("the read's line: %+v", r)
 	}
 }
