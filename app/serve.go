@@ -55,8 +55,9 @@ const shutdownWait = 5 * time.Second
 const readHeaderWait = 10 * time.Second
 
 // ServeHTTP serves Handler(opts) on ln until ctx ends or a Drain ended,
-// then ends the open streams and lets requests in flight finish for a
-// moment. It closes ln.
+// then ends the open streams, lets requests in flight finish for a
+// moment, and closes the gateway's sessions (a ServeStdio's too: an app
+// serves one way at a time). It closes ln.
 func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, opts gateway.HTTPOptions) error {
 	if a.gw == nil {
 		ln.Close()
