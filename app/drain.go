@@ -36,6 +36,42 @@ type ops struct {
 	idle     chan struct{} // closed when draining and no call is in flight
 	stopped  chan struct{} // closed when the drain ended: ServeHTTP stops
 	streams  map[*http.Request]context.CancelFunc
+	// posts counts the requests being answered that are not streams (a
+	// call's POST, its reply still being written); zero is closed, when
+	// set, once none is left: ServeHTTP ends the streams only then, or a
+	// client whose stream ended before its reply came would take the
+	// session for lost.
+	posts int
+	zero  chan struct{}
+}
+
+// postDone counts one request answered.
+func (o *ops) postDone() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.posts--; o.posts == 0 && o.zero != nil {
+		close(o.zero)
+		o.zero = nil
+	}
+}
+
+// waitPosts returns once no request but a stream is being answered, or ctx
+// ends.
+func (o *ops) waitPosts(ctx context.Context) {
+	o.mu.Lock()
+	if o.posts == 0 {
+		o.mu.Unlock()
+		return
+	}
+	if o.zero == nil {
+		o.zero = make(chan struct{})
+	}
+	zero := o.zero
+	o.mu.Unlock()
+	select {
+	case <-zero:
+	case <-ctx.Done():
+	}
 }
 
 func (o *ops) init() {
@@ -110,14 +146,7 @@ func closeOnce(c chan struct{}) {
 // ctx's error. Close after it closes the servers.
 func (a *App) Drain(ctx context.Context) error {
 	o := &a.ops
-	o.mu.Lock()
-	if !o.draining {
-		o.draining = true
-		if o.inflight == 0 {
-			closeOnce(o.idle)
-		}
-	}
-	o.mu.Unlock()
+	a.BeginDrain()
 	defer func() {
 		o.mu.Lock()
 		closeOnce(o.stopped)
@@ -128,6 +157,21 @@ func (a *App) Drain(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// BeginDrain starts the drain and returns at once: from now on new
+// sessions and calls are refused and /readyz says draining. Drain waits
+// for the calls in flight.
+func (a *App) BeginDrain() {
+	o := &a.ops
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.draining {
+		o.draining = true
+		if o.inflight == 0 {
+			closeOnce(o.idle)
+		}
 	}
 }
 
@@ -199,6 +243,13 @@ func (a *App) opsHandler(next http.Handler, token string) http.Handler {
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, ErrDraining.Error(), http.StatusServiceUnavailable)
 			return
+		}
+		if r.Method != http.MethodGet {
+			o := &a.ops
+			o.mu.Lock()
+			o.posts++
+			o.mu.Unlock()
+			defer o.postDone()
 		}
 		if r.Method == http.MethodGet {
 			ctx, cancel := context.WithCancel(r.Context())

@@ -72,9 +72,12 @@ func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, opts gateway.HTTPO
 	case <-ctx.Done():
 	case <-a.ops.stopped:
 	}
-	a.endStreams()
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWait)
 	defer cancel()
+	// Replies still being written go out before the streams end: a
+	// client whose stream ends first takes its session for lost.
+	a.ops.waitPosts(shutdown)
+	a.endStreams()
 	_ = srv.Shutdown(shutdown)
 	srv.Close()
 	<-errc

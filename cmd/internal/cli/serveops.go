@@ -109,6 +109,7 @@ func (o *serveOptions) drain(ctx context.Context, a *app.App, stopServing func()
 	if timeout <= 0 {
 		timeout = app.DefaultDrainTimeout
 	}
+	a.BeginDrain() // before the line says so: a reader of it may ask /readyz at once
 	fmt.Fprintf(o.IO.Err, "switchboard: draining: calls in flight have %s to finish; signal again to stop now\n", timeout)
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
