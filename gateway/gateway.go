@@ -38,6 +38,10 @@ type Options struct {
 	// place of every tool (search.go), and the tools of servers marked
 	// alwaysLoad as they are.
 	ToolSearch bool
+	// Middleware runs around every request a client sends, in every view
+	// (go-sdk's receiving middleware): how traces see requests. Nil adds
+	// none.
+	Middleware []mcp.Middleware
 }
 
 // Writes to clients never run on the loop that keeps the views in step
@@ -81,6 +85,7 @@ type Gateway struct {
 	synced  chan struct{}                          // closed once Run has made its first sync
 	notes   chan host.Event                        // log lines and resource updates for clients (notify)
 	dropped atomic.Int64                           // notes dropped because the queue was full
+	counts  counters                               // stats.go
 }
 
 // caller is who a call in flight is for: a session of the legacy era, or
@@ -164,6 +169,7 @@ func (g *Gateway) view(filter host.ViewFilter, pinned bool) (*view, error) {
 			SubscribeHandler:   g.subscribe(v),
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
+		v.srv.AddReceivingMiddleware(g.opts.Middleware...)
 		if g.opts.ToolSearch {
 			g.addSearchTools(v)
 		}
@@ -296,6 +302,7 @@ func (g *Gateway) notify(ctx context.Context) {
 					if v.shows(e.Server) { // a server outside the view says nothing in it
 						// go-sdk bounds each session's write itself.
 						_ = v.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: e.URI})
+						g.counts.forwarded.Add(1)
 					}
 				})
 			case host.EventLog:
@@ -343,9 +350,13 @@ func (g *Gateway) forwardLog(ctx context.Context, e host.Event) {
 			err := ss.Log(wctx, &mcp.LoggingMessageParams{Level: level, Logger: e.Server, Data: e.Message})
 			stalled := wctx.Err() != nil && ctx.Err() == nil
 			cancel()
+			if err == nil {
+				g.counts.forwarded.Add(1)
+			}
 			if stalled {
 				g.log.Warn("client dropped: it took no message in time", "session", ss.ID(), "error", err)
 				_ = ss.Close()
+				g.counts.clientsDropped.Add(1)
 			}
 		}
 	})
