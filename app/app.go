@@ -39,6 +39,10 @@ type Options struct {
 	// HostEvent and ConfigEvent are never called at once, so they may
 	// share an output; they should not block for long.
 	ConfigEvent func(ConfigEvent)
+	// Metrics, when set, count what the host and the gateway do
+	// (NewMetrics); ServeHTTP serves them at MetricsPath. Nil counts
+	// nothing.
+	Metrics *Metrics
 }
 
 // App is a host started from a reading of the configs, with the watcher
@@ -52,6 +56,8 @@ type App struct {
 	// emitMu orders HostEvent and ConfigEvent calls.
 	emitMu sync.Mutex
 	sub    *host.Subscription
+	// observing is what observe.go runs until Close.
+	observing observing
 	// printed is closed when every host event taken has been handed on.
 	printed chan struct{}
 
@@ -118,6 +124,7 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 		r = &router{}
 		hopts.Sampling, hopts.Elicitation, hopts.ListRoots = r.sampling, r.elicitation, r.listRoots
 	}
+	hopts.Observer = observer(hopts.Observer, &o)
 	a := &App{h: host.New(&hopts), opts: o, failed: make(chan struct{}), life: context.WithoutCancel(ctx)}
 	if o.Gateway != nil {
 		gopts := *o.Gateway
@@ -130,6 +137,7 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 	if o.HostEvent != nil {
 		a.handEvents()
 	}
+	a.observe()
 	if err := a.h.Start(ctx, first.Servers); err != nil {
 		a.Close()
 		return nil, err
@@ -206,6 +214,7 @@ func (a *App) Close() error {
 			a.sub.Close()
 			<-a.printed
 		}
+		a.endObserving()
 		a.closeErr = errors.Join(errW, errG, a.h.Close())
 	})
 	return a.closeErr

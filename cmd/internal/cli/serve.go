@@ -55,7 +55,8 @@ http://ADDR/mcp with --http ADDR, in both protocol eras. HTTP binds
 loopback unless told otherwise, and any other address needs --token (or
 $SWITCHBOARD_TOKEN), which every request must carry as
 "Authorization: Bearer TOKEN". http://ADDR/mcp?servers=a,b serves only
-those servers.
+those servers. http://ADDR/metrics has Prometheus metrics (calls by server,
+tool and outcome, latencies, server states, sessions), with the same token.
 
 While it runs, config changes apply live (as in 'watch'): clients get
 list_changed notifications. Progress, cancellation, logs, resource
@@ -180,9 +181,14 @@ func (o *serveOptions) startServing(ctx context.Context) (*app.App, error) {
 	quiet := *o.Factory
 	quiet.IO.Out, quiet.IO.OutTTY = o.IO.Err, o.IO.ErrTTY
 	events := &watchOptions{Factory: &quiet}
+	var metrics *app.Metrics
+	if o.HTTP != "" {
+		metrics = app.NewMetrics() // at /metrics, beside /mcp
+	}
 	return o.startApp(ctx, first, app.Options{
 		ConfigEvent: events.printReloading,
 		Gateway:     &gateway.Options{MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch},
+		Metrics:     metrics,
 	}, func(opts *host.Options) {
 		opts.ToolPrefix = host.NoToolPrefix
 		opts.PassThroughNames = o.NoPrefix

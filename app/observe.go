@@ -1,0 +1,80 @@
+package app
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/host"
+)
+
+// observer is the host's Observer for the app's metrics (and traces),
+// after the one an embedder set in its host options, if any.
+func observer(own *host.Observer, o *Options) *host.Observer {
+	var calls []func(context.Context, string, *mcp.CallToolParams) (context.Context, func(*mcp.CallToolResult, error))
+	var hits []func(string)
+	if own != nil {
+		if own.Call != nil {
+			calls = append(calls, own.Call)
+		}
+		if own.CacheHit != nil {
+			hits = append(hits, own.CacheHit)
+		}
+	}
+	if m := o.Metrics; m != nil {
+		calls = append(calls, m.observeCall)
+		hits = append(hits, func(server string) { m.cacheHits.WithLabelValues(server).Inc() })
+	}
+	if len(calls) == 0 && len(hits) == 0 {
+		return own
+	}
+	return &host.Observer{
+		Call: func(ctx context.Context, server string, params *mcp.CallToolParams) (context.Context, func(*mcp.CallToolResult, error)) {
+			dones := make([]func(*mcp.CallToolResult, error), 0, len(calls))
+			for _, c := range calls {
+				var done func(*mcp.CallToolResult, error)
+				ctx, done = c(ctx, server, params)
+				dones = append(dones, done)
+			}
+			return ctx, func(res *mcp.CallToolResult, err error) {
+				for i := len(dones) - 1; i >= 0; i-- {
+					dones[i](res, err)
+				}
+			}
+		},
+		CacheHit: func(server string) {
+			for _, h := range hits {
+				h(server)
+			}
+		},
+	}
+}
+
+// observing is the goroutine that follows the host's events for the
+// metrics.
+type observing struct {
+	sub  *host.Subscription
+	done chan struct{}
+}
+
+// observe hands the app to its metrics and follows the host's events
+// for them, from before the host starts a server.
+func (a *App) observe() {
+	m := a.opts.Metrics
+	if m == nil {
+		return
+	}
+	m.app.Store(a)
+	a.observing = observing{sub: a.h.Subscribe(), done: make(chan struct{})}
+	go func() {
+		defer close(a.observing.done)
+		m.follow(a.observing.sub)
+	}()
+}
+
+func (a *App) endObserving() {
+	if a.observing.sub != nil {
+		a.observing.sub.Close()
+		<-a.observing.done
+	}
+}
