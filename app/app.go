@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
@@ -43,6 +46,10 @@ type Options struct {
 	// (NewMetrics); ServeHTTP serves them at MetricsPath. Nil counts
 	// nothing.
 	Metrics *Metrics
+	// Tracing, when set, makes a span of every request a client sends the
+	// gateway and every call the host sends a server, with trace context
+	// passed on both ways (TracingFromEnv makes one). Nil traces nothing.
+	Tracing trace.TracerProvider
 }
 
 // App is a host started from a reading of the configs, with the watcher
@@ -130,6 +137,9 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 		gopts := *o.Gateway
 		if gopts.Logger == nil {
 			gopts.Logger = o.Logger
+		}
+		if o.Tracing != nil {
+			gopts.Middleware = append(slices.Clip(gopts.Middleware), newTracing(o.Tracing).middleware)
 		}
 		a.gw = gateway.New(a.h, &gopts)
 		r.gw = a.gw

@@ -21,6 +21,9 @@ func observer(own *host.Observer, o *Options) *host.Observer {
 			hits = append(hits, own.CacheHit)
 		}
 	}
+	if o.Tracing != nil {
+		calls = append(calls, newTracing(o.Tracing).observeCall)
+	}
 	if m := o.Metrics; m != nil {
 		calls = append(calls, m.observeCall)
 		hits = append(hits, func(server string) { m.cacheHits.WithLabelValues(server).Inc() })

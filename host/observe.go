@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/host/internal/transport"
 )
 
 // Observer is how metrics and traces learn what the host does, without
@@ -63,7 +65,12 @@ func (h *Host) observeCall(ctx context.Context, server string, params *mcp.CallT
 	if h.opts.Observer == nil || h.opts.Observer.Call == nil {
 		return ctx, func(*mcp.CallToolResult, error) {}
 	}
-	return h.opts.Observer.Call(ctx, server, params)
+	ctx, done := h.opts.Observer.Call(ctx, server, params)
+	// The trace context the observer put in _meta goes in an HTTP
+	// server's headers too.
+	parent, _ := params.Meta["traceparent"].(string)
+	state, _ := params.Meta["tracestate"].(string)
+	return transport.WithTraceContext(ctx, parent, state), done
 }
 
 func (h *Host) observeCacheHit(server string) {
