@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	dto "github.com/prometheus/client_model/go"
@@ -51,9 +52,11 @@ func serveHTTP(t *testing.T, opts *app.Options, token string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := &app.Loaded{Servers: []config.ServerConfig{{
-		Name: "demo", Command: exe, Env: map[string]string{demo.EnvServerMode: "1"},
-	}}}
+	// slow's calls time out at once: its sleep is a timeout.
+	first := &app.Loaded{Servers: []config.ServerConfig{
+		{Name: "demo", Command: exe, Env: map[string]string{demo.EnvServerMode: "1"}},
+		{Name: "slow", Command: exe, Env: map[string]string{demo.EnvServerMode: "1"}, Timeout: 100 * time.Millisecond},
+	}}
 	opts.Host = &host.Options{ToolPrefix: host.NoToolPrefix}
 	opts.Gateway = &gateway.Options{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -84,7 +87,15 @@ func TestMetrics(t *testing.T) {
 	base := serveHTTP(t, &app.Options{Metrics: m}, token)
 	ctx := context.Background()
 	client, anonymous := clients(t, token)
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	progressed := make(chan struct{}, 1)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progressed <- struct{}{}:
+			default:
+			}
+		},
+	})
 	sess, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + gateway.Path, HTTPClient: client},
 		&mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy})
 	if err != nil {
@@ -101,12 +112,85 @@ func TestMetrics(t *testing.T) {
 			t.Fatalf("fail: %+v, %v", res, err)
 		}
 	}
+	if res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "slow__sleep", Arguments: map[string]any{"ms": 60000}}); err != nil || !res.IsError {
+		t.Fatalf("a call past its timeout: %+v, %v; want a tool error saying so", res, err)
+	}
+	// A call cancelled once it reached the server (its progress says so).
+	cctx, cancel := context.WithCancel(ctx)
+	sleeping := &mcp.CallToolParams{Name: "demo__sleep", Arguments: map[string]any{"ms": 60000}}
+	sleeping.SetProgressToken("p1")
+	cancelled := make(chan error, 1)
+	go func() {
+		_, err := sess.CallTool(cctx, sleeping)
+		cancelled <- err
+	}()
+	<-progressed
+	cancel()
+	if err := <-cancelled; err == nil {
+		t.Fatal("a cancelled call returned no error")
+	}
 
 	if resp, err := anonymous.Get(base + app.MetricsPath); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("/metrics without the token: %v, %v; want 401", resp, err)
 	} else {
 		resp.Body.Close()
 	}
+	want := map[[3]string]float64{
+		{"demo", "demo__echo", host.OutcomeOK}:         3,
+		{"demo", "demo__fail", host.OutcomeToolError}:  2,
+		{"slow", "slow__sleep", host.OutcomeTimeout}:   1,
+		{"demo", "demo__sleep", host.OutcomeCancelled}: 1,
+	}
+	// The gateway answers a cancelled call before the host has its
+	// outcome: scrape until it is counted.
+	var body []byte
+	var families map[string]*dto.MetricFamily
+	got := map[[3]string]float64{}
+	for deadline := time.Now().Add(eventBound); ; {
+		body, families = scrape(t, client, base)
+		clear(got)
+		for _, mf := range families["switchboard_tool_calls_total"].GetMetric() {
+			l := labels(mf)
+			got[[3]string{l["server"], l["tool"], l["outcome"]}] = mf.GetCounter().GetValue()
+		}
+		if len(got) == len(want) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	check := exec.Command(promtool, "check", "metrics")
+	check.Stdin = bytes.NewReader(body)
+	if out, err := check.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+
+	if len(got) != len(want) {
+		t.Errorf("calls counted: %v, want %v", got, want)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("calls to %s of %s with outcome %s: %v, want %v", k[0], k[1], k[2], got[k], n)
+		}
+	}
+	var observed uint64
+	for _, mf := range families["switchboard_tool_call_duration_seconds"].GetMetric() {
+		observed += mf.GetHistogram().GetSampleCount()
+	}
+	if observed != 7 {
+		t.Errorf("latencies observed: %d, want 7", observed)
+	}
+	if g := gauge(families, "switchboard_servers", "state", string(host.StateConnected)); g != 2 {
+		t.Errorf("connected servers: %v, want 2", g)
+	}
+	if g := gauge(families, "switchboard_gateway_sessions", "era", config.ProtocolLegacy); g != 1 {
+		t.Errorf("legacy sessions: %v, want 1", g)
+	}
+}
+
+// scrape gets /metrics and parses it.
+func scrape(t *testing.T, client *http.Client, base string) ([]byte, map[string]*dto.MetricFamily) {
+	t.Helper()
 	resp, err := client.Get(base + app.MetricsPath)
 	if err != nil {
 		t.Fatal(err)
@@ -116,48 +200,12 @@ func TestMetrics(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("/metrics: %d, %v", resp.StatusCode, err)
 	}
-
-	check := exec.Command(promtool, "check", "metrics")
-	check.Stdin = bytes.NewReader(body)
-	if out, err := check.CombinedOutput(); err != nil {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
-	}
-
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := p.TextToMetricFamilies(bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[[2]string]float64{{"demo__echo", host.OutcomeOK}: 3, {"demo__fail", host.OutcomeToolError}: 2}
-	got := map[[2]string]float64{}
-	for _, mf := range families["switchboard_tool_calls_total"].GetMetric() {
-		l := labels(mf)
-		if l["server"] != "demo" {
-			t.Errorf("a call counted for server %q", l["server"])
-		}
-		got[[2]string{l["tool"], l["outcome"]}] = mf.GetCounter().GetValue()
-	}
-	if len(got) != len(want) {
-		t.Errorf("calls counted: %v, want %v", got, want)
-	}
-	for k, n := range want {
-		if got[k] != n {
-			t.Errorf("calls of %s with outcome %s: %v, want %v", k[0], k[1], got[k], n)
-		}
-	}
-	var observed uint64
-	for _, mf := range families["switchboard_tool_call_duration_seconds"].GetMetric() {
-		observed += mf.GetHistogram().GetSampleCount()
-	}
-	if observed != 5 {
-		t.Errorf("latencies observed: %d, want 5", observed)
-	}
-	if g := gauge(families, "switchboard_servers", "state", string(host.StateConnected)); g != 1 {
-		t.Errorf("connected servers: %v, want 1", g)
-	}
-	if g := gauge(families, "switchboard_gateway_sessions", "era", config.ProtocolLegacy); g != 1 {
-		t.Errorf("legacy sessions: %v, want 1", g)
-	}
+	return body, families
 }
 
 func labels(m *dto.Metric) map[string]string {
