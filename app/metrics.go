@@ -21,7 +21,7 @@ const MetricsPath = "/metrics"
 // Metrics are an app's Prometheus metrics (DESIGN.md, "Observing"): calls
 // by server, tool and outcome with their latency, servers' states and
 // reconnects, the gateway's sessions, views, queue and dropped clients,
-// tool cache hits. Every label value is a server's name, an exposed tool
+// tool cache hits, OAuth refreshes. Every label value is a server's name, an exposed tool
 // name (both the host's), an outcome, a state or an era: bounded. Create
 // them with NewMetrics and give them to Start in Options.Metrics.
 type Metrics struct {
@@ -30,6 +30,7 @@ type Metrics struct {
 	latency    *prometheus.HistogramVec
 	reconnects *prometheus.CounterVec
 	cacheHits  *prometheus.CounterVec
+	refreshes  *prometheus.CounterVec
 	app        atomic.Pointer[App] // set by Start; read by the collector at a scrape
 }
 
@@ -55,8 +56,12 @@ func NewMetrics() *Metrics {
 			Name: "switchboard_tool_cache_hits_total",
 			Help: "Servers whose tools were found in the tool cache at start.",
 		}, []string{"server"}),
+		refreshes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "switchboard_oauth_refreshes_total",
+			Help: "Refreshes of a server's OAuth access token, by result (ok, failed).",
+		}, []string{"server", "result"}),
 	}
-	m.reg.MustRegister(m.calls, m.latency, m.reconnects, m.cacheHits, collector{m},
+	m.reg.MustRegister(m.calls, m.latency, m.reconnects, m.cacheHits, m.refreshes, collector{m},
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -95,6 +100,14 @@ func (m *Metrics) observeCall(ctx context.Context, server string, _ *mcp.CallToo
 		m.latency.WithLabelValues(server, tool).Observe(time.Since(began).Seconds())
 		m.calls.WithLabelValues(server, tool, host.Outcome(res, err)).Inc()
 	}
+}
+
+func (m *Metrics) observeRefresh(server string, err error) {
+	result := "ok"
+	if err != nil {
+		result = "failed"
+	}
+	m.refreshes.WithLabelValues(server, result).Inc()
 }
 
 // follow counts reconnects from the host's events until sub closes.

@@ -28,7 +28,14 @@ func observer(own *host.Observer, o *Options) *host.Observer {
 		calls = append(calls, m.observeCall)
 		hits = append(hits, func(server string) { m.cacheHits.WithLabelValues(server).Inc() })
 	}
-	if len(calls) == 0 && len(hits) == 0 {
+	var refreshes []func(string, error)
+	if own != nil && own.AuthRefresh != nil {
+		refreshes = append(refreshes, own.AuthRefresh)
+	}
+	if m := o.Metrics; m != nil {
+		refreshes = append(refreshes, m.observeRefresh)
+	}
+	if len(calls) == 0 && len(hits) == 0 && len(refreshes) == 0 {
 		return own
 	}
 	return &host.Observer{
@@ -48,6 +55,11 @@ func observer(own *host.Observer, o *Options) *host.Observer {
 		CacheHit: func(server string) {
 			for _, h := range hits {
 				h(server)
+			}
+		},
+		AuthRefresh: func(server string, err error) {
+			for _, r := range refreshes {
+				r(server, err)
 			}
 		},
 	}

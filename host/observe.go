@@ -21,6 +21,10 @@ type Observer struct {
 	// CacheHit runs when a server's tools were found in the tool cache
 	// (DESIGN.md F15).
 	CacheHit func(server string)
+	// AuthRefresh runs after each refresh of a server's OAuth access
+	// token at its token endpoint (DESIGN.md F42), with its error (nil:
+	// refreshed).
+	AuthRefresh func(server string, err error)
 }
 
 // The outcomes of a call, the host's error taxonomy (errors.go) as one
@@ -71,6 +75,14 @@ func (h *Host) observeCall(ctx context.Context, server string, params *mcp.CallT
 	parent, _ := params.Meta["traceparent"].(string)
 	state, _ := params.Meta["tracestate"].(string)
 	return transport.WithTraceContext(ctx, parent, state), done
+}
+
+// observeRefresh is the oauth handler's Refreshed for server.
+func (h *Host) observeRefresh(server string) func(error) {
+	if h.opts.Observer == nil || h.opts.Observer.AuthRefresh == nil {
+		return nil
+	}
+	return func(err error) { h.opts.Observer.AuthRefresh(server, err) }
 }
 
 func (h *Host) observeCacheHit(server string) {
