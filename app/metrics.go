@@ -88,13 +88,9 @@ func (m *Metrics) Handler(token string) http.Handler {
 	})
 }
 
-// observeCall counts one call to server; the tool is its exposed name,
-// which the host put in ctx (host.CallerOf).
-func (m *Metrics) observeCall(ctx context.Context, server string, _ *mcp.CallToolParams) (context.Context, func(*mcp.CallToolResult, error)) {
-	tool := ""
-	if c, ok := host.CallerOf(ctx); ok {
-		tool = c.Tool
-	}
+// observeCall counts one call, by its server and exposed tool name.
+func (m *Metrics) observeCall(ctx context.Context, call *host.ObservedCall) (context.Context, func(*mcp.CallToolResult, error)) {
+	server, tool := call.Server, call.Tool
 	began := time.Now()
 	return ctx, func(res *mcp.CallToolResult, err error) {
 		m.latency.WithLabelValues(server, tool).Observe(time.Since(began).Seconds())

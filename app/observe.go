@@ -11,7 +11,7 @@ import (
 // observer is the host's Observer for the app's metrics (and traces),
 // after the one an embedder set in its host options, if any.
 func observer(own *host.Observer, o *Options) *host.Observer {
-	var calls []func(context.Context, string, *mcp.CallToolParams) (context.Context, func(*mcp.CallToolResult, error))
+	var calls []func(context.Context, *host.ObservedCall) (context.Context, func(*mcp.CallToolResult, error))
 	var hits []func(string)
 	if own != nil {
 		if own.Call != nil {
@@ -39,11 +39,11 @@ func observer(own *host.Observer, o *Options) *host.Observer {
 		return own
 	}
 	return &host.Observer{
-		Call: func(ctx context.Context, server string, params *mcp.CallToolParams) (context.Context, func(*mcp.CallToolResult, error)) {
+		Call: func(ctx context.Context, call *host.ObservedCall) (context.Context, func(*mcp.CallToolResult, error)) {
 			dones := make([]func(*mcp.CallToolResult, error), 0, len(calls))
 			for _, c := range calls {
 				var done func(*mcp.CallToolResult, error)
-				ctx, done = c(ctx, server, params)
+				ctx, done = c(ctx, call)
 				dones = append(dones, done)
 			}
 			return ctx, func(res *mcp.CallToolResult, err error) {

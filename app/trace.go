@@ -130,12 +130,18 @@ func (t *tracing) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // observeCall spans a call the host sends a server, and puts its trace
 // context in the request's _meta (the host copies it to HTTP headers).
-func (t *tracing) observeCall(ctx context.Context, server string, params *mcp.CallToolParams) (context.Context, func(*mcp.CallToolResult, error)) {
-	ctx, span := t.tr.Start(ctx, "tools/call "+params.Name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+func (t *tracing) observeCall(ctx context.Context, call *host.ObservedCall) (context.Context, func(*mcp.CallToolResult, error)) {
+	params := call.Params
+	attrs := []attribute.KeyValue{
 		attribute.String("mcp.method.name", "tools/call"),
 		attribute.String("gen_ai.tool.name", params.Name),
 		attribute.String("gen_ai.operation.name", "execute_tool"),
-		attribute.String("switchboard.server", server)))
+		attribute.String("switchboard.server", call.Server),
+	}
+	if call.Session != "" {
+		attrs = append(attrs, attribute.String("mcp.session.id", call.Session))
+	}
+	ctx, span := t.tr.Start(ctx, "tools/call "+params.Name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	if params.Meta == nil {
 		params.Meta = mcp.Meta{}
 	}

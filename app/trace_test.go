@@ -142,6 +142,9 @@ func TestTraces(t *testing.T) {
 		if attrs["mcp.method.name"] != "tools/call" || attrs["gen_ai.tool.name"] == "" {
 			t.Errorf("span %q attributes: %v", s.GetName(), attrs)
 		}
+		if s == upCall && attrs["mcp.session.id"] == "" {
+			t.Errorf("the host's span has no mcp.session.id of its HTTP server's session: %v", attrs)
+		}
 	}
 	if got := hex.EncodeToString(down.GetParentSpanId()); got != clientSpan {
 		t.Errorf("the gateway's span has parent %s, want the client's %s", got, clientSpan)

@@ -14,10 +14,10 @@ import (
 // called. They run on the caller's goroutine and should not block.
 type Observer struct {
 	// Call runs as a call's request is about to go to its server (each
-	// attempt that may be written). It may add to params' _meta (trace
-	// context) and returns the context the request goes out with and a
-	// function the host runs with the outcome (Outcome tells it).
-	Call func(ctx context.Context, server string, params *mcp.CallToolParams) (context.Context, func(*mcp.CallToolResult, error))
+	// attempt that may be written). It may add to the request's _meta
+	// (trace context) and returns the context the request goes out with
+	// and a function the host runs with the outcome (Outcome tells it).
+	Call func(ctx context.Context, call *ObservedCall) (context.Context, func(*mcp.CallToolResult, error))
 	// CacheHit runs when a server's tools were found in the tool cache
 	// (DESIGN.md F15).
 	CacheHit func(server string)
@@ -25,6 +25,18 @@ type Observer struct {
 	// token at its token endpoint (DESIGN.md F42), with its error (nil:
 	// refreshed).
 	AuthRefresh func(server string, err error)
+}
+
+// ObservedCall is a call attempt as an Observer is told of it.
+type ObservedCall struct {
+	// Server is the server's name; Tool, the exposed name of the tool
+	// (both the host's: bounded, fit for a metric's label).
+	Server, Tool string
+	// Session is the id of the server's session (empty where the
+	// transport has none, as over stdio).
+	Session string
+	// Params is the request about to be sent.
+	Params *mcp.CallToolParams
 }
 
 // The outcomes of a call, the host's error taxonomy (errors.go) as one
@@ -65,11 +77,12 @@ func Outcome(res *mcp.CallToolResult, err error) string {
 }
 
 // observeCall starts the observation of one call attempt.
-func (h *Host) observeCall(ctx context.Context, server string, params *mcp.CallToolParams) (context.Context, func(*mcp.CallToolResult, error)) {
+func (h *Host) observeCall(ctx context.Context, call *ObservedCall) (context.Context, func(*mcp.CallToolResult, error)) {
 	if h.opts.Observer == nil || h.opts.Observer.Call == nil {
 		return ctx, func(*mcp.CallToolResult, error) {}
 	}
-	ctx, done := h.opts.Observer.Call(ctx, server, params)
+	ctx, done := h.opts.Observer.Call(ctx, call)
+	params := call.Params
 	// The trace context the observer put in _meta goes in an HTTP
 	// server's headers too.
 	parent, _ := params.Meta["traceparent"].(string)

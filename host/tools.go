@@ -176,7 +176,7 @@ func (h *Host) callOn(ctx context.Context, sess *mcp.ClientSession, key toolKey,
 	token, n := h.calls.track(callCtx, name)
 	defer h.calls.untrack(n)
 	params.SetProgressToken(token)
-	reqCtx, observed := h.observeCall(callCtx, key.server, params)
+	reqCtx, observed := h.observeCall(callCtx, &ObservedCall{Server: key.server, Tool: name, Session: sess.ID(), Params: params})
 	defer func() { observed(res, err) }()
 	began := time.Now()
 	res, err = sess.CallTool(reqCtx, params)
