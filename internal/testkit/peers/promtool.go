@@ -18,7 +18,7 @@ func Promtool(t testing.TB) string {
 	if required() {
 		t.Fatalf("peers: promtool is not on PATH: run `make promtool` (%s or $CI is set: it is required)", EnvRequired)
 	}
-	skipped.note(t.Name())
+	skippedPromtool.note(t.Name())
 	t.Skip("peers: promtool is not on PATH: run `make promtool` (Debian's prometheus package)")
 	return ""
 }
