@@ -45,8 +45,8 @@ func clients(t *testing.T, token string) (with, without *http.Client) {
 }
 
 // serveHTTP starts an app over the demo server, serving HTTP on loopback
-// with token; it returns the base url.
-func serveHTTP(t *testing.T, opts *app.Options, token string) string {
+// with token; it returns the app and the base url.
+func serveHTTP(t *testing.T, opts *app.Options, token string) (*app.App, string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -75,7 +75,7 @@ func serveHTTP(t *testing.T, opts *app.Options, token string) string {
 		<-served
 		a.Close()
 	})
-	return "http://" + ln.Addr().String()
+	return a, "http://" + ln.Addr().String()
 }
 
 // TestMetrics: a scrape of /metrics after a few calls of every outcome
@@ -84,7 +84,7 @@ func TestMetrics(t *testing.T) {
 	promtool := peers.Promtool(t)
 	const token = "metrics-test-token"
 	m := app.NewMetrics()
-	base := serveHTTP(t, &app.Options{Metrics: m}, token)
+	a, base := serveHTTP(t, &app.Options{Metrics: m}, token)
 	ctx := context.Background()
 	client, anonymous := clients(t, token)
 	progressed := make(chan struct{}, 1)
@@ -130,6 +130,11 @@ func TestMetrics(t *testing.T) {
 		t.Fatal("a cancelled call returned no error")
 	}
 
+	// slow connects again: a reconnect.
+	if err := a.Host().Restart("slow"); err != nil {
+		t.Fatal(err)
+	}
+
 	if resp, err := anonymous.Get(base + app.MetricsPath); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("/metrics without the token: %v, %v; want 401", resp, err)
 	} else {
@@ -153,7 +158,8 @@ func TestMetrics(t *testing.T) {
 			l := labels(mf)
 			got[[3]string{l["server"], l["tool"], l["outcome"]}] = mf.GetCounter().GetValue()
 		}
-		if len(got) == len(want) || time.Now().After(deadline) {
+		reconnected := counter(families, "switchboard_server_reconnects_total", "server", "slow") == 1
+		if (len(got) == len(want) && reconnected) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -182,6 +188,9 @@ func TestMetrics(t *testing.T) {
 	}
 	if g := gauge(families, "switchboard_servers", "state", string(host.StateConnected)); g != 2 {
 		t.Errorf("connected servers: %v, want 2", g)
+	}
+	if n := counter(families, "switchboard_server_reconnects_total", "server", "slow"); n != 1 {
+		t.Errorf("reconnects of slow: %v, want 1", n)
 	}
 	if g := gauge(families, "switchboard_gateway_sessions", "era", config.ProtocolLegacy); g != 1 {
 		t.Errorf("legacy sessions: %v, want 1", g)
@@ -221,6 +230,16 @@ func gauge(families map[string]*dto.MetricFamily, name, label, value string) flo
 	for _, m := range families[name].GetMetric() {
 		if labels(m)[label] == value {
 			return m.GetGauge().GetValue()
+		}
+	}
+	return -1
+}
+
+// counter is the value of the counter name whose label is value.
+func counter(families map[string]*dto.MetricFamily, name, label, value string) float64 {
+	for _, m := range families[name].GetMetric() {
+		if labels(m)[label] == value {
+			return m.GetCounter().GetValue()
 		}
 	}
 	return -1
