@@ -120,6 +120,10 @@ func (m *Metrics) follow(sub *host.Subscription) {
 	}
 }
 
+// allStates are the states of host.State (DESIGN.md F16).
+var allStates = []host.State{host.StateConnecting, host.StateConnected, host.StateDisconnected, host.StateFailed,
+	host.StateDisabled, host.StateBlocked, host.StateUntrusted, host.StateNeedsAuth, host.StateIdle, host.StateDuplicate}
+
 // collector reads, at a scrape, what the host and the gateway hold now.
 type collector struct{ m *Metrics }
 
@@ -153,7 +157,12 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if a == nil {
 		return
 	}
+	// Every state is there, zeros too, so a query over a state that no
+	// server is in now finds a series.
 	states := map[host.State]int{}
+	for _, st := range allStates {
+		states[st] = 0
+	}
 	for _, s := range a.h.Status() {
 		states[s.State]++
 	}
