@@ -50,7 +50,9 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // listen serves h on loopback until the test ends; it returns the base url.
-func listen(t *testing.T, h http.Handler) string {
+func listen(t *testing.T, h http.Handler) string { return listenB(t, h) }
+
+func listenB(t testing.TB, h http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
