@@ -33,7 +33,7 @@ PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
 export SWITCHBOARD_PEERS_REQUIRED := 1
 
-.PHONY: all node22 peers peers-next test test-times bench build fuzz conformance conformance-next conformance-serve conformance-serve-prefixed conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
+.PHONY: all node22 peers peers-next promtool test test-times bench build fuzz conformance conformance-next conformance-serve conformance-serve-prefixed conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
 
 all: build
 
@@ -52,9 +52,21 @@ $(PEERS_STAMP): $(PEERS)/package.json $(PEERS)/package-lock.json $(NODE22_STAMP)
 	cd $(PEERS) && npm ci --no-audit --no-fund
 	touch $@
 
+# Prometheus' promtool checks what /metrics serves (app's TestMetrics, which
+# fails without it under make, as a test fails without its npm peer). CI runs
+# as root on Debian, where the prometheus package has it; elsewhere install
+# it yourself (it is one static binary in Prometheus' release archive).
+promtool:
+	@command -v promtool >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; \
+		else \
+			echo "promtool: not on PATH; install Debian's prometheus package (as root: make promtool) or Prometheus' release"; exit 1; \
+		fi; }
+
 # CI has 20 minutes for all of it: each long step says what it took
 # (bash's time, in TIMEFORMAT), so a log shows where the time goes.
-test: peers tidy crossbuild
+test: peers promtool tidy crossbuild
 	$(GO) vet ./...
 	time $(GO) test -race -count=1 -timeout 15m $(SLOW_PACKAGES) ./...
 	time $(MAKE) --no-print-directory conformance

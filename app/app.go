@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
@@ -43,6 +46,14 @@ type Options struct {
 	// Audit, with Gateway, writes a line for every call a client makes
 	// (audit.go). Nil keeps no audit trail.
 	Audit *AuditOptions
+	// Metrics, when set, count what the host and the gateway do
+	// (NewMetrics); ServeHTTP serves them at MetricsPath. Nil counts
+	// nothing.
+	Metrics *Metrics
+	// Tracing, when set, makes a span of every request a client sends the
+	// gateway and every call the host sends a server, with trace context
+	// passed on both ways (TracingFromEnv makes one). Nil traces nothing.
+	Tracing trace.TracerProvider
 }
 
 // App is a host started from a reading of the configs, with the watcher
@@ -56,6 +67,8 @@ type App struct {
 	// emitMu orders HostEvent and ConfigEvent calls.
 	emitMu sync.Mutex
 	sub    *host.Subscription
+	// observing is what observe.go runs until Close.
+	observing observing
 	// printed is closed when every host event taken has been handed on.
 	printed chan struct{}
 
@@ -126,6 +139,7 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 		r = &router{}
 		hopts.Sampling, hopts.Elicitation, hopts.ListRoots = r.sampling, r.elicitation, r.listRoots
 	}
+	hopts.Observer = observer(hopts.Observer, &o)
 	a := &App{h: host.New(&hopts), opts: o, failed: make(chan struct{}), life: context.WithoutCancel(ctx), closing: make(chan struct{})}
 	a.ops.init()
 	if o.Gateway != nil {
@@ -142,12 +156,16 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 			gopts.Logger = o.Logger
 		}
 		gopts.Calls = a.calls(gopts.Calls)
+		if o.Tracing != nil {
+			gopts.Middleware = append(slices.Clip(gopts.Middleware), newTracing(o.Tracing).middleware)
+		}
 		a.gw = gateway.New(a.h, &gopts)
 		r.gw = a.gw
 	}
 	if o.HostEvent != nil {
 		a.handEvents()
 	}
+	a.observe()
 	if err := a.h.Start(ctx, first.Servers); err != nil {
 		a.Close()
 		return nil, err
@@ -229,6 +247,7 @@ func (a *App) Close() error {
 		if a.ops.audit != nil {
 			errA = a.ops.audit.close()
 		}
+		a.endObserving()
 		a.closeErr = errors.Join(errW, errG, a.h.Close(), errA)
 	})
 	return a.closeErr

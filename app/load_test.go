@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config/discover"
 	"github.com/switchboard-mcp/switchboard/demoserver"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // TestMain doubles as the demo server: a config that runs this test binary
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 		os.Exit(demoserver.Run(os.Args[1:]))
 	}
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(peers.Reporting(m)) // says in a line which tests skipped for want of promtool
 }
 
 // machine is a home, a project and a state directory of their own, and an

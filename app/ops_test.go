@@ -263,7 +263,7 @@ func TestDrain(t *testing.T) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	started := make(chan struct{}, 1)
 	c = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { started <- struct{}{} }})
-	hc := &http.Client{Transport: bearerTransport("tok-123456")}
+	hc := &http.Client{Transport: bearerTransport{"tok-123456", http.DefaultTransport}}
 	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.url + gateway.Path, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy})
 	if err != nil {
 		t.Fatal(err)
@@ -311,13 +311,6 @@ func TestDrain(t *testing.T) {
 	}
 }
 
-type bearerTransport string
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
 
 // pollInterval is how often a test looks again at a file or a flag it
 // cannot be told about.

@@ -57,13 +57,14 @@ const readHeaderWait = 10 * time.Second
 // ServeHTTP serves Handler(opts) on ln until ctx ends or a Drain ended,
 // then ends the open streams, lets requests in flight finish for a
 // moment, and closes the gateway's sessions (a ServeStdio's too: an app
-// serves one way at a time). It closes ln.
+// serves one way at a time). It closes ln. With Options.Metrics it serves
+// them at MetricsPath too, to requests with opts.Token.
 func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, opts gateway.HTTPOptions) error {
 	if a.gw == nil {
 		ln.Close()
 		return errNoGateway
 	}
-	srv := &http.Server{Handler: a.Handler(opts), ReadHeaderTimeout: readHeaderWait}
+	srv := &http.Server{Handler: a.withMetrics(a.Handler(opts), opts.Token), ReadHeaderTimeout: readHeaderWait}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

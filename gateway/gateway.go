@@ -44,6 +44,10 @@ type Options struct {
 	// is called once when the host answered, however it ended (a failure,
 	// a cancel). An app's drain and audit trail hang here. Nil admits all.
 	Calls func(ctx context.Context, c Call) (func(CallEnd), error)
+	// Middleware runs around every request a client sends, in every view
+	// (go-sdk's receiving middleware): how traces see requests. Nil adds
+	// none.
+	Middleware []mcp.Middleware
 }
 
 // Writes to clients never run on the loop that keeps the views in step
@@ -87,6 +91,7 @@ type Gateway struct {
 	synced  chan struct{}                          // closed once Run has made its first sync
 	notes   chan host.Event                        // log lines and resource updates for clients (notify)
 	dropped atomic.Int64                           // notes dropped because the queue was full
+	counts  counters                               // stats.go
 }
 
 // caller is who a call in flight is for: a session of the legacy era, or
@@ -170,6 +175,7 @@ func (g *Gateway) view(filter host.ViewFilter, pinned bool) (*view, error) {
 			SubscribeHandler:   g.subscribe(v),
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
+		v.srv.AddReceivingMiddleware(g.opts.Middleware...)
 		if g.opts.ToolSearch {
 			g.addSearchTools(v)
 		}
@@ -302,6 +308,7 @@ func (g *Gateway) notify(ctx context.Context) {
 					if v.shows(e.Server) { // a server outside the view says nothing in it
 						// go-sdk bounds each session's write itself.
 						_ = v.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: e.URI})
+						g.counts.forwarded.Add(1)
 					}
 				})
 			case host.EventLog:
@@ -349,9 +356,13 @@ func (g *Gateway) forwardLog(ctx context.Context, e host.Event) {
 			err := ss.Log(wctx, &mcp.LoggingMessageParams{Level: level, Logger: e.Server, Data: e.Message})
 			stalled := wctx.Err() != nil && ctx.Err() == nil
 			cancel()
+			if err == nil {
+				g.counts.forwarded.Add(1)
+			}
 			if stalled {
 				g.log.Warn("client dropped: it took no message in time", "session", ss.ID(), "error", err)
 				_ = ss.Close()
+				g.counts.clientsDropped.Add(1)
 			}
 		}
 	})

@@ -90,7 +90,7 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *vi
 		if err != nil {
 			return nil, err
 		}
-		r = g.startRound(hv, name, server, args, req, notify, end)
+		r = g.startRound(ctx, hv, name, server, args, req, notify, end)
 	}
 	defer r.setNotify(nil)
 	select {
@@ -109,8 +109,11 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *vi
 	}
 }
 
-func (g *Gateway) startRound(hv *host.View, name, server string, args any, req *mcp.CallToolRequest, notify func(host.Progress, string), end func(CallEnd)) *round {
-	ctx, cancel := context.WithCancel(context.Background())
+// The round's call outlives the request that starts it, so it takes
+// that request's values (its trace span: DESIGN.md, "Observing"), not its
+// end.
+func (g *Gateway) startRound(reqCtx context.Context, hv *host.View, name, server string, args any, req *mcp.CallToolRequest, notify func(host.Progress, string), end func(CallEnd)) *round {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(reqCtx))
 	r := &round{id: rand.Text(), asks: make(chan ask), done: make(chan callOutcome, 1), ctx: ctx, cancel: cancel, waiting: map[string]ask{}, notify: notify}
 	if p := req.Session.InitializeParams(); p != nil {
 		r.caps = p.Capabilities

@@ -140,9 +140,11 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			return
 		}
 		if v := r.Header.Get("Mcp-Protocol-Version"); v >= config.ProtocolModern {
+			g.counts.modernRequests.Add(1)
 			stateless.ServeHTTP(w, r)
 			return
 		}
+		g.counts.legacyRequests.Add(1)
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && g.sessions() >= maxSessions {
 			w.Header().Set("Retry-After", "30")
 			http.Error(w, fmt.Sprintf("switchboard: too many sessions (%d): close clients you do not use, or try again once one ends", maxSessions), http.StatusServiceUnavailable)

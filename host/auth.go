@@ -43,6 +43,7 @@ func (h *Host) newAuth(cfg *config.ServerConfig) *oauth.Handler {
 		ClientName: h.opts.ClientName,
 		Client:     transport.NewAuthClient(cfg.URL), Probe: transport.NewProbeClient(cfg),
 		Store: h.tokens, Secret: h.redactor.Add,
+		Refreshed: h.observeRefresh(cfg.Name),
 	}, consent)
 }
 

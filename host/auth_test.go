@@ -77,7 +77,18 @@ func TestOAuthLifecycle(t *testing.T) {
 	cfg := config.ServerConfig{Name: "secure", Type: config.TransportHTTP, URL: srv.URL}
 	ctx := context.Background()
 
-	h := host.New(&host.Options{TokenFile: tokenFile, Logger: logger})
+	var refreshed, refused atomic.Int32 // what the Observer hears
+	observer := &host.Observer{AuthRefresh: func(server string, err error) {
+		if server != "secure" {
+			t.Errorf("a refresh for %q", server)
+		}
+		if err == nil {
+			refreshed.Add(1)
+		} else {
+			refused.Add(1)
+		}
+	}}
+	h := host.New(&host.Options{TokenFile: tokenFile, Logger: logger, Observer: observer})
 	t.Cleanup(func() { h.Close() })
 	record(t, h, &out)
 	sub := h.Subscribe()
@@ -124,6 +135,9 @@ func TestOAuthLifecycle(t *testing.T) {
 		t.Errorf("expired token: refreshes %d → %d, authorizations %d → %d; want one refresh, no new authorization",
 			before.Refreshes, after.Refreshes, before.Authorizations, after.Authorizations)
 	}
+	if refreshed.Load() != 1 || refused.Load() != 0 {
+		t.Errorf("the Observer heard %d refreshes and %d refused, want 1 and 0", refreshed.Load(), refused.Load())
+	}
 
 	// A new host (switchboard started again) connects with the stored grant.
 	h2 := host.New(&host.Options{TokenFile: tokenFile, Logger: logger})
@@ -149,6 +163,9 @@ func TestOAuthLifecycle(t *testing.T) {
 	e := awaitState(t, sub, "secure", host.StateNeedsAuth)
 	if !strings.Contains(e.Error, "invalid_grant") {
 		t.Errorf("needs-auth after the revocation says %q, want the refused refresh token", e.Error)
+	}
+	if refused.Load() != 1 {
+		t.Errorf("the Observer heard %d refused refreshes, want 1", refused.Load())
 	}
 	if infos, _ := host.Authorizations(tokenFile, []config.ServerConfig{cfg}); infos[0].Stored {
 		t.Error("the revoked grant is still stored")

@@ -137,6 +137,9 @@ type Options struct {
 	// redirect, keeps the grant and connects the server. Nil puts such a
 	// server in state needs-auth until Login.
 	Authorize func(ctx context.Context, server, url string) error
+	// Observer, when set, hears of calls and tool cache hits, for metrics
+	// and traces (observe.go). Nil observes nothing.
+	Observer *Observer
 }
 
 // DefaultNotificationBuffer is how many events wait for a consumer that

@@ -136,6 +136,7 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 		s.auth = h.newAuth(&s.cfg)
 		s.fingerprint = toolcache.Fingerprint(&cfg, h.opts.ProjectDir)
 		if e, ok := h.cache.Load(cfg.Name, s.fingerprint); ok {
+			h.observeCacheHit(cfg.Name)
 			s.era = e.Protocol
 			// A list past the ttl its server gave it is not trusted to
 			// stand in at start (Start waits for the server, as for one

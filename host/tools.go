@@ -156,7 +156,7 @@ func (h *Host) callTool(ctx context.Context, name string, args any) (*mcp.CallTo
 const unwrittenRetries = 3
 
 // callOn makes one call on sess.
-func (h *Host) callOn(ctx context.Context, sess *mcp.ClientSession, key toolKey, name string, args any, timeout time.Duration) (*mcp.CallToolResult, error) {
+func (h *Host) callOn(ctx context.Context, sess *mcp.ClientSession, key toolKey, name string, args any, timeout time.Duration) (res *mcp.CallToolResult, err error) {
 	ctx = withCaller(ctx, key.server, name)
 	// Close ends every call in flight: go-sdk's session close waits for
 	// each outgoing call, so a long call would otherwise hold Close.
@@ -176,8 +176,10 @@ func (h *Host) callOn(ctx context.Context, sess *mcp.ClientSession, key toolKey,
 	token, n := h.calls.track(callCtx, name)
 	defer h.calls.untrack(n)
 	params.SetProgressToken(token)
+	reqCtx, observed := h.observeCall(callCtx, &ObservedCall{Server: key.server, Tool: name, Session: sess.ID(), Params: params})
+	defer func() { observed(res, err) }()
 	began := time.Now()
-	res, err := sess.CallTool(callCtx, params)
+	res, err = sess.CallTool(reqCtx, params)
 	h.logCall(ctx, key, began, res, err)
 	switch {
 	case err == nil:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
@@ -37,6 +38,7 @@ type serveOptions struct {
 	ToolSearch  bool
 	PrintConfig string
 	opsFlags
+	tracing     trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
 
 func newServeCmd(f *Factory) *cobra.Command {
@@ -56,7 +58,11 @@ http://ADDR/mcp with --http ADDR, in both protocol eras. HTTP binds
 loopback unless told otherwise, and any other address needs --token (or
 $SWITCHBOARD_TOKEN), which every request must carry as
 "Authorization: Bearer TOKEN". http://ADDR/mcp?servers=a,b serves only
-those servers.
+those servers. http://ADDR/metrics has Prometheus metrics (calls by server,
+tool and outcome, latencies, server states, sessions), with the same token.
+With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER=otlp) set, each
+request and each call to a server is a span, sent over OTLP/HTTP, under
+the trace a client's params._meta.traceparent names.
 
 While it runs, config changes apply live (as in 'watch'): clients get
 list_changed notifications. Progress, cancellation, logs, resource
@@ -103,6 +109,12 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	tracing, endTracing, err := app.TracingFromEnv(ctx)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer endTracing(context.WithoutCancel(ctx)) // after a.Close: the last spans are flushed
+	o.tracing = tracing
 	audit, err := o.audit()
 	if err != nil {
 		return err
@@ -192,10 +204,16 @@ func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions
 	quiet := *o.Factory
 	quiet.IO.Out, quiet.IO.OutTTY = o.IO.Err, o.IO.ErrTTY
 	events := &watchOptions{Factory: &quiet}
+	var metrics *app.Metrics
+	if o.HTTP != "" {
+		metrics = app.NewMetrics() // at /metrics, beside /mcp
+	}
 	return o.startApp(ctx, first, app.Options{
 		ConfigEvent: events.printReloading,
 		Audit:       audit,
 		Gateway:     &gateway.Options{MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch},
+		Metrics:     metrics,
+		Tracing:     o.tracing,
 	}, func(opts *host.Options) {
 		opts.ToolPrefix = host.NoToolPrefix
 		opts.PassThroughNames = o.NoPrefix

@@ -47,6 +47,10 @@ type Settings struct {
 	// Secret learns values that must never be printed, as soon as the
 	// handler has them.
 	Secret func(values ...string)
+	// Refreshed, when set, hears of each refresh of an access token sent
+	// to the token endpoint, with its error (nil: a new token), for
+	// metrics.
+	Refreshed func(err error)
 }
 
 // Handler is a server's auth.OAuthHandler. One lives as long as the

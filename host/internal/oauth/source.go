@@ -91,6 +91,9 @@ func (s *source) renewLocked(force bool) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), oauth2.HTTPClient, s.h.set.Client), refreshTimeout)
 	defer cancel()
 	tok, err := cur.config().TokenSource(ctx, &oauth2.Token{RefreshToken: used}).Token()
+	if s.h.set.Refreshed != nil {
+		s.h.set.Refreshed(err)
+	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) && re.ErrorCode == "invalid_grant" {
 		if again, _ := store.Lookup(s.g.Server, s.g.ClientID); again != nil && again.RefreshToken != used && again.AccessToken != "" {

@@ -56,6 +56,12 @@ func (rt *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 			req.Header.Set(k, v)
 		}
 	}
+	if _, ok := req.Context().Value(traceKey{}).([2]string); ok {
+		if len(rt.headers) == 0 || !sameOrigin(req, rt.origin) {
+			req = req.Clone(req.Context())
+		}
+		addTraceHeaders(req.Context(), req.Header)
+	}
 	resp, err := rt.next.RoundTrip(req)
 	if err == nil && req.Method == http.MethodPost {
 		rt.firstPOST.CompareAndSwap(0, int32(resp.StatusCode))

@@ -15,6 +15,9 @@ import (
 // peers, by top-level name.
 var skipped skips
 
+// skippedPromtool are those that skipped for want of promtool.
+var skippedPromtool skips
+
 type skips struct {
 	mu    sync.Mutex
 	tests map[string]bool
@@ -57,6 +60,12 @@ func (r reporting) Run() int {
 		w, done := reportTo()
 		fmt.Fprintf(w, "peers: %d %s in %s skipped: npm peers not installed in %s (make peers)\n",
 			n, plural(n, "test", "tests"), packageDir(), dir)
+		done()
+	}
+	if n := skippedPromtool.count(); n > 0 {
+		w, done := reportTo()
+		fmt.Fprintf(w, "peers: %d %s in %s skipped: promtool not on PATH (make promtool)\n",
+			n, plural(n, "test", "tests"), packageDir())
 		done()
 	}
 	return code
