@@ -311,7 +311,6 @@ func TestDrain(t *testing.T) {
 	}
 }
 
-
 // pollInterval is how often a test looks again at a file or a flag it
 // cannot be told about.
 const pollInterval = 10 * time.Millisecond

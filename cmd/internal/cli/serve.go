@@ -38,7 +38,7 @@ type serveOptions struct {
 	ToolSearch  bool
 	PrintConfig string
 	opsFlags
-	tracing     trace.TracerProvider // from the OTEL_* environment; nil traces nothing
+	tracing trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
 
 func newServeCmd(f *Factory) *cobra.Command {
