@@ -10,44 +10,14 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/otlptest"
 )
-
-// receiver is an OTLP/HTTP trace receiver on loopback: what the
-// exporter sends, decoded with OTLP's own protobuf types.
-type receiver struct {
-	mu    sync.Mutex
-	spans []*tracepb.Span
-}
-
-func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	var req coltrace.ExportTraceServiceRequest
-	if err == nil {
-		err = proto.Unmarshal(body, &req)
-	}
-	if r.URL.Path != "/v1/traces" || err != nil {
-		http.Error(w, "bad export", http.StatusBadRequest)
-		return
-	}
-	rc.mu.Lock()
-	for _, rs := range req.GetResourceSpans() {
-		for _, ss := range rs.GetScopeSpans() {
-			rc.spans = append(rc.spans, ss.GetSpans()...)
-		}
-	}
-	rc.mu.Unlock()
-	out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	w.Write(out)
-}
 
 // listen serves h on loopback until the test ends; it returns the base url.
 func listen(t *testing.T, h http.Handler) string { return listenB(t, h) }
@@ -69,7 +39,7 @@ func listenB(t testing.TB, h http.Handler) string {
 // server span and the host's client span to the server, which gets the
 // host's span as its parent in _meta and in the traceparent header.
 func TestTraces(t *testing.T) {
-	rc := &receiver{}
+	rc := &otlptest.Receiver{}
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", listen(t, rc))
 	t.Setenv("OTEL_TRACES_EXPORTER", "")
 	ctx := context.Background()
@@ -119,10 +89,8 @@ func TestTraces(t *testing.T) {
 		t.Fatalf("shutdown: %v", err)
 	}
 
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
 	byName := map[string]*tracepb.Span{}
-	for _, s := range rc.spans {
+	for _, s := range rc.Spans() {
 		byName[s.GetName()] = s
 	}
 	down, upCall := byName["tools/call up__echo"], byName["tools/call echo"]

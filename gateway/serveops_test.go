@@ -9,63 +9,14 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/otlptest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
-
-// otlpReceiver takes OTLP/HTTP trace exports and keeps their spans,
-// decoded with OTLP's own protobuf types.
-type otlpReceiver struct {
-	mu    sync.Mutex
-	spans []*tracepb.Span
-}
-
-func (rc *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	var req coltrace.ExportTraceServiceRequest
-	if err == nil {
-		err = proto.Unmarshal(body, &req)
-	}
-	if r.URL.Path != "/v1/traces" || err != nil {
-		http.Error(w, "bad export", http.StatusBadRequest)
-		return
-	}
-	rc.mu.Lock()
-	for _, rs := range req.GetResourceSpans() {
-		for _, ss := range rs.GetScopeSpans() {
-			rc.spans = append(rc.spans, ss.GetSpans()...)
-		}
-	}
-	rc.mu.Unlock()
-	out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	w.Write(out)
-}
-
-// span is the span named name once it has arrived, nil if it does not
-// within bound.
-func (rc *otlpReceiver) span(name string, bound time.Duration) *tracepb.Span {
-	for deadline := time.Now().Add(bound); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		rc.mu.Lock()
-		for _, s := range rc.spans {
-			if s.GetName() == name {
-				rc.mu.Unlock()
-				return s
-			}
-		}
-		rc.mu.Unlock()
-	}
-	return nil
-}
 
 // TestServeOperations: `switchboard serve --http` with the OTEL_*
 // environment set sends a call's spans, under the client's traceparent,
@@ -73,7 +24,7 @@ func (rc *otlpReceiver) span(name string, bound time.Duration) *tracepb.Span {
 // promtool and counts the call.
 func TestServeOperations(t *testing.T) {
 	promtool := peers.Promtool(t)
-	rc := &otlpReceiver{}
+	rc := &otlptest.Receiver{}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +59,7 @@ func TestServeOperations(t *testing.T) {
 	}
 	sess.Close()
 
-	down, up := rc.span("tools/call demo__echo", tsRunBound), rc.span("tools/call echo", tsRunBound)
+	down, up := rc.Await("tools/call demo__echo", tsRunBound), rc.Await("tools/call echo", tsRunBound)
 	if down == nil || up == nil {
 		t.Fatalf("spans: gateway %v, host %v; want both", down, up)
 	}

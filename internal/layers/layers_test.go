@@ -57,6 +57,7 @@ var allowed = map[string][]string{
 	"internal/testkit/oauthtest": {},
 	"internal/testkit/benchpeer": {},
 	"internal/testkit/benchcall": {},
+	"internal/testkit/otlptest":  {},
 
 	// Programs and the command line on top.
 	"cmd/internal/cli":      {"*"},
