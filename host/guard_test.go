@@ -29,9 +29,9 @@ func TestHandlersAreGuarded(t *testing.T) {
 			"sampling handler returned no result", "sampling handler returned no result"},
 		{"sampling panic", "sample", handlers{sampling: func() (*mcp.CreateMessageResult, error) { panic("boom") }},
 			"sampling handler panicked: boom", "sampling handler panicked: boom"},
-		{"elicitation nil", "elicit", handlers{elicitation: func() (*mcp.ElicitResult, error) { return nil, nil }},
+		{"elicitation nil", "ask", handlers{elicitation: func() (*mcp.ElicitResult, error) { return nil, nil }},
 			"elicitation handler returned no result", "elicitation handler returned no result"},
-		{"elicitation panic", "elicit", handlers{elicitation: func() (*mcp.ElicitResult, error) { panic("boom") }},
+		{"elicitation panic", "ask", handlers{elicitation: func() (*mcp.ElicitResult, error) { panic("boom") }},
 			"elicitation handler panicked: boom", "elicitation handler panicked: boom"},
 		{"roots given", "roots", handlers{roots: func() ([]*mcp.Root, error) { return []*mcp.Root{{URI: "file:///given", Name: "given"}}, nil }},
 			"file:///given given", ""},
@@ -53,7 +53,7 @@ func TestHandlersAreGuarded(t *testing.T) {
 			if f := tc.set.roots; f != nil {
 				opts.ListRoots = func(context.Context, string) ([]*mcp.Root, error) { return f() }
 			}
-			cfg := demoServer(t, "ask", "--ask-tools", "--roots")
+			cfg := demoServer(t, "ask", "--sampling", "--elicitation", "--roots")
 			cfg.ProtocolVersion = config.ProtocolLegacy // the server's own requests
 			h := host.New(opts)
 			t.Cleanup(func() { h.Close() })
@@ -63,7 +63,7 @@ func TestHandlersAreGuarded(t *testing.T) {
 				t.Fatal(err)
 			}
 			var args any
-			if tc.tool != "roots" {
+			if tc.tool == "sample" {
 				args = map[string]any{"text": "hi"}
 			}
 			res, err := h.CallTool(context.Background(), "mcp__ask__"+tc.tool, args)

@@ -95,10 +95,6 @@ type Options struct {
 	// Roots adds a tool, roots, that asks the client for its roots
 	// (roots/list) and answers with one "URI name" line each (--roots).
 	Roots bool
-	// AskTools adds tools that send the client a request of the server's
-	// own (2025-11-25) and answer with what came back or the error: sample
-	// (sampling/createMessage) and elicit (elicitation/create) (--ask-tools).
-	AskTools bool
 	// Sampling adds a tool, sample, that asks the client to sample a
 	// reply to its text (sampling/createMessage) and answers with it
 	// (--sampling).
@@ -220,7 +216,6 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.FreezeAfter, "freeze-after", 0, "stop answering anything, pings included, after this `duration`")
 	fs.BoolVar(&o.TestTools, "test-tools", false, "add tools that send notifications: add_tool, log, progress")
 	fs.StringVar(&o.Instructions, "instructions", "", "send these `instructions` at initialize instead of the demo's own")
-	fs.BoolVar(&o.AskTools, "ask-tools", false, "add tools that ask the client: sample (sampling/createMessage), elicit (elicitation/create)")
 	fs.BoolVar(&o.Roots, "roots", false, "add a tool, roots, that lists the roots the client offers")
 	fs.BoolVar(&o.Sampling, "sampling", false, "add a tool, sample, that asks the client to sample a reply to its text")
 	fs.BoolVar(&o.SamplingTools, "sampling-tools", false, "add a tool, sample_tools, that asks the client to sample with a tool the model may use, get_weather")

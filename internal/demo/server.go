@@ -76,7 +76,7 @@ func mustTinyPNG() []byte {
 }
 
 // NewServer returns the demo MCP server configured by opts. Only Name,
-// WeirdNames, ToolsCount, TestTools, Roots, AskTools, Escapes, ReplyTools, SlowLists,
+// WeirdNames, ToolsCount, TestTools, Roots, Sampling, Elicitation, Escapes, ReplyTools, SlowLists,
 // HoldLists, Legacy, Stderr and Logger affect it; the other options are
 // process-level behaviour applied by Run.
 // listTTL is how long the demo's lists stay good, as it tells clients.
@@ -116,9 +116,6 @@ func NewServer(opts Options) *mcp.Server {
 	}
 	if opts.Roots {
 		addRootsTool(s)
-	}
-	if opts.AskTools {
-		addAskTools(s)
 	}
 	if opts.Sampling {
 		addSampleTool(s)
@@ -511,40 +508,4 @@ func listRoots(ctx context.Context, req *mcp.CallToolRequest) (*mcp.ListRootsRes
 		return nil, nil
 	}
 	return req.Session.ListRoots(ctx, nil)
-}
-
-// addAskTools adds the --ask-tools tools: each asks the client something
-// and answers with the reply, or with the client's error as a tool error,
-// so a host's handlers can be driven, and their failures seen, from a call.
-func addAskTools(s *mcp.Server) {
-	mcp.AddTool(s, &mcp.Tool{
-		Name:        "sample",
-		Description: "Asks the client for a sampling/createMessage of the text and answers with the reply's text.",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
-		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
-			MaxTokens: 10,
-			Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}},
-		})
-		if err != nil {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "sampling failed: " + err.Error()}}}, nil, nil
-		}
-		reply, _ := res.Content.(*mcp.TextContent)
-		if reply == nil {
-			return text("sampled: (no text)"), nil, nil
-		}
-		return text("sampled: " + reply.Text), nil, nil
-	})
-	mcp.AddTool(s, &mcp.Tool{
-		Name:        "elicit",
-		Description: "Asks the client for a name (elicitation/create) with the text as the message and answers with the action and content.",
-	}, func(ctx context.Context, req *mcp.CallToolRequest, in textIn) (*mcp.CallToolResult, any, error) {
-		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
-			Message:         in.Text,
-			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
-		})
-		if err != nil {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "elicitation failed: " + err.Error()}}}, nil, nil
-		}
-		return text(fmt.Sprintf("elicited: %s %v", res.Action, res.Content)), nil, nil
-	})
 }
