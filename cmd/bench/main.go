@@ -10,6 +10,7 @@
 //	$ go run ./cmd/bench -rounds 20 -calls 2000
 //	$ go run ./cmd/bench -servers floor -transports stdio -startup '' -warm ''
 //	$ go run ./cmd/bench -eras
+//	$ go run ./cmd/bench -daemon
 //	$ go run ./cmd/bench -servers demo -contenders host,gateway -startup '' -warm '' -era-rounds 0
 package main
 
@@ -76,6 +77,9 @@ type Options struct {
 	// demo server per run, each way it can take server/discover); zero
 	// skips them.
 	EraRounds int
+	// DaemonRounds are the rounds of the daemon's figures (-daemon: that
+	// alone); zero skips them.
+	DaemonRounds int
 	// Timeout bounds every answer the harness waits for from a child: a
 	// round, a connect, a start-up.
 	Timeout time.Duration
@@ -106,6 +110,8 @@ func parseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.IntVar(&o.StartupRounds, "startup-rounds", 3, "rounds of each start-up count")
 	fs.IntVar(&o.EraRounds, "era-rounds", 5, "rounds of connect time by protocol era; 0 skips it")
 	erasOnly := fs.Bool("eras", false, "measure only connect time by protocol era: no calls, no start-up")
+	fs.IntVar(&o.DaemonRounds, "daemon-rounds", 0, "rounds of the daemon's figures (call, tools, a bridge's first list, memory); 0 skips them")
+	daemonOnly := fs.Bool("daemon", false, "measure only the daemon's figures (-daemon-rounds, default 10)")
 	fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "longest wait for any child's answer")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: bench [flags]
@@ -162,6 +168,15 @@ Flags:
 	}
 	if *erasOnly {
 		o.Servers, o.Startup, o.WarmStartup = nil, nil, nil
+	}
+	if o.DaemonRounds < 0 {
+		return nil, bad("daemon-rounds", fmt.Errorf("must not be negative"))
+	}
+	if *daemonOnly {
+		o.Servers, o.Startup, o.WarmStartup, o.EraRounds = nil, nil, nil, 0
+		if o.DaemonRounds == 0 {
+			o.DaemonRounds = 10
+		}
 	}
 	return o, nil
 }

@@ -75,6 +75,12 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		eras, err = e.runEras(ctx)
 		errs = append(errs, err)
 	}
+	var daemon *daemonCase
+	if o.DaemonRounds > 0 && ctx.Err() == nil {
+		var err error
+		daemon, err = e.runDaemon(ctx)
+		errs = append(errs, err)
+	}
 	errs = append(errs, ctx.Err())
 
 	w := &errWriter{w: stdout}
@@ -92,6 +98,9 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	}
 	if len(eras) > 0 {
 		printEras(w, o, eras)
+	}
+	if daemon != nil {
+		printDaemon(w, daemon)
 	}
 	for _, n := range e.notes {
 		fmt.Fprintf(w, "note: %s\n", n)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,4 +57,53 @@ func processCPU(pid int) time.Duration {
 		total += ns
 	}
 	return time.Duration(total)
+}
+
+// treeRSS is the resident memory in KiB of pid and every process below
+// it (VmRSS from /proc); 0 if unknown.
+func treeRSS(pid int) int64 {
+	children := map[int][]int{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		rest := string(b[bytes.LastIndexByte(b, ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			continue
+		}
+		ppid, err1 := strconv.Atoi(f[1])
+		child, err2 := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		if err1 == nil && err2 == nil {
+			children[ppid] = append(children[ppid], child)
+		}
+	}
+	var total int64
+	for todo := []int{pid}; len(todo) > 0; {
+		p := todo[0]
+		todo = append(todo[1:], children[p]...)
+		total += vmRSS(p)
+	}
+	return total
+}
+
+// vmRSS is one process's resident memory in KiB; 0 if unknown.
+func vmRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
 }
