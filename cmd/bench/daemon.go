@@ -50,9 +50,10 @@ type daemonCase struct {
 	ms map[string]map[string][]float64
 	// spawned is how many server processes one call started, by contender.
 	spawned map[string][]float64
-	// rssKiB is each client's resident memory with bridgeClients attached:
-	// a bridge alone, or a standalone serve with its servers.
-	rssKiB map[string][]float64
+	// rssKiB and anonKiB are each client's resident memory with
+	// bridgeClients attached, all of it and its anonymous part: a bridge
+	// alone, or a standalone serve with its servers.
+	rssKiB, anonKiB map[string][]float64
 	// daemonKiB is the daemon's with its servers, bridgeClients attached.
 	daemonKiB []float64
 	servers   []string
@@ -193,7 +194,8 @@ func (e *env) runDaemon(ctx context.Context) (*daemonCase, error) {
 	defer os.RemoveAll(d.dir)
 	rounds := e.opts.DaemonRounds
 	dc := &daemonCase{rounds: rounds, servers: servers,
-		ms: map[string]map[string][]float64{}, spawned: map[string][]float64{}, rssKiB: map[string][]float64{}}
+		ms: map[string]map[string][]float64{}, spawned: map[string][]float64{},
+		rssKiB: map[string][]float64{}, anonKiB: map[string][]float64{}}
 	add := func(m map[string][]float64, key string, v float64) { m[key] = append(m[key], v) }
 	for _, what := range []string{"call", "tools", "first-list"} {
 		dc.ms[what] = map[string][]float64{}
@@ -236,10 +238,11 @@ func (e *env) runDaemon(ctx context.Context) (*daemonCase, error) {
 			if daemon {
 				serveArgs = nil
 			}
-			first, rss, err := d.attachClients(ctx, serveArgs)
+			first, rss, anon, err := d.attachClients(ctx, serveArgs)
 			errs = append(errs, err)
 			add(dc.ms["first-list"], name, first)
 			add(dc.rssKiB, name, rss)
+			add(dc.anonKiB, name, anon)
 			if daemon {
 				dc.daemonKiB = append(dc.daemonKiB, d.daemonKiB())
 				_, err := d.wall(ctx, "daemon", "stop")
@@ -261,9 +264,9 @@ func last(xs []float64) float64 {
 
 // attachClients launches bridgeClients clients one after the other and
 // returns the first one's first tools/list time and the median client's
-// resident memory (its process tree's: a standalone serve's servers are
-// its own cost, a bridge has none).
-func (d *daemonEnv) attachClients(ctx context.Context, serveArgs []string) (firstMs, rssKiB float64, err error) {
+// resident memory, all and anonymous (its process tree's: a standalone
+// serve's servers are its own cost, a bridge has none).
+func (d *daemonEnv) attachClients(ctx context.Context, serveArgs []string) (firstMs, rssKiB, anonKiB float64, err error) {
 	var clients []*benchClient
 	defer func() {
 		for _, c := range clients {
@@ -274,18 +277,19 @@ func (d *daemonEnv) attachClients(ctx context.Context, serveArgs []string) (firs
 	for i := range bridgeClients {
 		c, took, err := d.launch(ctx, serveArgs...)
 		if err != nil {
-			return firstMs, math.NaN(), err
+			return firstMs, math.NaN(), math.NaN(), err
 		}
 		clients = append(clients, c)
 		if i == 0 {
 			firstMs = took
 		}
 	}
-	var rss []float64
+	var rss, anon []float64
 	for _, c := range clients {
-		rss = append(rss, float64(treeRSS(c.cmd.Process.Pid)))
+		r, a := treeRSS(c.cmd.Process.Pid)
+		rss, anon = append(rss, float64(r)), append(anon, float64(a))
 	}
-	return firstMs, summarize(rss).Median, nil
+	return firstMs, summarize(rss).Median, summarize(anon).Median, nil
 }
 
 // daemonKiB is the running daemon's memory with its servers: the pid
@@ -305,7 +309,8 @@ func (d *daemonEnv) daemonKiB() float64 {
 		return math.NaN()
 	}
 	pid, _ := strconv.Atoi(f[0])
-	return float64(treeRSS(pid))
+	rss, _ := treeRSS(pid)
+	return float64(rss)
 }
 
 func printDaemon(w io.Writer, dc *daemonCase) {
@@ -328,7 +333,10 @@ func printDaemon(w io.Writer, dc *daemonCase) {
 	a, b := summarize(dc.spawned["no daemon"]), summarize(dc.spawned["daemon"])
 	fmt.Fprintf(tw, "servers started by one call\t%s\t\t%s\t\t\t0\t\n", whole(a.Median), whole(b.Median))
 	a, b = summarize(dc.rssKiB["no daemon"]), summarize(dc.rssKiB["daemon"])
-	fmt.Fprintf(tw, "MiB per client, %d attached\t%s\t%s\t%s\t%s\t\t≤ 10\t\n", bridgeClients,
+	fmt.Fprintf(tw, "MiB resident per client, %d attached\t%s\t%s\t%s\t%s\t\t≤ 10\t\n", bridgeClients,
+		num(a.Median/1024), rangeOf(scaled(a, 1024)), num(b.Median/1024), rangeOf(scaled(b, 1024)))
+	a, b = summarize(dc.anonKiB["no daemon"]), summarize(dc.anonKiB["daemon"])
+	fmt.Fprintf(tw, "  of it anonymous (not shared)\t%s\t%s\t%s\t%s\t\t\t\n",
 		num(a.Median/1024), rangeOf(scaled(a, 1024)), num(b.Median/1024), rangeOf(scaled(b, 1024)))
 	dk := summarize(dc.daemonKiB)
 	fmt.Fprintf(tw, "MiB of the daemon and its servers\t\t\t%s\t%s\t\t\t\n", num(dk.Median/1024), rangeOf(scaled(dk, 1024)))

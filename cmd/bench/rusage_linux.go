@@ -60,8 +60,10 @@ func processCPU(pid int) time.Duration {
 }
 
 // treeRSS is the resident memory in KiB of pid and every process below
-// it (VmRSS from /proc); 0 if unknown.
-func treeRSS(pid int) int64 {
+// it, all of it (VmRSS) and the anonymous part alone (RssAnon: what a
+// process does not share with others running the same binary, whose
+// pages the kernel maps once); 0 if unknown.
+func treeRSS(pid int) (rss, anon int64) {
 	children := map[int][]int{}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, path := range stats {
@@ -81,29 +83,36 @@ func treeRSS(pid int) int64 {
 			children[ppid] = append(children[ppid], child)
 		}
 	}
-	var total int64
 	for todo := []int{pid}; len(todo) > 0; {
 		p := todo[0]
 		todo = append(todo[1:], children[p]...)
-		total += vmRSS(p)
+		r, a := memOf(p)
+		rss, anon = rss+r, anon+a
 	}
-	return total
+	return rss, anon
 }
 
-// vmRSS is one process's resident memory in KiB; 0 if unknown.
-func vmRSS(pid int) int64 {
+// memOf is one process's VmRSS and RssAnon in KiB; 0 if unknown.
+func memOf(pid int) (rss, anon int64) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0
+		return 0, 0
+	}
+	field := func(line, name string) (int64, bool) {
+		rest, ok := strings.CutPrefix(line, name)
+		f := strings.Fields(rest)
+		if !ok || len(f) == 0 {
+			return 0, false
+		}
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		return n, true
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				n, _ := strconv.ParseInt(f[0], 10, 64)
-				return n
-			}
+		if n, ok := field(line, "VmRSS:"); ok {
+			rss = n
+		} else if n, ok := field(line, "RssAnon:"); ok {
+			anon = n
 		}
 	}
-	return 0
+	return rss, anon
 }

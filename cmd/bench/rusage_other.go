@@ -14,4 +14,4 @@ func peakRSS() int64 { return 0 }
 func processCPU(int) time.Duration { return -1 }
 
 // treeRSS is unknown here: the figures are taken on Linux.
-func treeRSS(int) int64 { return 0 }
+func treeRSS(int) (rss, anon int64) { return 0, 0 }
