@@ -94,18 +94,28 @@ func runCall(ctx context.Context, o *callOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.startHost(ctx, o.Wait)
+	// Only the tool's server starts, when its name or the tool cache says
+	// which it is (issue 24: a one-shot call need not start them all).
+	need := needs{settled: o.Wait, find: &named{host.KindTool, o.Tool}}
+	if o.Server != "" {
+		need.servers = []string{o.Server}
+	}
+	s, err := o.openCatalog(ctx, need)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	if o.Server != "" {
 		// A --server that is down or unknown says so, before the name does.
-		if err := requireRunning(s.Status(), o.Server); err != nil {
+		statuses, err := s.Status(ctx)
+		if err != nil {
+			return err
+		}
+		if err := requireRunning(statuses, o.Server); err != nil {
 			return err
 		}
 	}
-	tool, err := s.Find(host.KindTool, o.Tool)
+	tool, err := s.Find(ctx, host.KindTool, o.Tool)
 	if err != nil {
 		return nameMistake(err)
 	}
