@@ -279,7 +279,10 @@ func newPromptCmd(f *Factory) *cobra.Command {
 prompts' lists it), mcp__demo__greet or demo__greet (as 'switchboard
 serve' does); or by its own name when no other server has a prompt of
 that name, else with --server. Its arguments come as KEY=VALUE pairs (a
-key given twice is refused); its messages are printed.`,
+key given twice is refused); its messages are printed.
+
+Only the prompt's server is started when its name or --server says which
+it is; a prompt's own name alone starts every server, to find it.`,
 		Example: `  $ switchboard prompt greet name=Ada
   $ switchboard prompt greet name=Ada --server demo --json`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
