@@ -10,6 +10,7 @@
 //	$ go run ./cmd/bench -rounds 20 -calls 2000
 //	$ go run ./cmd/bench -servers floor -transports stdio -startup '' -warm ''
 //	$ go run ./cmd/bench -eras
+//	$ go run ./cmd/bench -servers '' -startup '' -warm '' -era-rounds 0 -oneshot-rounds 10 -oneshot-baseline /tmp/switchboard-main
 //	$ go run ./cmd/bench -servers demo -contenders host,gateway -startup '' -warm '' -era-rounds 0
 package main
 
@@ -76,6 +77,12 @@ type Options struct {
 	// demo server per run, each way it can take server/discover); zero
 	// skips them.
 	EraRounds int
+	// OneShotRounds are the rounds of a one-shot `switchboard call` with
+	// several servers configured (runOneShot); zero skips it.
+	OneShotRounds int
+	// OneShotBaseline is another build of switchboard to compare the
+	// one-shot call with, side by side; empty leaves it out.
+	OneShotBaseline string
 	// Timeout bounds every answer the harness waits for from a child: a
 	// round, a connect, a start-up.
 	Timeout time.Duration
@@ -105,6 +112,8 @@ func parseFlags(args []string, stderr io.Writer) (*Options, error) {
 	warm := fs.String("warm", "1,50,100", "server counts for the host's start-up with a warm tool cache; empty skips it")
 	fs.IntVar(&o.StartupRounds, "startup-rounds", 3, "rounds of each start-up count")
 	fs.IntVar(&o.EraRounds, "era-rounds", 5, "rounds of connect time by protocol era; 0 skips it")
+	fs.IntVar(&o.OneShotRounds, "oneshot-rounds", 0, "rounds of a one-shot `switchboard call` with six servers configured; 0 skips it")
+	fs.StringVar(&o.OneShotBaseline, "oneshot-baseline", "", "another switchboard `binary` (say, main's) to run the one-shot call beside this build")
 	erasOnly := fs.Bool("eras", false, "measure only connect time by protocol era: no calls, no start-up")
 	fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "longest wait for any child's answer")
 	fs.Usage = func() {
@@ -157,11 +166,14 @@ Flags:
 	if o.Rounds < 1 || o.Calls < 1 || o.StartupRounds < 1 || o.Warmup < 0 {
 		return nil, bad("rounds, -calls, -startup-rounds", fmt.Errorf("must be positive"))
 	}
+	if o.OneShotRounds < 0 {
+		return nil, bad("oneshot-rounds", fmt.Errorf("must not be negative"))
+	}
 	if o.EraRounds < 0 || *erasOnly && o.EraRounds == 0 {
 		return nil, bad("era-rounds", fmt.Errorf("must be positive with -eras, and not negative"))
 	}
 	if *erasOnly {
-		o.Servers, o.Startup, o.WarmStartup = nil, nil, nil
+		o.Servers, o.Startup, o.WarmStartup, o.OneShotRounds = nil, nil, nil, 0
 	}
 	return o, nil
 }

@@ -75,6 +75,12 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		eras, err = e.runEras(ctx)
 		errs = append(errs, err)
 	}
+	var oneShot *oneShotCase
+	if o.OneShotRounds > 0 && ctx.Err() == nil {
+		var err error
+		oneShot, err = e.runOneShot(ctx)
+		errs = append(errs, err)
+	}
 	errs = append(errs, ctx.Err())
 
 	w := &errWriter{w: stdout}
@@ -92,6 +98,9 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	}
 	if len(eras) > 0 {
 		printEras(w, o, eras)
+	}
+	if oneShot != nil && len(oneShot.ms) > 0 {
+		printOneShot(w, o, oneShot)
 	}
 	for _, n := range e.notes {
 		fmt.Fprintf(w, "note: %s\n", n)
