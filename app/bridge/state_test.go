@@ -1,0 +1,79 @@
+package bridge
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+func id(t *testing.T, v any) jsonrpc.ID {
+	t.Helper()
+	i, err := jsonrpc.MakeID(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
+// askClient has the daemon ask the client (sampling) with its id n, and
+// returns the id the client was given.
+func askClient(t *testing.T, s *state, n float64) jsonrpc.ID {
+	t.Helper()
+	act := s.fromDaemon(&jsonrpc.Request{ID: id(t, n), Method: "sampling/createMessage", Params: json.RawMessage("{}")})
+	req, ok := act.rewrite.(*jsonrpc.Request)
+	if !ok || act.forward {
+		t.Fatalf("the daemon's request: %+v, want it renumbered", act)
+	}
+	return req.ID
+}
+
+// TestStaleReplyDropped: the daemon's request ids start again on each
+// stream; the client's reply to a request of a stream gone answers
+// nothing on the next one, and its reply to the new one reaches it under
+// the daemon's own id. A cancel of the daemon's names the client's id.
+func TestStaleReplyDropped(t *testing.T) {
+	s := newState()
+	var conn fakeConn
+	s.conn, s.live = &conn, &conn
+	old := askClient(t, &s, 1)
+	s.lost()
+	s.replay(&conn)
+	fresh := askClient(t, &s, 1)
+	if old == fresh {
+		t.Fatalf("both streams' request 1 reached the client as %v", old.Raw())
+	}
+	if _, act := s.fromClient(&jsonrpc.Response{ID: old, Result: json.RawMessage("{}")}); act.forward || act.rewrite != nil || act.reply != nil {
+		t.Errorf("a reply to the old stream's request: %+v, want it dropped", act)
+	}
+
+	act := s.fromDaemon(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":1,"reason":"timeout"}`)})
+	n, ok := act.rewrite.(*jsonrpc.Request)
+	if !ok || string(n.Params) != `{"reason":"timeout","requestId":"`+fresh.Raw().(string)+`"}` {
+		t.Errorf("the daemon's cancel: %+v, want it naming %v", act, fresh.Raw())
+	}
+
+	_, act2 := s.fromClient(&jsonrpc.Response{ID: fresh, Result: json.RawMessage(`{"x":1}`)})
+	r, ok := act2.rewrite.(*jsonrpc.Response)
+	if !ok || r.ID != id(t, float64(1)) || string(r.Result) != `{"x":1}` {
+		t.Errorf("the reply to the new request: %+v, want it under the daemon's id 1", act2)
+	}
+}
+
+// TestLevelAllows: a client that set no level gets no log message.
+func TestLevelAllows(t *testing.T) {
+	for _, tc := range []struct {
+		level string
+		want  bool
+	}{{"", false}, {"debug", true}, {"warning", true}, {"error", false}, {"bogus", false}} {
+		if got := levelAllows(tc.level, "warning"); got != tc.want {
+			t.Errorf("level %q lets a warning through: %v, want %v", tc.level, got, tc.want)
+		}
+	}
+}
+
+type fakeConn struct{}
+
+func (*fakeConn) Read([]byte) (int, error)    { return 0, nil }
+func (*fakeConn) Write(p []byte) (int, error) { return len(p), nil }
+func (*fakeConn) Close() error                { return nil }
