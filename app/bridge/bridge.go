@@ -37,9 +37,9 @@ const (
 // JSON-RPC's internal error: the request was valid, its answer was lost.
 var (
 	errLost = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-		Message: "switchboard: lost the connection to the switchboard daemon before the answer came; reconnecting"}
+		Message: "switchboard: lost the connection to the daemon before the answer came; reconnecting"}
 	errDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-		Message: "switchboard: the switchboard daemon is not reachable; reconnecting"}
+		Message: "switchboard: the daemon is not reachable; reconnecting"}
 )
 
 // Run bridges the client on in and out to the daemon until in ends (nil:
@@ -56,7 +56,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	}
 	conn, err := opts.Dial(ctx)
 	if err != nil {
-		return fmt.Errorf("connecting to the switchboard daemon: %w", err)
+		return fmt.Errorf("connecting to the daemon: %w", err)
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -255,7 +255,7 @@ func (b *bridge) readDaemon(conn io.ReadWriteCloser) error {
 			b.sendDaemon(conn, m)
 		}
 		if act.online {
-			b.logf("reconnected to the switchboard daemon")
+			b.logf("reconnected to the daemon")
 		}
 		switch {
 		case act.rewrite != nil:
@@ -283,7 +283,7 @@ func (b *bridge) lost(err error) {
 	if err != nil && !errors.Is(err, io.EOF) {
 		why = err.Error()
 	}
-	b.logf("lost the switchboard daemon (%s); reconnecting", why)
+	b.logf("lost the daemon (%s); reconnecting", why)
 	if note {
 		b.send(logMessage("warning", "switchboard lost its daemon ("+why+"); reconnecting: requests in flight failed"))
 	}
@@ -318,7 +318,7 @@ func (b *bridge) redial(ctx context.Context) io.ReadWriteCloser {
 		if first != nil {
 			b.sendDaemon(conn, first) // readDaemon goes on when it is answered
 		} else {
-			b.logf("reconnected to the switchboard daemon")
+			b.logf("reconnected to the daemon")
 		}
 		return conn
 	}

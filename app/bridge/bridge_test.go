@@ -295,18 +295,18 @@ func TestBridgeRecovers(t *testing.T) {
 
 	select {
 	case err := <-inFlight:
-		if err == nil || !strings.Contains(err.Error(), "lost the connection to the switchboard daemon") {
+		if err == nil || !strings.Contains(err.Error(), "lost the connection to the daemon") {
 			t.Errorf("the call in flight when the daemon died: %v, want the bridge's error", err)
 		}
 	case <-time.After(eventBound):
 		t.Fatal("the call in flight when the daemon died was left hanging")
 	}
-	await(t, c.bridgeLog, "the bridge say it lost the daemon", func(s string) bool { return strings.HasPrefix(s, "lost the switchboard daemon") })
+	await(t, c.bridgeLog, "the bridge say it lost the daemon", func(s string) bool { return strings.HasPrefix(s, "lost the daemon") })
 	await(t, c.logs, "a warning to the client", func(p *mcp.LoggingMessageParams) bool { return p.Level == "warning" && p.Logger == "switchboard" })
 
 	d2 := startDaemon(t, path, "--sampling")
 	await(t, c.listChanged, "tools/list_changed", func(s string) bool { return s == "tools" })
-	await(t, c.bridgeLog, "the bridge say it reconnected", func(s string) bool { return s == "reconnected to the switchboard daemon" })
+	await(t, c.bridgeLog, "the bridge say it reconnected", func(s string) bool { return s == "reconnected to the daemon" })
 	if got := c.call(t, "demo__echo", map[string]any{"text": "two"}); got != "two" {
 		t.Errorf("echo after the reconnect: %q", got)
 	}
@@ -348,7 +348,7 @@ func TestFirstDialFails(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none.sock")
 	var out strings.Builder
 	err := bridge.Run(context.Background(), strings.NewReader(""), &out, bridge.Options{Dial: dialUnix(path)})
-	if err == nil || !strings.Contains(err.Error(), "connecting to the switchboard daemon") {
+	if err == nil || !strings.Contains(err.Error(), "connecting to the daemon") {
 		t.Errorf("Run without a daemon: %v", err)
 	}
 	if out.Len() != 0 {
