@@ -59,14 +59,20 @@ type daemon struct {
 	sessions int
 }
 
-func startDaemon(t testing.TB, path string, flags ...string) *daemon {
+// startDaemon serves a demo server of each name (with sample, which asks
+// the client to sample) on the socket at path.
+func startDaemon(t testing.TB, path string, names ...string) *daemon {
 	t.Helper()
-	srv, err := demoserver.Config("demo", flags...)
-	if err != nil {
-		t.Fatal(err)
+	var servers []config.ServerConfig
+	for _, name := range names {
+		srv, err := demoserver.Config(name, "--sampling")
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers = append(servers, srv)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Start(ctx, &app.Loaded{Servers: []config.ServerConfig{srv}},
+	a, err := app.Start(ctx, &app.Loaded{Servers: servers},
 		&app.Options{Host: &host.Options{ToolPrefix: host.NoToolPrefix}, Gateway: &gateway.Options{}})
 	if err != nil {
 		cancel()
@@ -262,7 +268,7 @@ func drain[T any](ch <-chan T) {
 // the bridge restored, with its lists to fetch again.
 func TestBridgeRecovers(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.sock")
-	d1 := startDaemon(t, path, "--sampling")
+	d1 := startDaemon(t, path, "demo")
 	c := startClient(t, path)
 	ctx := context.Background()
 
@@ -304,7 +310,7 @@ func TestBridgeRecovers(t *testing.T) {
 	await(t, c.bridgeLog, "the bridge say it lost the daemon", func(s string) bool { return strings.HasPrefix(s, "lost the daemon") })
 	await(t, c.logs, "a warning to the client", func(p *mcp.LoggingMessageParams) bool { return p.Level == "warning" && p.Logger == "switchboard" })
 
-	d2 := startDaemon(t, path, "--sampling")
+	d2 := startDaemon(t, path, "demo")
 	await(t, c.listChanged, "tools/list_changed", func(s string) bool { return s == "tools" })
 	await(t, c.bridgeLog, "the bridge say it reconnected", func(s string) bool { return s == "reconnected to the daemon" })
 	if got := c.call(t, "demo__echo", map[string]any{"text": "two"}); got != "two" {
@@ -323,7 +329,7 @@ func TestBridgeRecovers(t *testing.T) {
 // one server for both; one leaving closes nothing of the other's.
 func TestTwoBridges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.sock")
-	d := startDaemon(t, path)
+	d := startDaemon(t, path, "demo")
 	c1, c2 := startClient(t, path), startClient(t, path)
 	pid1 := c1.call(t, "demo__pid", nil)
 	pid2 := c2.call(t, "demo__pid", nil)
@@ -360,7 +366,7 @@ func TestFirstDialFails(t *testing.T) {
 // daemon's stream is closed.
 func TestRunEndsWithContext(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d.sock")
-	d := startDaemon(t, path)
+	d := startDaemon(t, path, "demo")
 	in, w := io.Pipe()
 	defer w.Close()
 	ctx, cancel := context.WithCancel(context.Background())
