@@ -188,7 +188,7 @@ func (b *bridge) readClient(in io.Reader) error {
 // bridge numbered (state.ask), and what recovery needs is noted on the
 // way.
 func (b *bridge) fromClient(line []byte) {
-	msg, err := jsonrpc.DecodeMessage(trimLine(line))
+	msg, err := read(trimLine(line), clientWhole)
 	if err != nil {
 		// Not a message the bridge can read: the gateway answers it.
 		b.mu.Lock()
@@ -240,7 +240,7 @@ func (b *bridge) readDaemon(conn io.ReadWriteCloser) error {
 		if err != nil {
 			return err
 		}
-		msg, err := jsonrpc.DecodeMessage(trimLine(line))
+		msg, err := read(trimLine(line), daemonWhole)
 		if err != nil {
 			b.logf("dropped a message from the daemon that is not JSON-RPC: %v", err)
 			continue
@@ -269,12 +269,17 @@ func (b *bridge) readDaemon(conn io.ReadWriteCloser) error {
 	}
 }
 
-// lost answers the client's requests in flight, and says once that the
-// daemon is gone: on stderr, and to the client as a log message if its
-// level lets warnings through.
+// lost answers the client's requests in flight, and says once an outage
+// that the daemon is gone: on stderr, and to the client as a log message
+// if its level lets warnings through. A daemon refusing the replayed
+// initialize is said once too.
 func (b *bridge) lost(err error) {
 	b.mu.Lock()
-	replies, note := b.st.lost()
+	replies, announce, note := b.st.lost()
+	refusal := errors.Is(err, errRefused) && !b.st.refusalSaid
+	if refusal {
+		b.st.refusalSaid = true
+	}
 	b.mu.Unlock()
 	for _, r := range replies {
 		b.send(r)
@@ -282,6 +287,12 @@ func (b *bridge) lost(err error) {
 	why := "the stream ended"
 	if err != nil && !errors.Is(err, io.EOF) {
 		why = err.Error()
+	}
+	if refusal {
+		b.logf("%s; retrying", why)
+	}
+	if !announce {
+		return
 	}
 	b.logf("lost the daemon (%s); reconnecting", why)
 	if note {

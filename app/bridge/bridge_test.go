@@ -60,12 +60,12 @@ type daemon struct {
 }
 
 // startDaemon serves a demo server of each name (with sample, which asks
-// the client to sample) on the socket at path.
+// the client to sample, and big_reply) on the socket at path.
 func startDaemon(t testing.TB, path string, names ...string) *daemon {
 	t.Helper()
 	var servers []config.ServerConfig
 	for _, name := range names {
-		srv, err := demoserver.Config(name, "--sampling")
+		srv, err := demoserver.Config(name, "--sampling", "--reply-tools")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,11 @@ const maxLine = 64 << 20
 // so it stays small.
 const readSize = 32 << 10
 
+// keepLong is the most a lineReader keeps between long lines: reusing
+// the space of the last one, rather than growing a new one each time,
+// keeps a client that reads big results often at a lower peak.
+const keepLong = 1 << 20
+
 var errLineTooLong = errors.New("line too long")
 
 // lineReader splits a stream into newline-ended lines, the framing of MCP
@@ -68,8 +73,8 @@ func (l *lineReader) longLine(first []byte) ([]byte, error) {
 		l.long = append(l.long, part...)
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			line := l.long
-			if cap(l.long) > 4*readSize {
-				l.long = nil // a rare big message does not stay in memory
+			if cap(l.long) > keepLong {
+				l.long = nil // a rare huge message does not stay in memory
 			}
 			return line, err
 		}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -35,6 +36,10 @@ type state struct {
 	private     map[string]string
 	nextPrivate int64
 	replaying   bool
+	// down is the daemon away since the client's stream ended: the bridge
+	// says so once an outage, not once a try. refusalSaid likewise for a
+	// daemon that refuses the replayed initialize.
+	down, refusalSaid bool
 
 	init         *jsonrpc.Request // the client's initialize, replayed
 	initID       jsonrpc.ID       // its id, answered by the daemon once
@@ -139,7 +144,7 @@ func (s *state) fromDaemon(msg jsonrpc.Message) daemonAction {
 				return daemonAction{} // the daemon's to keep; the client asked once
 			}
 			if m.Error != nil {
-				return daemonAction{failed: fmt.Errorf("the daemon refused the client's initialize: %v", m.Error)}
+				return daemonAction{failed: fmt.Errorf("%w: %v", errRefused, m.Error)}
 			}
 			return s.online()
 		}
@@ -192,10 +197,16 @@ func (s *state) cancelled(m *jsonrpc.Request) daemonAction {
 	return daemonAction{} // a request of a stream gone, or answered
 }
 
+// errRefused is a new stream's daemon answering the client's replayed
+// initialize with an error.
+var errRefused = errors.New("the daemon refused the client's initialize")
+
 // lost is the daemon gone: the client's requests in flight are answered
-// with errLost, the daemon's to the client forgotten. note says whether
-// the client's session takes a warning log message.
-func (s *state) lost() (replies []jsonrpc.Message, note bool) {
+// with errLost, the daemon's to the client forgotten. announce says
+// whether this outage is news (the stream was the client's session, not
+// a try at restoring it); note whether the client's session takes a
+// warning log message.
+func (s *state) lost() (replies []jsonrpc.Message, announce, note bool) {
 	for _, id := range s.inflight {
 		replies = append(replies, &jsonrpc.Response{ID: id, Error: errLost})
 	}
@@ -203,7 +214,8 @@ func (s *state) lost() (replies []jsonrpc.Message, note bool) {
 	clear(s.asked)
 	clear(s.private)
 	s.conn, s.live, s.replaying = nil, nil, false
-	return replies, s.initAnswered && levelAllows(s.level, "warning")
+	announce, s.down = !s.down, true
+	return replies, announce, announce && s.initAnswered && levelAllows(s.level, "warning")
 }
 
 // replay starts the client's session again on conn: the client's
@@ -213,7 +225,7 @@ func (s *state) lost() (replies []jsonrpc.Message, note bool) {
 func (s *state) replay(conn io.ReadWriteCloser) jsonrpc.Message {
 	s.live = conn
 	if s.init == nil || !s.initAnswered {
-		s.conn = conn
+		s.conn, s.down, s.refusalSaid = conn, false, false
 		return nil
 	}
 	s.replaying = true
@@ -237,13 +249,16 @@ func (s *state) online() daemonAction {
 	for _, list := range []string{"tools", "prompts", "resources"} {
 		act.toClient = append(act.toClient, &jsonrpc.Request{Method: "notifications/" + list + "/list_changed", Params: json.RawMessage("{}")})
 	}
-	s.replaying, s.conn = false, s.live
+	s.replaying, s.conn, s.down, s.refusalSaid = false, s.live, false, false
 	return act
 }
 
+// privatePrefix starts the ids of the bridge's own requests.
+const privatePrefix = "switchboard-bridge-"
+
 func (s *state) privateID(method string) jsonrpc.ID {
 	s.nextPrivate++
-	key := "switchboard-bridge-" + strconv.FormatInt(s.nextPrivate, 10)
+	key := privatePrefix + strconv.FormatInt(s.nextPrivate, 10)
 	s.private[key] = method
 	id, _ := jsonrpc.MakeID(key)
 	return id

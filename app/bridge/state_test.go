@@ -77,3 +77,36 @@ type fakeConn struct{}
 func (*fakeConn) Read([]byte) (int, error)    { return 0, nil }
 func (*fakeConn) Write(p []byte) (int, error) { return len(p), nil }
 func (*fakeConn) Close() error                { return nil }
+
+// TestLostOncePerOutage: the daemon lost is said once, however many
+// streams fail before the client's session is back; then again.
+func TestLostOncePerOutage(t *testing.T) {
+	s := newState()
+	var conn fakeConn
+	s.conn, s.live = &conn, &conn
+	s.fromClient(&jsonrpc.Request{ID: id(t, float64(1)), Method: "initialize", Params: json.RawMessage("{}")})
+	s.fromDaemon(&jsonrpc.Response{ID: id(t, float64(1)), Result: json.RawMessage("{}")})
+	s.fromClient(&jsonrpc.Request{ID: id(t, float64(2)), Method: "logging/setLevel", Params: json.RawMessage(`{"level":"info"}`)})
+	s.fromClient(&jsonrpc.Request{ID: id(t, float64(3)), Method: "tools/call", Params: json.RawMessage(`{}`)})
+	s.fromDaemon(&jsonrpc.Response{ID: id(t, float64(2)), Result: json.RawMessage("{}")})
+
+	replies, announce, note := s.lost()
+	if len(replies) != 1 || replies[0].(*jsonrpc.Response).ID != id(t, float64(3)) || !announce || !note {
+		t.Errorf("first loss: replies %v, announce %v, note %v; want the call failed, said, noted", replies, announce, note)
+	}
+	s.replay(&conn)
+	if _, announce, _ := s.lost(); announce {
+		t.Error("a failed replay was said again")
+	}
+	replayed := s.replay(&conn).(*jsonrpc.Request)
+	act := s.fromDaemon(&jsonrpc.Response{ID: replayed.ID, Result: json.RawMessage("{}")})
+	if !act.online || act.forward || len(act.toClient) != 3 {
+		t.Fatalf("the replayed initialize's answer: %+v, want it swallowed and the session back with three list_changed", act)
+	}
+	if len(act.toDaemon) != 1 || act.toDaemon[0].(*jsonrpc.Request).Method != "logging/setLevel" {
+		t.Errorf("after the replay the daemon is sent %v, want the client's setLevel (it never sent initialized)", act.toDaemon)
+	}
+	if _, announce, _ := s.lost(); !announce {
+		t.Error("a loss after the session was back was not said")
+	}
+}
