@@ -145,6 +145,12 @@ type client struct {
 
 func startClient(t testing.TB, path string) *client {
 	t.Helper()
+	return startClientAt(t, path, legacy)
+}
+
+// startClientAt is startClient speaking protocol.
+func startClientAt(t testing.TB, path, protocol string) *client {
+	t.Helper()
 	c := &client{
 		listChanged: make(chan string, 64),
 		logs:        make(chan *mcp.LoggingMessageParams, 64),
@@ -196,7 +202,7 @@ func startClient(t testing.TB, path string) *client {
 		},
 	})
 	sess, err := cl.Connect(context.Background(), &mcp.IOTransport{Reader: fromBridge, Writer: toBridge},
-		&mcp.ClientSessionOptions{ProtocolVersion: legacy})
+		&mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,6 +352,29 @@ func TestTwoBridges(t *testing.T) {
 	if st := d.a.Host().Status(); len(st) != 1 || st[0].State != host.StateConnected {
 		t.Errorf("after a client left: %+v, want the server still connected", st)
 	}
+}
+
+// TestStatelessClient: a 2026-07-28 client, which has no session to
+// restore, lists, calls and has the server ask it through the bridge, and
+// after a new daemon calls again.
+func TestStatelessClient(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.sock")
+	d1 := startDaemon(t, path, "demo")
+	c := startClientAt(t, path, config.ProtocolModern)
+	if got := c.call(t, "demo__echo", map[string]any{"text": "new era"}); got != "new era" {
+		t.Errorf("echo: %q", got)
+	}
+	if got := c.call(t, "demo__sample", map[string]any{"text": "hi"}); got != "sampled by the client" {
+		t.Errorf("sample: the server got %q, want the client's answer", got)
+	}
+	d1.close()
+	await(t, c.bridgeLog, "the bridge say it lost the daemon", func(s string) bool { return strings.HasPrefix(s, "lost the daemon") })
+	startDaemon(t, path, "demo")
+	await(t, c.bridgeLog, "the bridge say it reconnected", func(s string) bool { return s == "reconnected to the daemon" })
+	if got := c.call(t, "demo__echo", map[string]any{"text": "again"}); got != "again" {
+		t.Errorf("echo after the reconnect: %q", got)
+	}
+	c.close(t)
 }
 
 // TestFirstDialFails: no daemon is Run's error, for its caller to start
