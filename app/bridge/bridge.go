@@ -255,6 +255,9 @@ func (b *bridge) readDaemon(conn io.ReadWriteCloser) error {
 			b.sendDaemon(conn, m)
 		}
 		if act.online {
+			b.mu.Lock()
+			b.st.goOnline()
+			b.mu.Unlock()
 			b.logf("reconnected to the daemon")
 		}
 		switch {

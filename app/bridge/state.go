@@ -234,7 +234,8 @@ func (s *state) replay(conn io.ReadWriteCloser) jsonrpc.Message {
 
 // online follows the replayed initialize's answer: the client's
 // notifications/initialized, log level and subscriptions go to the daemon
-// again, and the client is told its lists may have changed.
+// again, then (goOnline) the client's own messages, and the client is
+// told its lists may have changed.
 func (s *state) online() daemonAction {
 	act := daemonAction{online: true}
 	if s.initialized {
@@ -249,8 +250,14 @@ func (s *state) online() daemonAction {
 	for _, list := range []string{"tools", "prompts", "resources"} {
 		act.toClient = append(act.toClient, &jsonrpc.Request{Method: "notifications/" + list + "/list_changed", Params: json.RawMessage("{}")})
 	}
-	s.replaying, s.conn, s.down, s.refusalSaid = false, s.live, false, false
 	return act
+}
+
+// goOnline makes live, once the replay's requests are written to it, the
+// stream the client's messages go to: none of them overtakes the replay
+// (a setLevel of the client's after an older one replayed).
+func (s *state) goOnline() {
+	s.replaying, s.conn, s.down, s.refusalSaid = false, s.live, false, false
 }
 
 // privatePrefix starts the ids of the bridge's own requests.

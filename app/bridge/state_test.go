@@ -117,6 +117,13 @@ func TestLostOncePerOutage(t *testing.T) {
 	if want := []string{`logging/setLevel {"level":"info"}`, `resources/subscribe {"uri":"a://2"}`}; !slices.Equal(sent, want) {
 		t.Errorf("after the replay the daemon is sent %q, want %q (the client never sent initialized)", sent, want)
 	}
+	if s.conn != nil {
+		t.Error("the client's messages went to the new stream before the replay was written")
+	}
+	s.goOnline()
+	if s.conn != &conn {
+		t.Error("goOnline did not give the client the new stream")
+	}
 	if _, announce, _ := s.lost(); !announce {
 		t.Error("a loss after the session was back was not said")
 	}
