@@ -128,3 +128,21 @@ func TestLostOncePerOutage(t *testing.T) {
 		t.Error("a loss after the session was back was not said")
 	}
 }
+
+// TestWhileDown: with the daemon away, a request is answered at once with
+// an error, a ping with an empty result (a keepalive must not end the
+// client's session), and nothing goes anywhere.
+func TestWhileDown(t *testing.T) {
+	s := newState()
+	conn, act := s.fromClient(&jsonrpc.Request{ID: id(t, float64(1)), Method: "ping"})
+	if r, ok := act.reply.(*jsonrpc.Response); conn != nil || !ok || r.Error != nil || string(r.Result) != "{}" {
+		t.Errorf("a ping while down: %+v", act)
+	}
+	conn, act = s.fromClient(&jsonrpc.Request{ID: id(t, float64(2)), Method: "tools/call", Params: json.RawMessage("{}")})
+	if r, ok := act.reply.(*jsonrpc.Response); conn != nil || !ok || r.Error != errDown {
+		t.Errorf("a call while down: %+v", act)
+	}
+	if len(s.inflight) != 0 {
+		t.Errorf("requests answered while down are in flight: %v", s.inflight)
+	}
+}
