@@ -37,6 +37,10 @@ type serveOptions struct {
 	MaxResult   int
 	ToolSearch  bool
 	PrintConfig string
+	Standalone  bool
+	// standaloneBy is the flag that keeps serve in-process (bridge.go),
+	// "" when it may bridge to the daemon.
+	standaloneBy string
 	opsFlags
 	tracing trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
@@ -73,12 +77,24 @@ go to stderr; over stdio, stdout is the client's.
 Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
 no new calls or sessions, /readyz 503, calls in flight finish within
 --drain-timeout, then exit 0; a second SIGTERM stops at once.
---audit-log FILE keeps a JSON line per call (SIGHUP reopens it).`,
+--audit-log FILE keeps a JSON line per call (SIGHUP reopens it).
+
+--standalone serves in this process, with servers of its own. So do the
+flags that change what every client of a shared switchboard would get:
+--http, --token, --token-file, --no-prefix, --max-result, --tool-search,
+--audit-*, --drain-timeout, and the global --config, --no-discover,
+--no-project, --project, --exclude, --root, --trust-project,
+--cache-dir, --no-cache. --server, --tools and --profile are a client's
+own view either way.`,
 		Example: `  $ switchboard serve --print-config claude-desktop
   $ switchboard serve --http 127.0.0.1:8976
-  $ switchboard serve --server github --server linear --no-prefix`,
+  $ switchboard serve --server github --server linear --no-prefix
+  $ switchboard serve --standalone --profile work`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.standaloneBy = standaloneBy(cmd.Flags(), o.IO.LookupEnv)
+			return runServe(cmd.Context(), o)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.HTTP, "http", "", "serve streamable HTTP at `ADDR` (host:port; path /mcp) instead of stdio")
@@ -94,6 +110,7 @@ no new calls or sessions, /readyz 503, calls in flight finish within
 	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
 	o.opsFlags.add(fl)
+	fl.BoolVar(&o.Standalone, "standalone", false, "serve in this process with servers of its own, not through the switchboard daemon")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
 	return cmd
 }
