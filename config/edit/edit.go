@@ -63,6 +63,22 @@ func AddServer(path, name string, entry EntryFields) error {
 	})
 }
 
+// AddServerJSON adds a server entry given as a JSON object, as it is
+// (add-json, import). The file is written only if the result still
+// reads as our config; whether the entry itself is valid is the caller's
+// to check first.
+func AddServerJSON(path, name string, value json.RawMessage) error {
+	if name == "" {
+		return errors.New("a server needs a name")
+	}
+	return editFile(path, func(servers object) error {
+		if servers.find(name) >= 0 {
+			return fmt.Errorf("server %q: %w in %s", name, ErrServerExists, path)
+		}
+		return servers.add(name, value)
+	})
+}
+
 // RemoveServer deletes a server entry.
 func RemoveServer(path, name string) error {
 	return editFile(path, func(servers object) error {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/url"
@@ -96,6 +97,8 @@ const (
 // locks the file and replaces it in one step).
 type Editor interface {
 	AddServer(path, name string, entry edit.EntryFields) error
+	// AddServerJSON adds an entry given as a JSON object.
+	AddServerJSON(path, name string, value json.RawMessage) error
 	RemoveServer(path, name string) error
 	SetDisabled(path, name string, disabled bool) error
 	// ClaimDisabled adds a disabled entry that only claims a name defined
@@ -375,6 +378,10 @@ type configEditor struct{}
 
 func (configEditor) AddServer(path, name string, entry edit.EntryFields) error {
 	return edit.AddServer(path, name, entry)
+}
+
+func (configEditor) AddServerJSON(path, name string, value json.RawMessage) error {
+	return edit.AddServerJSON(path, name, value)
 }
 
 func (configEditor) RemoveServer(path, name string) error { return edit.RemoveServer(path, name) }

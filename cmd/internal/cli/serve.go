@@ -37,6 +37,8 @@ type serveOptions struct {
 	MaxResult   int
 	ToolSearch  bool
 	PrintConfig string
+	// Command is the binary --print-config's entry runs; "" is this one.
+	Command string
 	opsFlags
 	tracing trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
@@ -73,8 +75,14 @@ go to stderr; over stdio, stdout is the client's.
 Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
 no new calls or sessions, /readyz 503, calls in flight finish within
 --drain-timeout, then exit 0; a second SIGTERM stops at once.
---audit-log FILE keeps a JSON line per call (SIGHUP reopens it).`,
+--audit-log FILE keeps a JSON line per call (SIGHUP reopens it).
+
+--print-config CLIENT prints the entry to paste into a client's config,
+running this binary by its absolute path ('switchboard client connect'
+writes it for you). A binary in go's build cache (go run) is refused:
+go deletes it; --command PATH names the binary to run instead.`,
 		Example: `  $ switchboard serve --print-config claude-desktop
+  $ switchboard serve --print-config codex --command ~/bin/switchboard
   $ switchboard serve --http 127.0.0.1:8976
   $ switchboard serve --server github --server linear --no-prefix`,
 		Args: usageArgs(cobra.NoArgs),
@@ -95,12 +103,13 @@ no new calls or sessions, /readyz 503, calls in flight finish within
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
 	o.opsFlags.add(fl)
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
+	fl.StringVar(&o.Command, "command", "", "with --print-config: the switchboard binary (`PATH`) the entry runs, instead of this one")
 	return cmd
 }
 
 func runServe(ctx context.Context, o *serveOptions) error {
 	if o.PrintConfig != "" {
-		return printClientConfig(o.IO, o.PrintConfig)
+		return printClientConfig(o.IO, o.PrintConfig, o.Command)
 	}
 	if err := refuseNested(o.IO); err != nil {
 		return err
@@ -318,8 +327,13 @@ func (o *serveOptions) serveHTTP(ctx context.Context, a *app.App, opts gateway.H
 
 // printClientConfig prints the entry that makes a client start
 // switchboard serve, in that client's format.
-func printClientConfig(ios IO, client string) error {
-	exe, err := os.Executable()
+func printClientConfig(ios IO, client, command string) error {
+	switch client {
+	case "claude-desktop", "cursor", "vscode", "codex":
+	default:
+		return usagef("--print-config %s: want claude-desktop, cursor, vscode or codex", termsafe.Line(client))
+	}
+	exe, err := switchboardBinary(command)
 	if err != nil {
 		return err
 	}
@@ -331,8 +345,6 @@ func printClientConfig(ios IO, client string) error {
 		fmt.Fprintf(ios.Out, "{\n  \"servers\": {\n    \"switchboard\": {\"type\": \"stdio\", \"command\": %s, \"args\": [\"serve\"]}\n  }\n}\n", q)
 	case "codex":
 		fmt.Fprintf(ios.Out, "[mcp_servers.switchboard]\ncommand = %s\nargs = [\"serve\"]\n", q)
-	default:
-		return usagef("--print-config %s: want claude-desktop, cursor, vscode or codex", termsafe.Line(client))
 	}
 	return nil
 }
