@@ -79,6 +79,9 @@ type Factory struct {
 	ConfigPath func(scope string) (string, error)
 	// Edit changes switchboard's own config files.
 	Edit Editor
+	// Mask hides the secrets of every config discovered so far in a text
+	// to print (DESIGN.md F44).
+	Mask func(string) string
 }
 
 // discoverMode says whether discovery may run "!command" values.
@@ -171,6 +174,7 @@ func (g *globalOptions) factory() *Factory {
 		Untrust:      g.untrust,
 		ConfigPath:   g.configPath,
 		Edit:         configEditor{},
+		Mask:         g.redactor.String,
 	}
 }
 
