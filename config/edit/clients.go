@@ -30,17 +30,22 @@ type Client struct {
 	// names are the base names of the provider's user-level files this
 	// edits; nil takes any of them.
 	names []string
+	// create is the base name of the file made when none exists, when it
+	// is not the first the app reads (opencode documents opencode.json).
+	create string
 	// toml: the file is Codex's config.toml, edited as text (toml.go).
 	toml bool
 	t    target
 	// entry is the app's entry that runs command with args.
 	entry func(command string, args []string) any
-	// off is the member that turns an entry off, and its value when off
-	// (Windsurf's "disabled": true, Zed's "enabled": false); "" when the
-	// app has no switch in the entry.
-	off      string
-	offValue bool
+	// turnOff is the app's way to turn one server off in its file, or on
+	// again; nil when it has none.
+	turnOff switchFunc
 }
+
+// A switchFunc turns the server name off in a file's tree (off), or on
+// again, as it was before it was turned off.
+type switchFunc func(root, servers object, name string, off bool) error
 
 // ErrNoSwitch is returned by SetDisabled for an app whose file has no
 // way to turn one server off.
@@ -85,7 +90,7 @@ func typedStdio(command string, args []string) any {
 }
 
 func jsonTarget(p *source.Provider, prune bool, keys ...string) target {
-	return target{keys: keys, empty: emptyWith(keys), prune: prune, parse: func(path string, data []byte) error {
+	return target{keys: keys, empty: emptyWith(keys), prune: prune, keepMode: true, parse: func(path string, data []byte) error {
 		_, _, err := p.Parse(source.Location{Path: path, Level: config.LevelUser}, data, source.Env{})
 		return err
 	}}
@@ -111,13 +116,13 @@ func newClients() []*Client {
 		{ID: "claude-desktop", entry: commandArgs, t: jsonTarget(p("claude-desktop"), false, "mcpServers")},
 		{ID: "cursor", entry: commandArgs, t: jsonTarget(p("cursor"), false, "mcpServers")},
 		{ID: "vscode", names: []string{"mcp.json"}, entry: typedStdio, t: jsonTarget(p("vscode"), false, "servers")},
-		{ID: "windsurf", entry: commandArgs, t: jsonTarget(p("windsurf"), false, "mcpServers"), off: "disabled", offValue: true},
-		{ID: "codex", toml: true, off: "enabled", offValue: false},
-		{ID: "gemini", entry: commandArgs, t: jsonTarget(p("gemini"), true, "mcpServers")},
-		{ID: "opencode", entry: func(command string, args []string) any {
+		{ID: "windsurf", entry: commandArgs, t: jsonTarget(p("windsurf"), false, "mcpServers"), turnOff: entrySwitch("disabled", true)},
+		{ID: "codex", toml: true, turnOff: tomlSwitch},
+		{ID: "gemini", entry: commandArgs, t: jsonTarget(p("gemini"), true, "mcpServers"), turnOff: geminiExclude},
+		{ID: "opencode", create: "opencode.json", entry: func(command string, args []string) any {
 			return entryObject{{"type", "local"}, {"command", append([]string{command}, args...)}}
-		}, t: jsonTarget(p("opencode"), true, "mcp"), off: "enabled", offValue: false},
-		{ID: "zed", entry: commandArgs, t: jsonTarget(p("zed"), true, "context_servers"), off: "enabled", offValue: false},
+		}, t: jsonTarget(p("opencode"), true, "mcp"), turnOff: entrySwitch("enabled", false)},
+		{ID: "zed", entry: commandArgs, t: jsonTarget(p("zed"), true, "context_servers"), turnOff: entrySwitch("enabled", false)},
 	}
 }
 
@@ -172,11 +177,16 @@ func (c *Client) Path(env source.Env) string {
 	if len(cands) == 0 {
 		return ""
 	}
+	if i := slices.IndexFunc(cands, func(p string) bool { return filepath.Base(p) == c.create }); i >= 0 {
+		return cands[i]
+	}
 	return cands[0]
 }
 
-// Entries reads the app's file as discovery does; a missing file has none.
-func (c *Client) Entries(path string) ([]source.Entry, error) {
+// Entries reads the app's file as discovery does, in env (the home and
+// variables the app's own references resolve from); a missing file has
+// none.
+func (c *Client) Entries(path string, env source.Env) ([]source.Entry, error) {
 	data, err := safefile.ReadLimited(path, maxSize(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -184,7 +194,7 @@ func (c *Client) Entries(path string) ([]source.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, _, err := c.provider.Parse(source.Location{Path: path, Level: config.LevelUser}, data, source.Env{})
+	entries, _, err := c.provider.Parse(source.Location{Path: path, Level: config.LevelUser}, data, env)
 	return entries, err
 }
 
@@ -193,6 +203,7 @@ func (c *Client) Entries(path string) ([]source.Entry, error) {
 // is none. An entry of that name is replaced; changed is false when it
 // was already exactly this one.
 func (c *Client) Connect(path, name, command string, args []string) (changed bool, err error) {
+	path = resolve(path)
 	if c.toml {
 		return tomlConnect(path, name, command, args)
 	}
@@ -200,7 +211,7 @@ func (c *Client) Connect(path, name, command string, args []string) (changed boo
 	if err != nil {
 		return false, err
 	}
-	err = editDoc(path, c.t, func(servers object) error {
+	err = editDoc(path, c.t, func(_, servers object) error {
 		if v := servers.value(name); v != nil && bytes.Equal(compact(v), want) {
 			return errUnchanged
 		}
@@ -221,10 +232,11 @@ func (c *Client) Disconnect(path, name string) (changed bool, err error) {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
+	path = resolve(path)
 	if c.toml {
 		return tomlRemove(path, name)
 	}
-	err = editDoc(path, c.t, func(servers object) error {
+	err = editDoc(path, c.t, func(_, servers object) error {
 		if servers.find(name) < 0 {
 			return errUnchanged
 		}
@@ -239,30 +251,100 @@ func (c *Client) Disconnect(path, name string) (changed bool, err error) {
 }
 
 // SetDisabled turns the app's server name off, or back on, by the app's
-// own switch in the entry: on again removes the switch, as the entry was
-// before. ErrNoSwitch when the app has none.
+// own switch; on again removes what turning it off wrote. ErrNoSwitch
+// when the app has none.
 func (c *Client) SetDisabled(path, name string, disabled bool) error {
-	if c.off == "" {
+	if c.turnOff == nil {
 		return fmt.Errorf("%s: %w", c.Name, ErrNoSwitch)
 	}
+	path = resolve(path)
 	if c.toml {
 		return tomlSetEnabled(path, name, !disabled)
 	}
-	return editDoc(path, c.t, func(servers object) error {
-		e, ok := servers.child(name)
-		if !ok {
+	return editDoc(path, c.t, func(root, servers object) error {
+		if servers.find(name) < 0 {
 			return fmt.Errorf("server %q: %w in %s", name, ErrNoServer, path)
 		}
-		if !disabled {
-			e.remove(c.off)
-			return nil
-		}
-		return e.set(c.off, c.offValue)
+		return c.turnOff(root, servers, name, disabled)
 	})
 }
 
 // HasSwitch reports whether the app can turn one server off in its file.
-func (c *Client) HasSwitch() bool { return c.off != "" }
+func (c *Client) HasSwitch() bool { return c.turnOff != nil }
+
+// entrySwitch is a member of the entry: Windsurf's "disabled": true,
+// Zed's and opencode's "enabled": false. On again removes it: on is the
+// default.
+func entrySwitch(key string, offValue bool) switchFunc {
+	return func(_, servers object, name string, off bool) error {
+		e, ok := servers.child(name)
+		if !ok {
+			return fmt.Errorf("server %q: the entry is not an object", name)
+		}
+		if !off {
+			e.remove(key)
+			return nil
+		}
+		return e.set(key, offValue)
+	}
+}
+
+// tomlSwitch stands for Codex's enabled = false, which toml.go writes.
+func tomlSwitch(object, object, string, bool) error { return nil }
+
+// geminiExclude adds the name to Gemini CLI's list of servers it does not
+// start, "mcp": {"excluded": […]} (or the version 1 "excludeMCPServers"
+// where only that is there), or takes it out again; an emptied list goes,
+// and so does an emptied "mcp".
+func geminiExclude(root, _ object, name string, off bool) error {
+	holder, key := root, "excludeMCPServers"
+	mcp, hasMCP := root.child("mcp")
+	if hasMCP && mcp.value("excluded") != nil || root.value(key) == nil {
+		if !hasMCP {
+			if !off {
+				return nil
+			}
+			if err := root.add("mcp", struct{}{}); err != nil {
+				return err
+			}
+			mcp, _ = root.child("mcp")
+		}
+		holder, key = mcp, "excluded"
+	}
+	var list []string
+	if v := holder.value(key); v != nil {
+		if err := json.Unmarshal(standard(v), &list); err != nil {
+			return fmt.Errorf("Gemini CLI's %q is not a list of server names", key)
+		}
+	}
+	has := slices.Contains(list, name)
+	switch {
+	case off && !has:
+		list = append(list, name)
+	case !off && has:
+		list = slices.DeleteFunc(list, func(n string) bool { return n == name })
+	default:
+		return nil
+	}
+	if len(list) > 0 {
+		return holder.set(key, list)
+	}
+	holder.remove(key)
+	if key == "excluded" && len(holder.obj().Members) == 0 {
+		root.remove("mcp")
+	}
+	return nil
+}
+
+// resolve follows a link to the file it names, so that a config kept in
+// a dotfiles repository stays a link and its target changes. A dangling
+// link is left for the read to refuse.
+func resolve(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
 
 // compact is v as plain JSON without spaces.
 func compact(v *hujson.Value) []byte {

@@ -35,7 +35,7 @@ func fixture(t *testing.T, c *Client) (path string, orig []byte) {
 
 func entryNamed(t *testing.T, c *Client, path, name string) *source.Entry {
 	t.Helper()
-	entries, err := c.Entries(path)
+	entries, err := c.Entries(path, source.Env{})
 	if err != nil {
 		t.Fatalf("%s no longer reads as %s reads it: %v", path, c.Name, err)
 	}
@@ -54,7 +54,7 @@ func TestConnectDisconnectRoundTrip(t *testing.T) {
 	for _, c := range AllClients() {
 		t.Run(c.ID, func(t *testing.T) {
 			path, orig := fixture(t, c)
-			before, err := c.Entries(path)
+			before, err := c.Entries(path, source.Env{})
 			// Zed's sample has none: its settings grow a context_servers
 			// object, which goes again with the last server.
 			if err != nil || len(before) == 0 && c.ID != "zed" {
@@ -68,7 +68,7 @@ func TestConnectDisconnectRoundTrip(t *testing.T) {
 			if e == nil || e.Config.Command != exe || !cmp.Equal(e.Config.Args, []string{"serve"}) || e.Config.Err != nil {
 				t.Fatalf("entry read back: %+v", e)
 			}
-			after, _ := c.Entries(path)
+			after, _ := c.Entries(path, source.Env{})
 			if len(after) != len(before)+1 {
 				t.Errorf("entries: %d before, %d after; want one more", len(before), len(after))
 			}
@@ -135,7 +135,7 @@ func TestConnectCreates(t *testing.T) {
 			if err != nil || !changed {
 				t.Fatalf("Connect with a new path = %v, %v", changed, err)
 			}
-			entries, _ := c.Entries(path)
+			entries, _ := c.Entries(path, source.Env{})
 			if len(entries) != 1 || entries[0].Config.Command != "/usr/bin/switchboard" {
 				t.Errorf("after moving: %+v", entries)
 			}
@@ -167,7 +167,7 @@ func TestConnectRefusesBrokenFile(t *testing.T) {
 // and on again gives back the file byte for byte; an app without one says
 // so.
 func TestSetDisabled(t *testing.T) {
-	other := map[string]string{"windsurf": "brave-search", "codex": "context7", "opencode": "sentry", "zed": "mine"}
+	other := map[string]string{"windsurf": "brave-search", "codex": "context7", "opencode": "sentry", "zed": "mine", "gemini": "pythonTools"}
 	for _, c := range AllClients() {
 		t.Run(c.ID, func(t *testing.T) {
 			path, orig := fixture(t, c)
@@ -220,15 +220,15 @@ func TestClientPaths(t *testing.T) {
 		{"codex", "linux", ".codex/config.toml"},
 		{"gemini", "linux", ".gemini/settings.json"},
 		{"zed", "linux", ".config/zed/settings.json"},
-		{"opencode", "linux", ".config/opencode/opencode.jsonc"},
+		{"opencode", "linux", ".config/opencode/opencode.json"},
 	} {
 		got := ClientByID(tc.id).Path(source.Env{Home: home, GOOS: tc.goos, Lookup: lookup})
 		if want := filepath.Join(home, tc.want); got != want {
 			t.Errorf("%s on %s: %s, want %s", tc.id, tc.goos, got, want)
 		}
 	}
-	// An opencode.json that exists is the one edited.
-	existing := filepath.Join(home, ".config", "opencode", "opencode.json")
+	// An opencode.jsonc that exists is the one edited.
+	existing := filepath.Join(home, ".config", "opencode", "opencode.jsonc")
 	if err := os.MkdirAll(filepath.Dir(existing), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +236,93 @@ func TestClientPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := ClientByID("opencode").Path(source.Env{Home: home, Lookup: lookup}); got != existing {
-		t.Errorf("opencode with opencode.json: %s", got)
+		t.Errorf("opencode with opencode.jsonc: %s", got)
+	}
+}
+
+// A config that is a link (a dotfiles repository) stays a link, its
+// target edited, and an existing file keeps its mode.
+func TestConnectFollowsLinksKeepsMode(t *testing.T) {
+	for _, c := range []*Client{ClientByID("cursor"), ClientByID("codex")} {
+		t.Run(c.ID, func(t *testing.T) {
+			target, orig := fixture(t, c)
+			if err := os.Chmod(target, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(t.TempDir(), "link")
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Connect(link, "switchboard", exe, []string{"serve"}); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("the link was replaced: %v, %v", fi.Mode(), err)
+			}
+			if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o644 {
+				t.Errorf("mode %v, want 0644 kept", fi.Mode().Perm())
+			}
+			if e := entryNamed(t, c, target, "switchboard"); e == nil {
+				t.Fatal("the target has no entry")
+			}
+			if _, err := c.Disconnect(link, "switchboard"); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(target); string(got) != string(orig) {
+				t.Errorf("not restored:\n%s", got)
+			}
+		})
+	}
+}
+
+// Gemini CLI's version 1 list, excludeMCPServers, is the one edited where
+// only it is there; a Codex table at the end of a file without a final
+// line break comes and goes without one.
+func TestSwitchEdgeShapes(t *testing.T) {
+	dir := t.TempDir()
+	gemini := ClientByID("gemini")
+	path := filepath.Join(dir, "settings.json")
+	orig := `{"excludeMCPServers": ["old"], "mcpServers": {"a": {"command": "a"}}}`
+	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := gemini.SetDisabled(path, "a", true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !strings.Contains(string(got), `"excludeMCPServers": ["old", "a"]`) {
+		t.Errorf("after disabling:\n%s", got)
+	}
+	if err := gemini.SetDisabled(path, "a", false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != orig {
+		t.Errorf("not restored:\n%s", got)
+	}
+
+	codex := ClientByID("codex")
+	path = filepath.Join(dir, "config.toml")
+	orig = "model = \"o3\"\n\n[mcp_servers.a]\ncommand = \"a\""
+	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []func() error{
+		func() error { return codex.SetDisabled(path, "a", true) },
+		func() error { return codex.SetDisabled(path, "a", false) },
+		func() error { _, err := codex.Connect(path, "switchboard", exe, []string{"serve"}); return err },
+		func() error { _, err := codex.Disconnect(path, "switchboard"); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, _ := os.ReadFile(path); string(got) != orig {
+		t.Errorf("not restored: %q", got)
+	}
+	// An inline table is the person's to edit.
+	if err := os.WriteFile(path, []byte("[mcp_servers]\nswitchboard = {command = \"x\"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := codex.Connect(path, "switchboard", exe, []string{"serve"}); err == nil || !strings.Contains(err.Error(), "edit it by hand") {
+		t.Errorf("Connect over an inline table = %v", err)
 	}
 }

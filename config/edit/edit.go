@@ -194,6 +194,9 @@ type target struct {
 	// parse reads the file as its tool does; a file it refuses is never
 	// edited, and an edit it would refuse is never written.
 	parse func(path string, data []byte) error
+	// keepMode keeps an existing file's permissions (an app's file is the
+	// person's to set); a new file, and our own, are 0600.
+	keepMode bool
 	// prune removes the object of servers when an edit empties it, in a
 	// file that holds other settings too (Zed's, Gemini's, ~/.claude.json):
 	// connecting and then disconnecting leaves the file as it was.
@@ -212,12 +215,12 @@ var native = target{
 
 // editFile runs change on our own file's mcpServers object.
 func editFile(path string, change func(servers object) error) error {
-	return editDoc(path, native, change)
+	return editDoc(path, native, func(_, servers object) error { return change(servers) })
 }
 
-// editDoc runs change on the file's object of servers under the lock and
-// writes the result atomically.
-func editDoc(path string, t target, change func(servers object) error) error {
+// editDoc runs change on the file's top level and object of servers under
+// the lock and writes the result atomically.
+func editDoc(path string, t target, change func(root, servers object) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -237,6 +240,7 @@ func editDoc(path string, t target, change func(servers object) error) error {
 	case err != nil:
 		return err
 	}
+	perm := fileMode(path, t.keepMode)
 	bom := bytes.HasPrefix(data, utf8BOM)
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if doc.IsBlank(data, true) {
@@ -254,7 +258,7 @@ func editDoc(path string, t target, change func(servers object) error) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := change(servers); err != nil {
+	if err := change(root, servers); err != nil {
 		return err
 	}
 	if t.prune && len(servers.obj().Members) == 0 {
@@ -278,7 +282,16 @@ func editDoc(path string, t target, change func(servers object) error) error {
 	if bom {
 		out = append(utf8BOM[:len(utf8BOM):len(utf8BOM)], out...)
 	}
-	return safefile.WriteAtomic(path, out, 0o600)
+	return safefile.WriteAtomic(path, out, perm)
+}
+
+// fileMode is the mode an edit writes path with: 0600, or with keep the
+// existing file's.
+func fileMode(path string, keep bool) os.FileMode {
+	if fi, err := os.Stat(path); keep && err == nil {
+		return fi.Mode().Perm()
+	}
+	return 0o600
 }
 
 // path walks keys down from o, making the objects that are absent (or

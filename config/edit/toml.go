@@ -137,7 +137,7 @@ func tomlEdit(path string, change func(data []byte, entries []source.Entry) ([]b
 	if _, _, err := codex.Parse(loc, out, source.Env{}); err != nil {
 		return fmt.Errorf("not writing %s: the edit would leave it unreadable (%v); please edit it by hand", path, err)
 	}
-	return safefile.WriteAtomic(path, out, 0o600)
+	return safefile.WriteAtomic(path, out, fileMode(path, true))
 }
 
 // tomlFind is name's table, or an error when Codex has name but not as a

@@ -93,7 +93,7 @@ func (f *Factory) clientFile(c *edit.Client) (string, error) {
 // appServers reads the app's file: its own servers (not switchboard), and
 // whether an entry starts switchboard serve.
 func appServers(c *edit.Client, path string) (own []source.Entry, connected bool, err error) {
-	entries, err := c.Entries(path)
+	entries, err := c.Entries(path, portableEnv)
 	if err != nil {
 		return nil, false, err
 	}

@@ -42,9 +42,9 @@ With --disable, the servers copied (and those skipped because switchboard
 has them) are also turned off in the app, by the app's own switch, so that
 an app connected to switchboard does not run each twice: Windsurf's
 "disabled": true, Codex's enabled = false, Zed's and opencode's "enabled":
-false. Claude Code (user scope), Claude Desktop, Cursor, VS Code and Gemini
-CLI have no such switch in the entry; import says so and leaves them.
---undo turns them on in the app again.`,
+false, Gemini CLI's "mcp": {"excluded": […]} list. Claude Code (user
+scope), Claude Desktop, Cursor and VS Code have no such switch in their
+files; import says so and leaves them. --undo removes the switch again.`,
 		Example: `  $ switchboard import cursor
   $ switchboard import windsurf --disable
   $ switchboard import windsurf --undo`,
@@ -201,6 +201,11 @@ func ourNames(path string) ([]string, error) {
 	}
 	return names, nil
 }
+
+// portableEnv is the environment an app's entries are read in for import:
+// the home directory an editor's ${userHome} names is ours, ${HOME}, and
+// there is no project (a user-level server that names one cannot move).
+var portableEnv = source.Env{Home: "${HOME}", Lookup: func(string) (string, bool) { return "", false }}
 
 // importedEntry is an entry of our own file, fields in the order people
 // write them.
