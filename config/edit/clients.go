@@ -110,7 +110,7 @@ func emptyWith(keys []string) string {
 // of source.All.
 func newClients() []*Client {
 	p := source.ByID
-	return []*Client{
+	cs := []*Client{
 		{ID: "claude-code", names: []string{".claude.json"}, entry: typedStdio,
 			t: jsonTarget(p("claude-code"), true, "mcpServers")},
 		{ID: "claude-desktop", entry: commandArgs, t: jsonTarget(p("claude-desktop"), false, "mcpServers")},
@@ -124,15 +124,13 @@ func newClients() []*Client {
 		}, t: jsonTarget(p("opencode"), true, "mcp"), turnOff: entrySwitch("enabled", false)},
 		{ID: "zed", entry: commandArgs, t: jsonTarget(p("zed"), true, "context_servers"), turnOff: entrySwitch("enabled", false)},
 	}
-}
-
-func init() {
 	// Name and provider from the source each reads: one place says what
 	// an app is called.
-	for _, c := range clients {
-		c.provider = source.ByID(c.ID)
+	for _, c := range cs {
+		c.provider = p(c.ID)
 		c.Name = c.provider.Name
 	}
+	return cs
 }
 
 var clients = newClients()

@@ -326,3 +326,54 @@ func TestSwitchEdgeShapes(t *testing.T) {
 		t.Errorf("Connect over an inline table = %v", err)
 	}
 }
+
+// FuzzCodexRoundTrip: whatever config.toml Codex reads, connecting either
+// fails and leaves it alone, or gives a file with the entry that
+// disconnecting turns back into the same bytes; other servers never change.
+func FuzzCodexRoundTrip(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join("testdata", "clients", "codex.toml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte("model = \"o3\""))
+	f.Add([]byte("a = 1\r\n[mcp_servers.x]\r\ncommand = \"x\"\r\n"))
+	f.Add([]byte("s = \"\"\"\n[mcp_servers.switchboard]\n\"\"\"\n"))
+	f.Add([]byte("[mcp_servers]\nx = {command = \"x\"}\n# end"))
+	codex := ClientByID("codex")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before, err := codex.Entries(path, source.Env{})
+		if err != nil || entryIn(before, "switchboard") {
+			return
+		}
+		if _, err := codex.Connect(path, "switchboard", exe, []string{"serve"}); err != nil {
+			if got, _ := os.ReadFile(path); string(got) != string(data) {
+				t.Fatalf("a failed connect changed the file: %v", err)
+			}
+			return
+		}
+		after, err := codex.Entries(path, source.Env{})
+		if err != nil || !entryIn(after, "switchboard") || len(after) != len(before)+1 {
+			t.Fatalf("after connect: %d entries, %v", len(after), err)
+		}
+		if _, err := codex.Disconnect(path, "switchboard"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(path); string(got) != string(data) {
+			t.Fatalf("not restored:\n%q\nwant\n%q", got, data)
+		}
+	})
+}
+
+func entryIn(entries []source.Entry, name string) bool {
+	for _, e := range entries {
+		if e.Config.Name == name {
+			return true
+		}
+	}
+	return false
+}

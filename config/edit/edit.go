@@ -1,8 +1,10 @@
 // Package edit changes entries of switchboard's own config file (DESIGN.md
-// F37): add, remove, enable, disable, auto-approve. It patches the JSONC
-// document in place, so a person's comments, key order, indentation and
-// blank lines survive every edit; only the entry touched changes
-// (DESIGN.md, "Editing").
+// F37): add, remove, enable, disable, auto-approve; and the one entry
+// that starts switchboard in a client app's own file, and the app's
+// switches (clients.go, DESIGN.md F59). It patches the JSONC document in
+// place, so a person's comments, key order, indentation and blank lines
+// survive every edit; only the entry touched changes (DESIGN.md,
+// "Editing").
 //
 // Every edit takes an exclusive lock, reads the file, changes one entry,
 // and writes the whole file to a temporary file that is renamed over the

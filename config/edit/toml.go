@@ -2,6 +2,7 @@ package edit
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -111,7 +112,7 @@ func tomlKey(name string) string {
 
 // tomlEdit reads the file under the lock, lets change rewrite it, checks
 // the result reads as Codex reads it, and writes it in one step.
-func tomlEdit(path string, change func(data []byte, entries []source.Entry) ([]byte, error)) error {
+func tomlEdit(path, name string, change func(data []byte, entries []source.Entry) ([]byte, error)) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -134,10 +135,43 @@ func tomlEdit(path string, change func(data []byte, entries []source.Entry) ([]b
 	if err != nil {
 		return err
 	}
-	if _, _, err := codex.Parse(loc, out, source.Env{}); err != nil {
+	after, _, err := codex.Parse(loc, out, source.Env{})
+	if err != nil {
 		return fmt.Errorf("not writing %s: the edit would leave it unreadable (%v); please edit it by hand", path, err)
 	}
+	if !sameOthers(entries, after, name) {
+		// A header inside a multi-line string, say: the text was not what
+		// it looked like line by line.
+		return fmt.Errorf("not writing %s: the edit would change servers other than %q; please edit it by hand", path, name)
+	}
 	return safefile.WriteAtomic(path, out, fileMode(path, true))
+}
+
+// sameOthers reports whether before and after define the same servers,
+// but for name, each the same.
+func sameOthers(before, after []source.Entry, name string) bool {
+	others := func(entries []source.Entry) map[string]string {
+		m := map[string]string{}
+		for _, e := range entries {
+			if e.Config.Name != name {
+				c := e.Config
+				c.Source = config.Source{} // lines move
+				data, _ := json.Marshal(c)
+				m[c.Name] = fmt.Sprint(string(data), c.Err)
+			}
+		}
+		return m
+	}
+	a, b := others(before), others(after)
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // tomlFind is name's table, or an error when Codex has name but not as a
@@ -156,7 +190,7 @@ func tomlConnect(path, name, command string, args []string) (changed bool, err e
 		quoted[i] = tomlString(a)
 	}
 	body := "command = " + tomlString(command) + "\nargs = [" + strings.Join(quoted, ", ") + "]\n"
-	err = tomlEdit(path, func(data []byte, entries []source.Entry) ([]byte, error) {
+	err = tomlEdit(path, name, func(data []byte, entries []source.Entry) ([]byte, error) {
 		t, ok, err := tomlFind(path, data, entries, name)
 		if err != nil {
 			return nil, err
@@ -205,7 +239,7 @@ func removeTable(data []byte, t tomlTable) []byte {
 }
 
 func tomlRemove(path, name string) (changed bool, err error) {
-	err = tomlEdit(path, func(data []byte, entries []source.Entry) ([]byte, error) {
+	err = tomlEdit(path, name, func(data []byte, entries []source.Entry) ([]byte, error) {
 		t, ok, err := tomlFind(path, data, entries, name)
 		if err != nil {
 			return nil, err
@@ -227,7 +261,7 @@ var tomlEnabledLine = regexp.MustCompile(`(?m)^[ \t]*enabled[ \t]*=.*\n?`)
 // tomlSetEnabled writes "enabled = false" as the table's first line, or
 // removes the table's enabled line to turn it on again (Codex's default).
 func tomlSetEnabled(path, name string, enabled bool) error {
-	return tomlEdit(path, func(data []byte, entries []source.Entry) ([]byte, error) {
+	return tomlEdit(path, name, func(data []byte, entries []source.Entry) ([]byte, error) {
 		t, ok, err := tomlFind(path, data, entries, name)
 		if err != nil {
 			return nil, err
