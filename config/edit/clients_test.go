@@ -377,3 +377,83 @@ func entryIn(entries []source.Entry, name string) bool {
 	}
 	return false
 }
+
+// The shapes an app writes before it has servers come back as they were:
+// an empty object of servers, on one line or several; in a settings file
+// (Zed's), no object at all.
+func TestConnectEmptyShapes(t *testing.T) {
+	for _, tc := range []struct{ app, orig string }{
+		{"claude-desktop", "{\n  \"mcpServers\": {}\n}\n"},
+		{"cursor", `{"mcpServers": {}}`},
+		{"vscode", "{\n\t\"servers\": {},\n\t\"inputs\": []\n}\n"},
+		{"zed", "// Zed settings\n{\n  \"theme\": \"One Dark\"\n}\n"},
+		{"gemini", "{}"},
+		{"codex", ""},
+	} {
+		t.Run(tc.app, func(t *testing.T) {
+			c := ClientByID(tc.app)
+			path := filepath.Join(t.TempDir(), "config")
+			if err := os.WriteFile(path, []byte(tc.orig), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Connect(path, "switchboard", exe, []string{"serve"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Disconnect(path, "switchboard"); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tc.orig {
+				t.Errorf("got %q, want %q", got, tc.orig)
+			}
+		})
+	}
+}
+
+// FuzzCursorRoundTrip: whatever mcp.json Cursor reads, connecting either
+// fails and leaves it alone, or adds one entry, the others unchanged, and
+// disconnecting gives back a file Cursor reads as it read the first (byte
+// for byte when the servers object had a server already).
+func FuzzCursorRoundTrip(f *testing.F) {
+	seed, err := os.ReadFile(filepath.Join("testdata", "clients", "cursor.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(`{"mcpServers": {"a": {"command": "a"}}}`))
+	f.Add([]byte("// c\n{\r\n\t\"mcpServers\": {\"a\": {\"url\": \"https://x\"},}, // t\r\n}"))
+	f.Add([]byte(`{"mcpServers": null, "x": [1, {"y": 2}]}`))
+	cursor := ClientByID("cursor")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "mcp.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before, err := cursor.Entries(path, source.Env{})
+		if err != nil || entryIn(before, "switchboard") {
+			return
+		}
+		if _, err := cursor.Connect(path, "switchboard", exe, []string{"serve"}); err != nil {
+			if got, _ := os.ReadFile(path); string(got) != string(data) {
+				t.Fatalf("a failed connect changed the file: %v", err)
+			}
+			return
+		}
+		after, err := cursor.Entries(path, source.Env{})
+		if err != nil || !entryIn(after, "switchboard") || len(after) != len(before)+1 {
+			t.Fatalf("after connect: %d entries, %v", len(after), err)
+		}
+		if !sameOthers(before, after, "switchboard") {
+			t.Fatal("connect changed another server")
+		}
+		if _, err := cursor.Disconnect(path, "switchboard"); err != nil {
+			t.Fatal(err)
+		}
+		again, err := cursor.Entries(path, source.Env{})
+		if err != nil || len(again) != len(before) || !sameOthers(before, again, "switchboard") {
+			t.Fatalf("after disconnect: %d entries, %v", len(again), err)
+		}
+		if got, _ := os.ReadFile(path); len(before) > 0 && string(got) != string(data) {
+			t.Fatalf("not restored:\n%q\nwant\n%q", got, data)
+		}
+	})
+}
