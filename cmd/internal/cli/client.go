@@ -90,21 +90,21 @@ func (f *Factory) clientFile(c *edit.Client) (string, error) {
 	return "", fmt.Errorf("%s: HOME is not set, so its config file cannot be found", c.Name)
 }
 
-// appServers reads the app's file: its own servers (not switchboard), and
-// whether an entry starts switchboard serve.
-func appServers(c *edit.Client, path string) (own []source.Entry, connected bool, err error) {
+// appServers reads the app's file: its own servers, and the names of the
+// entries that start switchboard serve.
+func appServers(c *edit.Client, path string) (own []source.Entry, links []string, err error) {
 	entries, err := c.Entries(path, portableEnv)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	for _, e := range entries {
 		if discover.StartsSwitchboardServe(e.Config.Command, e.Config.Args) {
-			connected = true
+			links = append(links, e.Config.Name)
 			continue
 		}
 		own = append(own, e)
 	}
-	return own, connected, nil
+	return own, links, nil
 }
 
 func entryNames(entries []source.Entry) []string {
@@ -163,15 +163,21 @@ func runClientList(_ context.Context, o *clientOptions) error {
 		}
 		j := clientJSON{App: c.ID, Name: c.Name, File: path, Servers: []string{}}
 		j.Exists = fileExists(path)
-		own, connected, err := appServers(c, path)
+		own, links, err := appServers(c, path)
 		if err != nil {
 			j.Error = oneLine(err.Error())
 		}
-		j.Connected, j.Servers = connected, append(j.Servers, entryNames(own)...)
+		j.Connected, j.Servers = len(links) > 0, append(j.Servers, entryNames(own)...)
 		out = append(out, j)
 	}
 	if o.JSON {
-		return writeJSON(o.IO.Out, out)
+		if err := writeJSON(o.IO.Out, out); err != nil {
+			return err
+		}
+		if slices.ContainsFunc(out, func(j clientJSON) bool { return j.Error != "" }) {
+			return exitError{ExitFailure}
+		}
+		return nil
 	}
 	rows := [][]column{{{text: "APP"}, {text: "CONNECTED"}, {text: "SERVERS"}, {text: "FILE"}}}
 	for _, j := range out {
@@ -191,10 +197,16 @@ func runClientList(_ context.Context, o *clientOptions) error {
 		rows = append(rows, []column{{text: j.App}, {text: conn}, {text: servers}, {text: termsafe.Line(file)}})
 	}
 	writeTable(o.IO.Out, false, rows)
+	failed := false
 	for _, j := range out {
 		if j.Error != "" {
-			fmt.Fprintf(o.IO.Err, "%s: %s\n", j.App, termsafe.Line(j.Error))
+			fmt.Fprintf(o.IO.Err, "switchboard: %s: %s\n", j.App, termsafe.Line(j.Error))
+			failed = true
 		}
+	}
+	if failed {
+		// As list does when a config file cannot be read.
+		return exitError{ExitFailure}
 	}
 	return nil
 }
@@ -245,12 +257,17 @@ func runClientConnect(_ context.Context, o *clientOptions) error {
 	if err != nil {
 		return err
 	}
-	own, _, err := appServers(c, path)
+	own, links, err := appServers(c, path)
 	if err != nil {
 		return err
 	}
 	if i := slices.IndexFunc(own, func(e source.Entry) bool { return e.Config.Name == clientEntry }); i >= 0 {
 		return fmt.Errorf("%s already has a server named %q that does not start switchboard serve (%s); rename or remove it first", c.Name, clientEntry, own[i].Config.Source)
+	}
+	if len(links) > 0 && !slices.Contains(links, clientEntry) {
+		// Connected by hand under another name: a second entry would
+		// start a second switchboard.
+		return fmt.Errorf("%s already starts switchboard serve, as the entry %q in %s; nothing changed (remove that entry to let connect write its own)", c.Name, links[0], path)
 	}
 	changed, err := c.Connect(path, clientEntry, bin, []string{"serve"})
 	if err != nil {
@@ -318,7 +335,7 @@ func runClientDisconnect(_ context.Context, o *clientOptions) error {
 	if err != nil {
 		return err
 	}
-	own, _, err := appServers(c, path)
+	own, links, err := appServers(c, path)
 	if err != nil {
 		return err
 	}
@@ -328,6 +345,11 @@ func runClientDisconnect(_ context.Context, o *clientOptions) error {
 	changed, err := c.Disconnect(path, clientEntry)
 	if err != nil {
 		return err
+	}
+	for _, name := range links {
+		if name != clientEntry {
+			fmt.Fprintf(o.IO.Err, "note: the entry %q in %s starts switchboard serve too; it was not written by connect, so remove it by hand\n", termsafe.Line(name), termsafe.Line(path))
+		}
 	}
 	j := clientJSON{App: c.ID, Name: c.Name, File: path, Exists: fileExists(path), Servers: entryNames(own), Action: "unchanged"}
 	if changed {
