@@ -102,7 +102,7 @@ func runGet(_ context.Context, o *getOptions) error {
 // describe is c as get shows it, masked.
 func (o *getOptions) describe(d *discover.Discovery, c *config.ServerConfig) getJSON {
 	j := getJSON{
-		Name: c.Name, Source: c.Source, Type: string(c.TransportKind()),
+		Name: c.Name, Source: c.Source, Type: getType(c),
 		Command: o.Mask(c.Command), Cwd: o.Mask(c.Cwd), URL: o.Mask(maskQuery(c.URL)),
 		Env: sortedKeys(c.Env), Headers: sortedKeys(c.Headers),
 		Trusted: !c.Untrusted, Policy: "allowed", State: "not started", DuplicateOf: c.DuplicateOf,
@@ -177,6 +177,15 @@ func (o *getOptions) printServer(j getJSON) {
 	}
 }
 
+// getType is the transport: a url with no type tries streamable HTTP,
+// then SSE.
+func getType(c *config.ServerConfig) string {
+	if t := c.TransportKind(); t != config.TransportAuto {
+		return string(t)
+	}
+	return "http, else sse"
+}
+
 // maskQuery hides a url's query values and password, which may be
 // tokens; the host and path stay.
 func maskQuery(raw string) string {
@@ -184,11 +193,12 @@ func maskQuery(raw string) string {
 	if err != nil || u.RawQuery == "" && u.User == nil {
 		return raw
 	}
-	q := u.Query()
-	for k := range q {
-		q[k] = []string{"***"}
+	var keys []string
+	for k := range u.Query() {
+		keys = append(keys, url.QueryEscape(k)+"=***")
 	}
-	u.RawQuery = q.Encode()
+	slices.Sort(keys)
+	u.RawQuery = strings.Join(keys, "&")
 	if u.User != nil {
 		u.User = url.User(u.User.Username())
 	}
