@@ -223,7 +223,9 @@ run) is refused, since go deletes it: install it, or give --command PATH.
 A file that does not exist is created (private, in a private folder); one
 that does not parse is left alone, and the error names it. Connecting
 twice changes nothing; a "switchboard" entry that is not switchboard is
-refused. Nothing is started.
+refused, and so is a second entry beside one that starts switchboard under
+another name. A file that is a link is edited at its target, and keeps
+its mode. Nothing is started.
 
 switchboard reads the app's config too, so each of the app's own servers
 would then run twice, once in the app and once in switchboard: connect
