@@ -111,6 +111,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if o.PrintConfig != "" {
 		return printClientConfig(o.IO, o.PrintConfig, o.Command)
 	}
+	if o.Command != "" {
+		return usagef("--command is for --print-config")
+	}
 	if err := refuseNested(o.IO); err != nil {
 		return err
 	}
