@@ -159,6 +159,8 @@ func (o *importOptions) report(c *edit.Client, out importJSON) error {
 	}
 	w := o.IO.Out
 	switch {
+	case o.Undo && !c.HasSwitch():
+		fmt.Fprintf(w, "%s has no setting that turns one server off: nothing to turn on\n", c.Name)
 	case o.Undo && len(out.Enabled) == 0:
 		fmt.Fprintf(w, "Nothing to turn on in %s\n", c.Name)
 	case o.Undo:
