@@ -41,6 +41,8 @@ type serveOptions struct {
 	// standaloneBy is the flag that keeps serve in-process (bridge.go),
 	// "" when it may bridge to the daemon.
 	standaloneBy string
+	// Command is the binary --print-config's entry runs; "" is this one.
+	Command string
 	opsFlags
 	tracing trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
@@ -85,8 +87,14 @@ flags that change what every client of a shared switchboard would get:
 --audit-*, --drain-timeout, and the global --config, --no-discover,
 --no-project, --project, --exclude, --root, --trust-project,
 --cache-dir, --no-cache. --server, --tools and --profile are a client's
-own view either way.`,
+own view either way.
+
+--print-config CLIENT prints the entry to paste into a client's config,
+running this binary by its absolute path ('switchboard client connect'
+writes it for you). A binary in go's build cache (go run) is refused:
+go deletes it; --command PATH names the binary to run instead.`,
 		Example: `  $ switchboard serve --print-config claude-desktop
+  $ switchboard serve --print-config codex --command ~/bin/switchboard
   $ switchboard serve --http 127.0.0.1:8976
   $ switchboard serve --server github --server linear --no-prefix
   $ switchboard serve --standalone --profile work`,
@@ -112,12 +120,16 @@ own view either way.`,
 	o.opsFlags.add(fl)
 	fl.BoolVar(&o.Standalone, "standalone", false, "serve in this process with servers of its own, not through the switchboard daemon")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
+	fl.StringVar(&o.Command, "command", "", "with --print-config: the switchboard binary (`PATH`) the entry runs, instead of this one")
 	return cmd
 }
 
 func runServe(ctx context.Context, o *serveOptions) error {
 	if o.PrintConfig != "" {
-		return printClientConfig(o.IO, o.PrintConfig)
+		return printClientConfig(o.IO, o.PrintConfig, o.Command)
+	}
+	if o.Command != "" {
+		return usagef("--command is for --print-config")
 	}
 	if err := refuseNested(o.IO); err != nil {
 		return err
@@ -335,8 +347,13 @@ func (o *serveOptions) serveHTTP(ctx context.Context, a *app.App, opts gateway.H
 
 // printClientConfig prints the entry that makes a client start
 // switchboard serve, in that client's format.
-func printClientConfig(ios IO, client string) error {
-	exe, err := os.Executable()
+func printClientConfig(ios IO, client, command string) error {
+	switch client {
+	case "claude-desktop", "cursor", "vscode", "codex":
+	default:
+		return usagef("--print-config %s: want claude-desktop, cursor, vscode or codex", termsafe.Line(client))
+	}
+	exe, err := switchboardBinary(command)
 	if err != nil {
 		return err
 	}
@@ -348,8 +365,6 @@ func printClientConfig(ios IO, client string) error {
 		fmt.Fprintf(ios.Out, "{\n  \"servers\": {\n    \"switchboard\": {\"type\": \"stdio\", \"command\": %s, \"args\": [\"serve\"]}\n  }\n}\n", q)
 	case "codex":
 		fmt.Fprintf(ios.Out, "[mcp_servers.switchboard]\ncommand = %s\nargs = [\"serve\"]\n", q)
-	default:
-		return usagef("--print-config %s: want claude-desktop, cursor, vscode or codex", termsafe.Line(client))
 	}
 	return nil
 }
