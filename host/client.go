@@ -211,8 +211,9 @@ func renderData(v any) string {
 	return string(b)
 }
 
-// addLog records a line in a server's log and publishes it.
-func (h *Host) addLog(s *server, l LogLine) {
+// addLog records a line in a server's log and publishes it, and returns
+// its text as kept.
+func (h *Host) addLog(s *server, l LogLine) string {
 	if l.Time.IsZero() {
 		l.Time = time.Now()
 	}
@@ -221,4 +222,5 @@ func (h *Host) addLog(s *server, l LogLine) {
 	l.Text = cutLogLine(h.redactor.String(l.Text), maxLogLine)
 	s.log.add(l)
 	h.events.publish(Event{Time: l.Time, Type: EventLog, Server: s.cfg.Name, Level: l.Level, Message: l.Text})
+	return l.Text
 }

@@ -85,7 +85,7 @@ func (s *server) stopSupervisorLocked() <-chan struct{} {
 // conn is one live connection.
 type conn struct {
 	sess  *mcp.ClientSession
-	stdio *transport.Stdio
+	stdio *stdioProc // nil for a remote server
 	kind  config.Transport
 	tools []*mcp.Tool
 	ttl   time.Duration // how long the server says its tools stay good; noTTL for no hint
@@ -337,6 +337,7 @@ func (h *Host) awaitDrop(ctx context.Context, s *server, c *conn) error {
 	}
 	lost := s.authLost()
 	var err error
+	byHost := false // the host ended the connection, and err says why
 wait:
 	for {
 		select {
@@ -344,6 +345,7 @@ wait:
 			break wait
 		case <-c.listenEnded:
 			err = errors.New("the server ended the subscriptions/listen stream")
+			byHost = true
 			c.close()
 			<-done
 			break wait
@@ -352,6 +354,7 @@ wait:
 			if na := s.auth.Need(); na != nil {
 				err = na
 			}
+			byHost = true
 			c.close()
 			<-done
 			break wait
@@ -375,6 +378,7 @@ wait:
 			}
 			if perr != nil {
 				err = fmt.Errorf("no answer to ping: %w", perr)
+				byHost = true
 				c.close()
 				<-done
 				break wait
@@ -392,6 +396,13 @@ wait:
 		// session): Close above or the session's own close ended it.
 		if exitErr := c.stdio.ExitErr(); exitErr != nil && transport.IsExitError(exitErr) {
 			err = fmt.Errorf("server process ended: %w", exitErr)
+		}
+		// One that exited by itself says so, with its last words.
+		if !byHost {
+			if err == nil {
+				err = errors.New("server closed the connection")
+			}
+			err = c.stdio.ended(err)
 		}
 	}
 	if err == nil {
