@@ -119,7 +119,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := o.startServing(ctx, audit)
+	a, err := o.startServing(ctx, audit, opts.Filter)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
@@ -193,13 +193,25 @@ func (o *serveOptions) token() (string, error) {
 // startServing loads the configs and starts them with a gateway in front.
 // Everything but the protocol goes to stderr: over stdio, stdout is the
 // client's.
-func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions) (*app.App, error) {
+func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions, filter host.ViewFilter) (*app.App, error) {
 	first, err := o.Load(forHost)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range first.SourceErrors() {
 		fmt.Fprintf(o.IO.Err, "switchboard: %v\n", oneLine(e.Error()))
+	}
+	if err := o.checkServed(first, filter); err != nil {
+		return nil, err
+	}
+	if first.Demo {
+		// A client's launcher may pass only HOME and PATH: serving the
+		// demo is then a surprise, and stderr is where the client shows it.
+		where := "no config found"
+		if p := config.UserConfigPath(config.LookupFunc(o.IO.LookupEnv)); p != "" {
+			where += " (yours would be " + termsafe.Line(p) + ")"
+		}
+		fmt.Fprintf(o.IO.Err, "switchboard: %s: serving the bundled demo server; 'switchboard add' or --config FILE gives it yours\n", where)
 	}
 	quiet := *o.Factory
 	quiet.IO.Out, quiet.IO.OutTTY = o.IO.Err, o.IO.ErrTTY
@@ -218,6 +230,31 @@ func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions
 		opts.ToolPrefix = host.NoToolPrefix
 		opts.PassThroughNames = o.NoPrefix
 	})
+}
+
+// checkServed refuses a view that names a server no config defines: a
+// client would otherwise be served nothing of it and never know why
+// (--server everythin served 0 tools). A profile's names are checked as
+// its own, with the profile named.
+func (o *serveOptions) checkServed(l *app.Loaded, filter host.ViewFilter) error {
+	var known []string
+	for _, s := range l.Servers {
+		known = append(known, s.Name)
+	}
+	for i, name := range filter.Servers {
+		if slices.Contains(known, name) {
+			continue
+		}
+		msg := fmt.Sprintf("--server %q: no server of that name", name)
+		if i >= len(o.Servers) { // the profile's
+			msg = fmt.Sprintf("profile %q names server %q, which no config defines", o.Profile, name)
+		}
+		if near := host.NearNames(known, name); len(near) > 0 {
+			return usagef("%s; did you mean %s?", msg, quotedList(near, "or"))
+		}
+		return usagef("%s (see 'switchboard list')", msg)
+	}
+	return nil
 }
 
 // announce says on stderr why a server a client might expect is not
