@@ -126,6 +126,7 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	defer a.Close()
 	defer o.reopenOnHangup(a)()
 	status := o.announce(a.Host())
+	defer o.tellTroubles(a.Host())()
 	if o.HTTP != "" {
 		return o.serveHTTP(ctx, a, opts, status)
 	}
@@ -269,6 +270,32 @@ func (o *serveOptions) announce(h *host.Host) serveStatus {
 		}
 	}
 	return serveStatus{PID: os.Getpid(), Address: "stdio", Started: time.Now().UTC(), Servers: names}
+}
+
+// tellTroubles says on stderr, a line each, which servers have failed,
+// and which drop or fail while serve runs: once per change of state, not
+// per retry (host.Troubles). A client shows serve's stderr in its logs at
+// best; the clients themselves are told by the gateway. It returns the
+// function that stops telling.
+func (o *serveOptions) tellTroubles(h *host.Host) (stop func()) {
+	sub := h.Subscribe()
+	var troubles host.Troubles
+	for _, tr := range troubles.Seed(h) {
+		fmt.Fprintf(o.IO.Err, "switchboard: %s\n", oneLine(tr.Text))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range sub.C {
+			if tr, ok := troubles.Note(e); ok {
+				fmt.Fprintf(o.IO.Err, "switchboard: %s\n", oneLine(tr.Text))
+			}
+		}
+	}()
+	return func() {
+		sub.Close()
+		<-done
+	}
 }
 
 // findProfile is the profile of that name in our own config files: the
