@@ -88,6 +88,16 @@ type server struct {
 	prompts   []*mcp.Prompt
 	listed    chan struct{}
 	initRes   *mcp.InitializeResult
+	// cachedExtras are the resources, templates and prompts from the
+	// cache or the last connection's listing, shown (deferred) until this
+	// connection's are listed (extrasLocked); nil when none are known.
+	cachedExtras *toolcache.Extras
+	// expires is when the cached tools go stale (toolcache.Entry), kept
+	// for the entry's rewrite once the rest of the catalog is listed.
+	expires time.Time
+	// storing orders the writes of the server's cache entry, each made of
+	// what holds when it is written (storeCache): the last is the newest.
+	storing sync.Mutex
 
 	subscriptions map[string]int // resource URIs to keep subscribed across reconnects, with their subscribers
 
@@ -147,7 +157,7 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 			// never cached); a lazy server still offers it, deferred: it
 			// is the only way its tools are found before a call.
 			if !e.Stale || cfg.Lazy {
-				s.cached = e.Tools
+				s.cached, s.cachedExtras = e.Tools, e.Extras
 			}
 		}
 		if !cfg.Lazy {

@@ -236,7 +236,26 @@ func (h *Host) settle(ctx context.Context, s *server, to phase, why error, c *co
 // afterSettled does what a new connection needs once it is published and
 // that can wait for no lock: cache the tools.
 func (h *Host) afterSettled(s *server, c *conn) {
-	if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: c.tools, Protocol: sessionProtocol(c.sess), Expires: expiry(c.ttl)}); err != nil {
+	h.mu.Lock()
+	s.expires = expiry(c.ttl)
+	h.mu.Unlock()
+	h.storeCache(s, c.sess)
+}
+
+// storeCache writes the server's cache entry: the tools it offers, and
+// the rest of its catalog as last listed (cachedExtras: the connection's
+// once listed, else what the cache had, which a new connection's tools
+// must not wipe out).
+func (h *Host) storeCache(s *server, sess *mcp.ClientSession) {
+	s.storing.Lock()
+	defer s.storing.Unlock()
+	h.mu.Lock()
+	ent := toolcache.Entry{Tools: s.cached, Protocol: sessionProtocol(sess), Expires: s.expires}
+	if x := s.cachedExtras; x != nil {
+		ent.Extras = &toolcache.Extras{Resources: x.Resources, Templates: x.Templates, Prompts: x.Prompts}
+	}
+	h.mu.Unlock()
+	if err := h.cache.Store(s.cfg.Name, s.fingerprint, ent); err != nil {
 		h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
 	}
 }
