@@ -68,7 +68,15 @@ While it runs, config changes apply live (as in 'watch'): clients get
 list_changed notifications. Progress, cancellation, logs, resource
 subscriptions and completion pass through; a server's sampling or
 elicitation request goes to the client whose call led to it. Diagnostics
-go to stderr; over stdio, stdout is the client's.
+go to stderr; over stdio, stdout is the client's. A server that drops or
+fails is one line there, and a log notification (warning, or error when
+given up on, with its last stderr lines) to each client that set a log
+level. Until a slow server connects, its tools, prompts and resources
+are served from the cache, and a call, get or read of one waits for it.
+
+A --server name, or a --profile's server, that no config defines is a
+usage error (exit 2). With no config at all, serve serves the bundled
+demo server and says so on stderr.
 
 Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
 no new calls or sessions, /readyz 503, calls in flight finish within
@@ -76,7 +84,8 @@ no new calls or sessions, /readyz 503, calls in flight finish within
 --audit-log FILE keeps a JSON line per call (SIGHUP reopens it).`,
 		Example: `  $ switchboard serve --print-config claude-desktop
   $ switchboard serve --http 127.0.0.1:8976
-  $ switchboard serve --server github --server linear --no-prefix`,
+  $ switchboard serve --server github --server linear --no-prefix
+  $ switchboard serve --profile work`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), o) },
 	}
