@@ -15,12 +15,13 @@ import (
 
 // What a failed server said is quoted where a person looks: the ERROR
 // column and the failure a client is told of (DESIGN.md F17). A handful of
-// short lines: enough to recognise "cannot open database", never a dump.
+// lines: enough to recognise "cannot open database", never a dump.
 const (
 	// tailLines is how many of a process's last stderr lines are kept.
 	tailLines = 20
-	// tailLine is the most of one line kept (after masking).
-	tailLine = 300
+	// tailLine is the most of one line kept (after masking): room for a
+	// line that lists a process's settings, a quarter of what the log keeps.
+	tailLine = 2 << 10
 	// saidLines is how many of them a failure quotes.
 	saidLines = 2
 	// eventStderrLines is how many a drop's or a failure's event carries.
