@@ -74,10 +74,10 @@ func runResources(ctx context.Context, o *resourcesOptions) error {
 	}
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(r.Server), cell(r.URI), cell(r.MIMEType), firstLine(orName(r.Description, r.Name)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", cell(r.Server), cell(r.URI), cell(r.MIMEType), o.IO.deferredMark(r.Deferred), firstLine(orName(r.Description, r.Name)))
 	}
 	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(t.Server), cell(t.URITemplate), cell(t.MIMEType), firstLine(orName(t.Description, t.Name)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", cell(t.Server), cell(t.URITemplate), cell(t.MIMEType), o.IO.deferredMark(t.Deferred), firstLine(orName(t.Description, t.Name)))
 	}
 	return tw.Flush()
 }
@@ -249,7 +249,7 @@ func runPrompts(ctx context.Context, o *promptsOptions) error {
 			}
 			argNames = append(argNames, n)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(p.Server), cell(p.Name), cell(strings.Join(argNames, " ")), firstLine(p.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", cell(p.Server), cell(p.Name), cell(strings.Join(argNames, " ")), o.IO.deferredMark(p.Deferred), firstLine(p.Description))
 	}
 	return tw.Flush()
 }

@@ -74,7 +74,15 @@ While it runs, config changes apply live (as in 'watch'): clients get
 list_changed notifications. Progress, cancellation, logs, resource
 subscriptions and completion pass through; a server's sampling or
 elicitation request goes to the client whose call led to it. Diagnostics
-go to stderr; over stdio, stdout is the client's.
+go to stderr; over stdio, stdout is the client's. A server that drops or
+fails is one line there, and a log notification (warning, or error when
+given up on, with its last stderr lines) to each client that set a log
+level. Until a slow server connects, its tools, prompts and resources
+are served from the cache, and a call, get or read of one waits for it.
+
+A --server name, or a --profile's server, that no config defines is a
+usage error (exit 2). With no config at all, serve serves the bundled
+demo server and says so on stderr.
 
 Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
 no new calls or sessions, /readyz 503, calls in flight finish within
@@ -97,6 +105,7 @@ go deletes it; --command PATH names the binary to run instead.`,
   $ switchboard serve --print-config codex --command ~/bin/switchboard
   $ switchboard serve --http 127.0.0.1:8976
   $ switchboard serve --server github --server linear --no-prefix
+  $ switchboard serve --profile work
   $ switchboard serve --standalone --profile work`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -148,13 +157,14 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := o.startServing(ctx, audit)
+	a, err := o.startServing(ctx, audit, opts.Filter)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
 	defer a.Close()
 	defer o.reopenOnHangup(a)()
 	status := o.announce(a.Host())
+	defer o.tellTroubles(a.Host())()
 	if o.HTTP != "" {
 		return o.serveHTTP(ctx, a, opts, status)
 	}
@@ -222,13 +232,25 @@ func (o *serveOptions) token() (string, error) {
 // startServing loads the configs and starts them with a gateway in front.
 // Everything but the protocol goes to stderr: over stdio, stdout is the
 // client's.
-func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions) (*app.App, error) {
+func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions, filter host.ViewFilter) (*app.App, error) {
 	first, err := o.Load(forHost)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range first.SourceErrors() {
 		fmt.Fprintf(o.IO.Err, "switchboard: %v\n", oneLine(e.Error()))
+	}
+	if err := o.checkServed(first, filter); err != nil {
+		return nil, err
+	}
+	if first.Demo {
+		// A client's launcher may pass only HOME and PATH: serving the
+		// demo is then a surprise, and stderr is where the client shows it.
+		where := "no config found"
+		if p := config.UserConfigPath(config.LookupFunc(o.IO.LookupEnv)); p != "" {
+			where += " (yours would be " + termsafe.Line(p) + ")"
+		}
+		fmt.Fprintf(o.IO.Err, "switchboard: %s: serving the bundled demo server; 'switchboard add' or --config FILE gives it yours\n", where)
 	}
 	quiet := *o.Factory
 	quiet.IO.Out, quiet.IO.OutTTY = o.IO.Err, o.IO.ErrTTY
@@ -249,6 +271,31 @@ func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions
 	})
 }
 
+// checkServed refuses a view that names a server no config defines: a
+// client would otherwise be served nothing of it and never know why
+// (--server everythin served 0 tools). A profile's names are checked as
+// its own, with the profile named.
+func (o *serveOptions) checkServed(l *app.Loaded, filter host.ViewFilter) error {
+	var known []string
+	for _, s := range l.Servers {
+		known = append(known, s.Name)
+	}
+	for i, name := range filter.Servers {
+		if slices.Contains(known, name) {
+			continue
+		}
+		msg := fmt.Sprintf("--server %q: no server of that name", name)
+		if i >= len(o.Servers) { // the profile's
+			msg = fmt.Sprintf("profile %q names server %q, which no config defines", o.Profile, name)
+		}
+		if near := host.NearNames(known, name); len(near) > 0 {
+			return usagef("%s; did you mean %s?", msg, quotedList(near, "or"))
+		}
+		return usagef("%s (see 'switchboard list')", msg)
+	}
+	return nil
+}
+
 // announce says on stderr why a server a client might expect is not
 // served (a client shows a server's stderr at best), and returns this
 // serve's record for list.
@@ -261,6 +308,32 @@ func (o *serveOptions) announce(h *host.Host) serveStatus {
 		}
 	}
 	return serveStatus{PID: os.Getpid(), Address: "stdio", Started: time.Now().UTC(), Servers: names}
+}
+
+// tellTroubles says on stderr, a line each, which servers have failed,
+// and which drop or fail while serve runs: once per change of state, not
+// per retry (host.Troubles). A client shows serve's stderr in its logs at
+// best; the clients themselves are told by the gateway. It returns the
+// function that stops telling.
+func (o *serveOptions) tellTroubles(h *host.Host) (stop func()) {
+	sub := h.Subscribe()
+	var troubles host.Troubles
+	for _, tr := range troubles.Seed(h) {
+		fmt.Fprintf(o.IO.Err, "switchboard: %s\n", oneLine(tr.Text))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range sub.C {
+			if tr, ok := troubles.Note(e); ok {
+				fmt.Fprintf(o.IO.Err, "switchboard: %s\n", oneLine(tr.Text))
+			}
+		}
+	}()
+	return func() {
+		sub.Close()
+		<-done
+	}
 }
 
 // findProfile is the profile of that name in our own config files: the

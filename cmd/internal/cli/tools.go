@@ -114,14 +114,18 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 }
 
 func (ios IO) printTools(tools []host.Tool) {
-	colorOn := ios.color(ios.OutTTY)
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	for _, t := range tools {
-		desc := firstLine(t.Description)
-		if t.Deferred {
-			desc = paint(colorOn, ansiYellow, "(deferred) ") + desc
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", cell(t.Name), desc)
+		fmt.Fprintf(tw, "%s\t%s%s\n", cell(t.Name), ios.deferredMark(t.Deferred), firstLine(t.Description))
 	}
 	tw.Flush()
+}
+
+// deferredMark marks what comes from the cache, its server not
+// connected yet: a call, a get or a read waits for it.
+func (ios IO) deferredMark(deferred bool) string {
+	if !deferred {
+		return ""
+	}
+	return paint(ios.color(ios.OutTTY), ansiYellow, "(deferred) ")
 }
