@@ -502,7 +502,10 @@ func TestServersFor(t *testing.T) {
 	if err := h.Start(context.Background(), []config.ServerConfig{a, b}); err != nil {
 		t.Fatal(err)
 	}
-	h.Close() // both lists are cached now
+	if err := h.WaitListed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.Close() // both servers' lists are cached now, prompts too
 	marker := filepath.Join(t.TempDir(), "started")
 	c := config.ServerConfig{Name: "c", Command: "/bin/sh", Args: []string{"-c", "touch " + marker},
 		Source: config.Source{Provider: "test", Path: "host_test.go", Level: config.LevelExplicit}}
@@ -515,12 +518,12 @@ func TestServersFor(t *testing.T) {
 		{host.KindTool, "add", []string{"a"}},
 		{host.KindTool, "mcp__b__echo", []string{"b"}},
 		{host.KindTool, "b__echo", []string{"b"}},
-		{host.KindTool, "c/anything", []string{"c"}}, // spelled, never cached
-		{host.KindTool, "echo", []string{"a", "b"}},  // ambiguous: both
-		{host.KindTool, "nosuch", nil},               // nobody's: all
-		{host.KindTool, "b/nosuch", nil},             // b's list lacks it: all, for "did you mean"
-		{host.KindPrompt, "a/greet", []string{"a"}},  // prompts are not cached: the spelling
-		{host.KindPrompt, "greet", nil},
+		{host.KindTool, "c/anything", []string{"c"}},   // spelled, never cached
+		{host.KindTool, "echo", []string{"a", "b"}},    // ambiguous: both
+		{host.KindTool, "nosuch", nil},                 // nobody's: all
+		{host.KindTool, "b/nosuch", nil},               // b's list lacks it: all, for "did you mean"
+		{host.KindPrompt, "a/greet", []string{"a"}},    // the spelling
+		{host.KindPrompt, "greet", []string{"a", "b"}}, // cached with the tools: both have it
 	} {
 		if got := host.ServersFor(opts, configs, tc.kind, tc.name); !slices.Equal(got, tc.want) {
 			t.Errorf("ServersFor(%v, %q) = %q, want %q", tc.kind, tc.name, got, tc.want)
