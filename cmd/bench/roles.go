@@ -237,10 +237,6 @@ func startupRole(args []string) int {
 	// Closed before the answer, so the harness, which waits for this
 	// exit, starts the next run with these servers gone.
 	closing := time.Now()
-	if f, err := os.OpenFile("/tmp/probe.log", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		fmt.Fprintf(f, "PROBE close %s %d\n", *kind, closing.UnixMicro())
-		defer func() { fmt.Fprintf(f, "PROBE closed %s %d\n", *kind, time.Now().UnixMicro()) }()
-	}
 	stop()
 	res.CloseMs = ms(time.Since(closing))
 	_ = json.NewEncoder(os.Stdout).Encode(res)
