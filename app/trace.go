@@ -120,6 +120,9 @@ func (t *tracing) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if s := req.GetSession(); s != nil && s.ID() != "" {
 			attrs = append(attrs, attribute.String("mcp.session.id", s.ID()))
 		}
+		if id := requestID(ctx); id != "" {
+			attrs = append(attrs, attribute.String("jsonrpc.request.id", id))
+		}
 		ctx, span := t.tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 		defer span.End()
 		res, err := next(ctx, method, req)

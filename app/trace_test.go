@@ -1,11 +1,14 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -72,7 +75,11 @@ func TestTraces(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- a.ServePipe(ctx, host.ViewFilter{}, serverIn, serverOut) }()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	sess, err := c.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	// The client's messages, as sent: the tools/call's JSON-RPC id is the
+	// one the gateway's span must carry.
+	var sent bytes.Buffer
+	tr := &mcp.LoggingTransport{Transport: &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, Writer: &sent}
+	sess, err := c.Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,16 +112,16 @@ func TestTraces(t *testing.T) {
 		if got := hex.EncodeToString(s.GetTraceId()); got != traceID {
 			t.Errorf("span %q is in trace %s, want the client's %s", s.GetName(), got, traceID)
 		}
-		attrs := map[string]string{}
-		for _, kv := range s.GetAttributes() {
-			attrs[kv.GetKey()] = kv.GetValue().GetStringValue()
-		}
+		attrs := attrsOf(s)
 		if attrs["mcp.method.name"] != "tools/call" || attrs["gen_ai.tool.name"] == "" {
 			t.Errorf("span %q attributes: %v", s.GetName(), attrs)
 		}
 		if s == upCall && attrs["mcp.session.id"] == "" {
 			t.Errorf("the host's span has no mcp.session.id of its HTTP server's session: %v", attrs)
 		}
+	}
+	if got, want := attrsOf(down)["jsonrpc.request.id"], sentID(t, sent.String(), "tools/call"); got != want {
+		t.Errorf("the gateway's span has jsonrpc.request.id %q, want the client's request's id %q", got, want)
 	}
 	if got := hex.EncodeToString(down.GetParentSpanId()); got != clientSpan {
 		t.Errorf("the gateway's span has parent %s, want the client's %s", got, clientSpan)
@@ -134,4 +141,39 @@ func TestTraces(t *testing.T) {
 	if len(headerParents) != 1 || headerParents[0] != want {
 		t.Errorf("upstream traceparent header: %q, want [%q]", headerParents, want)
 	}
+}
+
+func attrsOf(s *tracepb.Span) map[string]string {
+	attrs := map[string]string{}
+	for _, kv := range s.GetAttributes() {
+		attrs[kv.GetKey()] = kv.GetValue().GetStringValue()
+	}
+	return attrs
+}
+
+// sentID is the JSON-RPC id, as its JSON text, of the one request for
+// method in an mcp.LoggingTransport's log.
+func sentID(t *testing.T, log, method string) string {
+	t.Helper()
+	var ids []string
+	for line := range strings.Lines(log) {
+		rest, ok := strings.CutPrefix(line, "write: ")
+		if !ok {
+			continue
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal([]byte(rest), &msg); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if msg.Method == method && msg.ID != nil {
+			ids = append(ids, string(msg.ID))
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("the client sent %d %s requests (%v), want 1", len(ids), method, ids)
+	}
+	return ids[0]
 }
