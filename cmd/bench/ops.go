@@ -34,7 +34,8 @@ var opsContenders = []string{"ops-off", "ops-on"}
 // on loopback, all in the contender's process, as `serve --http` runs it:
 // ops-off with nothing observed, ops-on with the Prometheus metrics,
 // traces exported over OTLP/HTTP to the harness's receiver on loopback
-// (spanSink) and the audit log in a file of its own. The client speaks the legacy era, as gatewayCaller's.
+// (spanSink) and the audit log in a file of its own. The client speaks
+// the legacy era, as gatewayCaller's.
 type opsCaller struct {
 	on       bool
 	dir      string // the audit log's folder; removed on close
