@@ -177,3 +177,54 @@ func sentID(t *testing.T, log, method string) string {
 	}
 	return ids[0]
 }
+
+// TestTracesRequestIDOverHTTP: over streamable HTTP, as serve --http runs
+// it, a client's tools/call span carries the JSON-RPC id the client sent,
+// in the legacy era's sessions and the new era's stateless requests.
+func TestTracesRequestIDOverHTTP(t *testing.T) {
+	rc := &otlptest.Receiver{}
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", listen(t, rc))
+	t.Setenv("OTEL_TRACES_EXPORTER", "")
+	ctx := context.Background()
+	tp, shutdown, err := app.TracingFromEnv(ctx)
+	if err != nil || tp == nil {
+		t.Fatalf("TracingFromEnv: %v, %v", tp, err)
+	}
+	flusher, ok := tp.(interface{ ForceFlush(context.Context) error })
+	if !ok {
+		t.Fatalf("TracingFromEnv's provider %T cannot be flushed", tp)
+	}
+	s := serveDemo(t, &app.Options{Tracing: tp}, gateway.HTTPOptions{})
+	for _, era := range []string{config.ProtocolLegacy, config.ProtocolModern} {
+		var sent bytes.Buffer
+		tr := &mcp.LoggingTransport{Transport: &mcp.StreamableClientTransport{Endpoint: s.url + gateway.Path, DisableStandaloneSSE: true}, Writer: &sent}
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+		sess, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: era})
+		if err != nil {
+			t.Fatalf("%s: %v", era, err)
+		}
+		// The tool's name tells the eras' spans apart.
+		params := &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": era}}
+		params.Meta = mcp.Meta{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}
+		if res, err := sess.CallTool(ctx, params); err != nil || res.IsError {
+			t.Fatalf("%s: call: %+v, %v", era, res, err)
+		}
+		sess.Close()
+		if err := flusher.ForceFlush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, sp := range rc.Spans() {
+			if sp.GetName() == "tools/call demo__echo" {
+				ids = append(ids, attrsOf(sp)["jsonrpc.request.id"])
+			}
+		}
+		want := sentID(t, sent.String(), "tools/call")
+		if len(ids) == 0 || ids[len(ids)-1] != want {
+			t.Errorf("%s: the gateway's tools/call spans have jsonrpc.request.id %q, want the last %q", era, ids, want)
+		}
+	}
+	if err := shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+}
