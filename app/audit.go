@@ -208,9 +208,7 @@ func (l *auditLog) write(line AuditLine) error {
 			lineBufs.Put(buf)
 		}
 	}()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)                 // a reader of the log sees <, > and & as they are
-	if err := enc.Encode(line); err != nil { // with its newline
+	if err := json.NewEncoder(buf).Encode(line); err != nil { // as json.Marshal writes it, and a newline
 		return fmt.Errorf("audit log: %w", err)
 	}
 	b := buf.Bytes()
