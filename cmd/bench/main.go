@@ -12,6 +12,7 @@
 //	$ go run ./cmd/bench -eras
 //	$ go run ./cmd/bench -servers '' -startup '' -warm '' -era-rounds 0 -oneshot-rounds 10 -oneshot-baseline /tmp/switchboard-main
 //	$ go run ./cmd/bench -servers demo -contenders host,gateway -startup '' -warm '' -era-rounds 0
+//	$ go run ./cmd/bench -servers floor -transports stdio -contenders ops-off,ops-on -startup '' -warm '' -era-rounds 0
 package main
 
 import (
@@ -68,7 +69,7 @@ type Options struct {
 	Callers    []int    // concurrent callers, a case each
 	Servers    []string // floor, demo, everything
 	Transports []string // stdio, http
-	Contenders []string // host, gateway, bare, ts, raw; serve, mcphub
+	Contenders []string // host, gateway, bare, ts, raw; serve, mcphub; ops-off, ops-on
 	// Startup are the counts of servers started at once, cold; WarmStartup
 	// the counts for the host with a warm tool cache. Empty skips them.
 	Startup, WarmStartup []int
@@ -107,7 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (*Options, error) {
 	callers := fs.String("callers", "1,16", "concurrent callers, comma-separated: a case each")
 	servers := fs.String("servers", strings.Join(allServers, ","), "servers to call: floor, demo, everything")
 	transports := fs.String("transports", strings.Join(allTransports, ","), "transports: stdio, http")
-	contenders := fs.String("contenders", strings.Join(allContenders, ","), "contenders: host, gateway, bare, ts, raw, serve, mcphub (host is always one)")
+	contenders := fs.String("contenders", strings.Join(allContenders, ","), "contenders: host, gateway, bare, ts, raw, serve, mcphub, ops-off, ops-on (host is always one)")
 	startup := fs.String("startup", "1,10,50,100", "server counts for cold start-up; empty skips it")
 	warm := fs.String("warm", "1,50,100", "server counts for the host's start-up with a warm tool cache; empty skips it")
 	fs.IntVar(&o.StartupRounds, "startup-rounds", 3, "rounds of each start-up count")
@@ -157,7 +158,7 @@ Flags:
 	if o.Transports, err = names(*transports, allTransports); err != nil {
 		return nil, bad("transports", err)
 	}
-	if o.Contenders, err = names(*contenders, append(slices.Clone(allContenders), middleContenders...)); err != nil {
+	if o.Contenders, err = names(*contenders, slices.Concat(allContenders, middleContenders, opsContenders)); err != nil {
 		return nil, bad("contenders", err)
 	}
 	if !slices.Contains(o.Contenders, "host") {
