@@ -179,7 +179,7 @@ func (g *Gateway) view(filter host.ViewFilter, pinned bool) (*view, error) {
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
 		v.srv.AddReceivingMiddleware(g.opts.Middleware...)
-		v.srv.AddReceivingMiddleware(g.tellLate(v))
+		v.srv.AddReceivingMiddleware(g.greet(v))
 		if g.opts.ToolSearch {
 			g.addSearchTools(v)
 		}

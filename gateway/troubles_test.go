@@ -15,9 +15,18 @@ import (
 
 // A server that failed to start, and one that drops, reach a client as
 // log notifications of the gateway's own: error and warning, with the
-// server's last stderr lines. The client that sets its level after the
-// failure is told of it then, once.
+// server's last stderr lines. A client is told at its start of the
+// failure that came before it, once, whether or not it sets a log level
+// (a client that sets none is at warning).
 func TestTroublesReachClients(t *testing.T) {
+	for _, setLevel := range []bool{true, false} {
+		t.Run(map[bool]string{true: "level set", false: "no level set"}[setLevel], func(t *testing.T) {
+			testTroublesReachClients(t, setLevel)
+		})
+	}
+}
+
+func testTroublesReachClients(t *testing.T, setLevel bool) {
 	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "bad", "--fail-start"), demoServer(t, "crashy", "--exit-after", "300ms"))
 	got := make(chan *mcp.LoggingMessageParams, 64)
 	sess := s.clientAt(t, "", &mcp.ClientOptions{
@@ -27,8 +36,10 @@ func TestTroublesReachClients(t *testing.T) {
 			}
 		},
 	}, config.ProtocolLegacy)
-	if err := sess.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
-		t.Fatal(err)
+	if setLevel {
+		if err := sess.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	badTold := 0
 	timeout := time.After(30 * time.Second)
