@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -170,20 +171,47 @@ func (l *auditLog) line(c gateway.Call, start time.Time, end gateway.CallEnd) Au
 		line.Error = l.redact(end.Err.Error())
 	}
 	if end.Result != nil {
-		if b, err := json.Marshal(end.Result); err == nil {
-			line.Size = len(b)
-		}
+		line.Size = jsonSize(end.Result)
 	}
 	return line
 }
 
+// byteCounter is an io.Writer that only counts.
+type byteCounter int
+
+func (n *byteCounter) Write(p []byte) (int, error) { *n += byteCounter(len(p)); return len(p), nil }
+
+// jsonSize is the length of v's JSON, 0 when it has none. An Encoder
+// writes from encoding/json's pooled buffer, so the JSON is never copied
+// out as json.Marshal's result is.
+func jsonSize(v any) int {
+	var n byteCounter
+	if err := json.NewEncoder(&n).Encode(v); err != nil {
+		return 0
+	}
+	return int(n) - 1 // Encode's newline
+}
+
+// maxPooledLine is the largest buffer lineBufs keeps.
+const maxPooledLine = 64 << 10
+
+// lineBufs are the buffers lines are encoded into, reused: a line is
+// written from one in a single write.
+var lineBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // write appends line as one write, rotating first when MaxSize says so.
 func (l *auditLog) write(line AuditLine) error {
-	b, err := json.Marshal(line)
-	if err != nil {
+	buf := lineBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledLine { // a line with large arguments is not kept
+			lineBufs.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(line); err != nil { // as json.Marshal writes it, and a newline
 		return fmt.Errorf("audit log: %w", err)
 	}
-	b = append(b, '\n')
+	b := buf.Bytes()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {

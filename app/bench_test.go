@@ -3,8 +3,10 @@ package app_test
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,8 +20,8 @@ import (
 
 // BenchmarkObservedCall is a call through the gateway (a client over a
 // pipe, the demo server over stdio) with metrics and traces off, with
-// metrics, and with both (spans exported to a receiver on loopback):
-// what observing costs a call.
+// metrics, with both (spans exported to a receiver on loopback), with the
+// audit log, and with all three: what observing costs a call.
 //
 //	go test -run '^$' -bench ObservedCall -count 5 ./app
 func BenchmarkObservedCall(b *testing.B) {
@@ -27,53 +29,87 @@ func BenchmarkObservedCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, bc := range []struct {
-		name             string
-		metrics, tracing bool
-	}{{"off", false, false}, {"metrics", true, false}, {"metrics+traces", true, true}} {
-		b.Run(bc.name, func(b *testing.B) {
-			ctx := context.Background()
-			opts := &app.Options{Host: &host.Options{ToolPrefix: host.NoToolPrefix}, Gateway: &gateway.Options{}}
-			if bc.metrics {
-				opts.Metrics = app.NewMetrics()
+	for _, overHTTP := range []bool{false, true} {
+		for _, bc := range []struct {
+			name                    string
+			metrics, tracing, audit bool
+		}{{"off", false, false, false}, {"metrics", true, false, false}, {"metrics+traces", true, true, false},
+			{"audit", false, false, true}, {"all", true, true, true}} {
+			name := bc.name
+			if overHTTP {
+				name = "http/" + name
 			}
-			if bc.tracing {
-				b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", listenB(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					io.Copy(io.Discard, r.Body)
-					w.Header().Set("Content-Type", "application/x-protobuf")
-				})))
-				tp, shutdown, err := app.TracingFromEnv(ctx)
+			b.Run(name, func(b *testing.B) {
+				ctx := context.Background()
+				opts := &app.Options{Host: &host.Options{ToolPrefix: host.NoToolPrefix}, Gateway: &gateway.Options{}}
+				if bc.metrics {
+					opts.Metrics = app.NewMetrics()
+				}
+				if bc.audit {
+					opts.Audit = &app.AuditOptions{File: filepath.Join(b.TempDir(), "audit.log")}
+				}
+				if bc.tracing {
+					b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", listenB(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						io.Copy(io.Discard, r.Body)
+						w.Header().Set("Content-Type", "application/x-protobuf")
+					})))
+					tp, shutdown, err := app.TracingFromEnv(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(func() { shutdown(ctx) })
+					opts.Tracing = tp
+				}
+				first := &app.Loaded{Servers: []config.ServerConfig{{Name: "demo", Command: exe, Env: map[string]string{demo.EnvServerMode: "1"}}}}
+				a, err := app.Start(ctx, first, opts)
 				if err != nil {
 					b.Fatal(err)
 				}
-				defer shutdown(ctx)
-				opts.Tracing = tp
-			}
-			first := &app.Loaded{Servers: []config.ServerConfig{{Name: "demo", Command: exe, Env: map[string]string{demo.EnvServerMode: "1"}}}}
-			a, err := app.Start(ctx, first, opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer a.Close()
-			clientIn, serverOut := io.Pipe()
-			serverIn, clientOut := io.Pipe()
-			served := make(chan error, 1)
-			go func() { served <- a.ServePipe(ctx, host.ViewFilter{}, serverIn, serverOut) }()
-			defer func() { <-served }()
-			c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-			sess, err := c.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, &mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sess.Close()
-			params := &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "hi"}}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := sess.CallTool(ctx, params); err != nil {
-					b.Fatal(err)
+				b.Cleanup(func() { a.Close() }) // after the session's and the serving's, registered below
+				sess := benchSession(b, ctx, a, overHTTP)
+				params := &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "hi"}}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := sess.CallTool(ctx, params); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
+}
+
+// benchSession is a legacy-era client session to a's gateway: over a
+// pair of pipes (ServePipe), or over streamable HTTP on loopback
+// (ServeHTTP), as serve --http runs it.
+func benchSession(b *testing.B, ctx context.Context, a *app.App, overHTTP bool) *mcp.ClientSession {
+	b.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy}
+	var tr mcp.Transport
+	if overHTTP {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		serveCtx, stop := context.WithCancel(ctx)
+		served := make(chan error, 1)
+		go func() { served <- a.ServeHTTP(serveCtx, ln, gateway.HTTPOptions{}) }()
+		b.Cleanup(func() { stop(); <-served })
+		tr = &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + gateway.Path}
+	} else {
+		clientIn, serverOut := io.Pipe()
+		serverIn, clientOut := io.Pipe()
+		served := make(chan error, 1)
+		go func() { served <- a.ServePipe(ctx, host.ViewFilter{}, serverIn, serverOut) }()
+		b.Cleanup(func() { <-served })
+		tr = &mcp.IOTransport{Reader: clientIn, Writer: clientOut}
+	}
+	sess, err := c.Connect(ctx, tr, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sess.Close() })
+	return sess
 }

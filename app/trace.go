@@ -100,7 +100,9 @@ func (t *tracing) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			ctx = t.prop.Extract(ctx, metaCarrier(params.GetMeta()))
 		}
 		name := method
-		attrs := []attribute.KeyValue{attribute.String("mcp.method.name", method)}
+		// At most five attributes: one slice, never grown.
+		attrs := make([]attribute.KeyValue, 1, 5)
+		attrs[0] = attribute.String("mcp.method.name", method)
 		switch p := params.(type) {
 		case *mcp.CallToolParamsRaw:
 			if p != nil {
@@ -120,6 +122,9 @@ func (t *tracing) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if s := req.GetSession(); s != nil && s.ID() != "" {
 			attrs = append(attrs, attribute.String("mcp.session.id", s.ID()))
 		}
+		if id := requestID(ctx); id != "" {
+			attrs = append(attrs, attribute.String("jsonrpc.request.id", id))
+		}
 		ctx, span := t.tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 		defer span.End()
 		res, err := next(ctx, method, req)
@@ -132,12 +137,11 @@ func (t *tracing) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // context in the request's _meta (the host copies it to HTTP headers).
 func (t *tracing) observeCall(ctx context.Context, call *host.ObservedCall) (context.Context, func(*mcp.CallToolResult, error)) {
 	params := call.Params
-	attrs := []attribute.KeyValue{
-		attribute.String("mcp.method.name", "tools/call"),
-		attribute.String("gen_ai.tool.name", params.Name),
-		attribute.String("gen_ai.operation.name", "execute_tool"),
-		attribute.String("switchboard.server", call.Server),
-	}
+	attrs := make([]attribute.KeyValue, 4, 5) // and the session's
+	attrs[0] = attribute.String("mcp.method.name", "tools/call")
+	attrs[1] = attribute.String("gen_ai.tool.name", params.Name)
+	attrs[2] = attribute.String("gen_ai.operation.name", "execute_tool")
+	attrs[3] = attribute.String("switchboard.server", call.Server)
 	if call.Session != "" {
 		attrs = append(attrs, attribute.String("mcp.session.id", call.Session))
 	}

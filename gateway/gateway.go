@@ -92,6 +92,9 @@ type Gateway struct {
 	notes   chan host.Event                        // log lines and resource updates for clients (notify)
 	dropped atomic.Int64                           // notes dropped because the queue was full
 	counts  counters                               // stats.go
+	// troubles are the servers' drops and failures clients were told of
+	// (troubles.go).
+	troubles host.Troubles
 }
 
 // caller is who a call in flight is for: a session of the legacy era, or
@@ -176,6 +179,7 @@ func (g *Gateway) view(filter host.ViewFilter, pinned bool) (*view, error) {
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
 		v.srv.AddReceivingMiddleware(g.opts.Middleware...)
+		v.srv.AddReceivingMiddleware(g.greet(v))
 		if g.opts.ToolSearch {
 			g.addSearchTools(v)
 		}
@@ -244,6 +248,9 @@ func (g *Gateway) Run(ctx context.Context) error {
 		g.notify(ctx)
 	}()
 	defer func() { <-notifying }()
+	for _, tr := range g.troubles.Seed(g.h) {
+		g.queue(troubleEvent(tr))
+	}
 	g.syncAll()
 	close(g.synced)
 	for {
@@ -256,7 +263,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 			}
 			// A burst (fifty servers settling at start) is one sync, not
 			// fifty: the events already queued are taken first.
-			dirty := g.handle(ctx, e)
+			dirty := g.handle(e)
 		drain:
 			for {
 				select {
@@ -264,7 +271,7 @@ func (g *Gateway) Run(ctx context.Context) error {
 					if !ok {
 						return nil
 					}
-					dirty = g.handle(ctx, e) || dirty
+					dirty = g.handle(e) || dirty
 				default:
 					break drain
 				}
@@ -278,23 +285,32 @@ func (g *Gateway) Run(ctx context.Context) error {
 
 // handle passes on an event that clients get as it is, and reports
 // whether e changes what the views list.
-func (g *Gateway) handle(ctx context.Context, e host.Event) bool {
+func (g *Gateway) handle(e host.Event) bool {
 	switch e.Type {
-	case host.EventTools, host.EventResources, host.EventPrompts, host.EventState:
+	case host.EventState:
+		g.noteTrouble(e)
+		return true
+	case host.EventTools, host.EventResources, host.EventPrompts:
 		return true
 	case host.EventResourceUpdated, host.EventLog:
-		select {
-		case g.notes <- e:
-		default:
-			if n := g.dropped.Add(1); n&(n-1) == 0 { // the 1st, 2nd, 4th, 8th, …
-				g.log.Warn("notifications for clients dropped: clients are not reading them", "dropped", n)
-			}
-		}
+		g.queue(e)
 	}
 	return false
 }
 
-// notify hands log lines and resource updates to the clients that see
+// queue hands e to notify, or drops it (counted) when clients are not
+// taking what is queued already.
+func (g *Gateway) queue(e host.Event) {
+	select {
+	case g.notes <- e:
+	default:
+		if n := g.dropped.Add(1); n&(n-1) == 0 { // the 1st, 2nd, 4th, 8th, …
+			g.log.Warn("notifications for clients dropped: clients are not reading them", "dropped", n)
+		}
+	}
+}
+
+// notify hands log lines, troubles and resource updates to the clients that see
 // their server, until ctx ends.
 func (g *Gateway) notify(ctx context.Context) {
 	for {
@@ -312,7 +328,9 @@ func (g *Gateway) notify(ctx context.Context) {
 					}
 				})
 			case host.EventLog:
-				g.forwardLog(ctx, e)
+				g.forwardLog(ctx, e, e.Server)
+			case host.EventState:
+				g.forwardLog(ctx, e, troubleLogger)
 			}
 		}
 	}
@@ -336,10 +354,23 @@ func (v *view) shows(server string) bool {
 	return len(v.filter.Servers) == 0 || slices.Contains(v.filter.Servers, server)
 }
 
-// forwardLog passes a server's log line to the clients that see it, at
+// forwardLog passes a log line to the clients that see its server, at
 // the level each asked for (go-sdk's ServerSession.Log drops what is
-// below it).
-func (g *Gateway) forwardLog(ctx context.Context, e host.Event) {
+// below it), under the logger name.
+func (g *Gateway) forwardLog(ctx context.Context, e host.Event, logger string) {
+	g.each(func(v *view) {
+		if !v.shows(e.Server) {
+			return
+		}
+		for ss := range v.srv.Sessions() {
+			g.logTo(ctx, ss, e, logger)
+		}
+	})
+}
+
+// logTo sends a log line to one client; one that does not take it in
+// clientWriteTimeout is closed.
+func (g *Gateway) logTo(ctx context.Context, ss *mcp.ServerSession, e host.Event, logger string) {
 	level := mcp.LoggingLevel("info")
 	switch e.Level {
 	case host.LevelWarn:
@@ -347,25 +378,18 @@ func (g *Gateway) forwardLog(ctx context.Context, e host.Event) {
 	case host.LevelError:
 		level = "error"
 	}
-	g.each(func(v *view) {
-		if !v.shows(e.Server) {
-			return
-		}
-		for ss := range v.srv.Sessions() {
-			wctx, cancel := context.WithTimeout(ctx, clientWriteTimeout)
-			err := ss.Log(wctx, &mcp.LoggingMessageParams{Level: level, Logger: e.Server, Data: e.Message})
-			stalled := wctx.Err() != nil && ctx.Err() == nil
-			cancel()
-			if err == nil {
-				g.counts.forwarded.Add(1)
-			}
-			if stalled {
-				g.log.Warn("client dropped: it took no message in time", "session", ss.ID(), "error", err)
-				_ = ss.Close()
-				g.counts.clientsDropped.Add(1)
-			}
-		}
-	})
+	wctx, cancel := context.WithTimeout(ctx, clientWriteTimeout)
+	err := ss.Log(wctx, &mcp.LoggingMessageParams{Level: level, Logger: logger, Data: e.Message})
+	stalled := wctx.Err() != nil && ctx.Err() == nil
+	cancel()
+	if err == nil {
+		g.counts.forwarded.Add(1)
+	}
+	if stalled {
+		g.log.Warn("client dropped: it took no message in time", "session", ss.ID(), "error", err)
+		_ = ss.Close()
+		g.counts.clientsDropped.Add(1)
+	}
 }
 
 // Synced is closed once Run has brought every view in step the first time.

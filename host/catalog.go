@@ -7,32 +7,57 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
 )
 
-// Resource is a resource offered by a connected server.
+// Resource is a resource offered by a server.
 type Resource struct {
 	Server string `json:"server"`
+	// Deferred, as a tool's: from the cache, its server not connected (or
+	// not listed) yet; a read waits for it.
+	Deferred bool `json:"deferred,omitempty"`
 	*mcp.Resource
 }
 
-// ResourceTemplate is a resource template offered by a connected server.
+// ResourceTemplate is a resource template offered by a server.
 type ResourceTemplate struct {
-	Server string `json:"server"`
+	Server   string `json:"server"`
+	Deferred bool   `json:"deferred,omitempty"` // as Resource's
 	*mcp.ResourceTemplate
 }
 
-// Prompt is a prompt offered by a connected server.
+// Prompt is a prompt offered by a server.
 type Prompt struct {
 	Server string `json:"server"`
 	// Exposed is its name to the host's clients (a gateway's), the
 	// host's as a tool's is (DESIGN.md F20); Name is the server's own.
-	Exposed string `json:"-"`
+	Exposed  string `json:"-"`
+	Deferred bool   `json:"deferred,omitempty"` // as Resource's: a get waits for the server
 	*mcp.Prompt
 }
 
-// Resources lists the resources and templates of every connected server,
-// sorted by server then URI. A server's are listed right after it
-// connects, announced by EventResources; WaitSettled waits for them.
+// extrasLocked are the resources, templates and prompts s shows, and
+// whether they are the cache's (DESIGN.md F15): a connection's once it
+// has listed them (or when nothing is cached); until then, while the
+// server is on its way or connected but not listed yet, what the cache or
+// the last connection listed, as its cached tools stand in for its tools.
+func (s *server) extrasLocked() (x toolcache.Extras, deferred bool) {
+	live := s.session != nil
+	switch {
+	case live && (isClosed(s.listed) || s.cachedExtras == nil):
+		return toolcache.Extras{Resources: s.resources, Templates: s.templates, Prompts: s.prompts}, false
+	case s.cachedExtras != nil && (live || s.offerLocked() == offerCached):
+		return *s.cachedExtras, true
+	}
+	return toolcache.Extras{}, false
+}
+
+// Resources lists the resources and templates of every server, sorted by
+// server then URI. A server's are listed right after it connects,
+// announced by EventResources; WaitSettled waits for them. Until then a
+// server on its way shows what it listed last (the tool cache keeps it),
+// marked Deferred.
 // Two servers may list one URI: it names the resource of one of them
 // (View.Resources, Resolve), and both are listed here.
 func (h *Host) Resources() ([]Resource, []ResourceTemplate) {
@@ -44,10 +69,9 @@ func (h *Host) Resources() ([]Resource, []ResourceTemplate) {
 func (h *Host) resourcesLocked() []Resource {
 	var rs []Resource
 	for _, name := range h.sortedNamesLocked() {
-		if s := h.servers[name]; s.session != nil {
-			for _, r := range s.resources {
-				rs = append(rs, Resource{name, r})
-			}
+		x, deferred := h.servers[name].extrasLocked()
+		for _, r := range x.Resources {
+			rs = append(rs, Resource{Server: name, Deferred: deferred, Resource: r})
 		}
 	}
 	return rs
@@ -56,18 +80,16 @@ func (h *Host) resourcesLocked() []Resource {
 func (h *Host) templatesLocked() []ResourceTemplate {
 	var ts []ResourceTemplate
 	for _, name := range h.sortedNamesLocked() {
-		if s := h.servers[name]; s.session != nil {
-			for _, t := range s.templates {
-				ts = append(ts, ResourceTemplate{name, t})
-			}
+		x, deferred := h.servers[name].extrasLocked()
+		for _, t := range x.Templates {
+			ts = append(ts, ResourceTemplate{Server: name, Deferred: deferred, ResourceTemplate: t})
 		}
 	}
 	return ts
 }
 
-// Prompts lists the prompts of every connected server, sorted by server,
-// once listed (EventPrompts), as Resources does, each with its exposed
-// name.
+// Prompts lists the prompts of every server, sorted by server, as
+// Resources does (deferred ones included), each with its exposed name.
 func (h *Host) Prompts() []Prompt {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -75,12 +97,9 @@ func (h *Host) Prompts() []Prompt {
 	names := h.names[KindPrompt].byKey
 	var ps []Prompt
 	for _, name := range h.sortedNamesLocked() {
-		s := h.servers[name]
-		if s.session == nil {
-			continue
-		}
-		for _, p := range s.prompts {
-			ps = append(ps, Prompt{Server: name, Exposed: names[toolKey{name, p.Name}], Prompt: p})
+		x, deferred := h.servers[name].extrasLocked()
+		for _, p := range x.Prompts {
+			ps = append(ps, Prompt{Server: name, Exposed: names[toolKey{name, p.Name}], Deferred: deferred, Prompt: p})
 		}
 	}
 	return ps
@@ -88,7 +107,7 @@ func (h *Host) Prompts() []Prompt {
 
 // ReadResource reads a resource from the named server.
 func (h *Host) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadResourceResult, error) {
-	sess, timeout, err := h.liveSession(server)
+	sess, timeout, err := h.liveSession(ctx, server, true)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +119,7 @@ func (h *Host) ReadResource(ctx context.Context, server, uri string) (*mcp.ReadR
 
 // GetPrompt gets a prompt from the named server.
 func (h *Host) GetPrompt(ctx context.Context, server, name string, args map[string]string) (*mcp.GetPromptResult, error) {
-	sess, timeout, err := h.liveSession(server)
+	sess, timeout, err := h.liveSession(ctx, server, true)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +132,7 @@ func (h *Host) GetPrompt(ctx context.Context, server, name string, args map[stri
 // Complete asks the named server to complete a prompt's or a resource
 // template's argument (completion/complete).
 func (h *Host) Complete(ctx context.Context, server string, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
-	sess, timeout, err := h.liveSession(server)
+	sess, timeout, err := h.liveSession(ctx, server, true)
 	if err != nil {
 		return nil, err
 	}
@@ -123,17 +142,52 @@ func (h *Host) Complete(ctx context.Context, server string, params *mcp.Complete
 	return res, h.redactor.Error(err)
 }
 
-func (h *Host) liveSession(name string) (*mcp.ClientSession, time.Duration, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s, ok := h.servers[name]
-	if !ok {
-		return nil, 0, fmt.Errorf("unknown server %q", name)
+// liveSession is the named server's session, waiting, as a call of a
+// deferred tool does (sessionFor), while the server is on its way: a
+// prompt or a resource shown from the cache is got or read once its
+// server connects, bounded by ctx and the server's startup timeout. A
+// lazy server is started. With wait false, a server not connected is an
+// error at once.
+func (h *Host) liveSession(ctx context.Context, name string, wait bool) (*mcp.ClientSession, time.Duration, error) {
+	var deadline <-chan time.Time
+	for {
+		h.mu.Lock()
+		s, ok := h.servers[name]
+		if !ok {
+			h.mu.Unlock()
+			return nil, 0, fmt.Errorf("unknown server %q", name)
+		}
+		if wait && s.cfg.Lazy && s.phase == phaseIdle {
+			h.startLocked(s)
+		}
+		sess, settled, timeout, startup := s.session, s.settled, s.cfg.EffectiveTimeout(), s.cfg.EffectiveStartupTimeout()
+		waits := wait && s.phase.waits() && !h.closed
+		state := s.stateLocked()
+		h.mu.Unlock()
+		if sess != nil {
+			return sess, timeout, nil
+		}
+		if !waits {
+			return nil, 0, fmt.Errorf("server %q is %s", name, state)
+		}
+		if deadline == nil {
+			timer := time.NewTimer(startup)
+			defer timer.Stop()
+			deadline = timer.C
+		}
+		if h.hooks.callWaits != nil {
+			h.hooks.callWaits(name)
+		}
+		select {
+		case <-settled:
+		case <-deadline:
+			return nil, 0, fmt.Errorf("server %q not connected within %s", name, startup)
+		case <-ctx.Done():
+			return nil, 0, ctx.Err()
+		case <-h.life.Done():
+			return nil, 0, ErrClosed
+		}
 	}
-	if s.session == nil {
-		return nil, 0, fmt.Errorf("server %q is %s", name, s.stateLocked())
-	}
-	return s.session, s.cfg.EffectiveTimeout(), nil
 }
 
 func (h *Host) sortedNamesLocked() []string {
@@ -155,7 +209,7 @@ func (h *Host) SubscribeResource(ctx context.Context, server, uri string) error 
 		return nil
 	}
 	h.mu.Unlock()
-	sess, timeout, err := h.liveSession(server)
+	sess, timeout, err := h.liveSession(ctx, server, true)
 	if err != nil {
 		return err
 	}
@@ -188,7 +242,7 @@ func (h *Host) UnsubscribeResource(ctx context.Context, server, uri string) erro
 	}
 	delete(s.subscriptions, uri)
 	h.mu.Unlock()
-	sess, timeout, err := h.liveSession(server)
+	sess, timeout, err := h.liveSession(ctx, server, false)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,10 @@
 package host
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
+)
 
 // catalogOp is what a change of the catalog is (changeCatalogLocked).
 type catalogOp int
@@ -16,8 +20,13 @@ const (
 	catalogResources
 	catalogPrompts
 	// catalogCarried: a restarting server's new entry offers the tools
-	// the old one had, deferred, until the cache or a connection has some.
+	// (and the rest) the old one had, deferred, until the cache or a
+	// connection has some.
 	catalogCarried
+	// catalogListed: a connection's first listing of the rest of the
+	// catalog is over (listExtras): what it listed replaces the cache's,
+	// and stands in for it after a drop.
+	catalogListed
 	// catalogPublish: servers were placed, removed or changed in place
 	// (Start, Reload, Disconnect): the whole set is published, once.
 	catalogPublish
@@ -39,6 +48,8 @@ type catalogChange struct {
 	sess *mcp.ClientSession
 	// offered is what the server offered before its phase changed.
 	offered offer
+	// extras, for catalogCarried, are the old entry's other lists.
+	extras *toolcache.Extras
 	catalog
 }
 
@@ -87,6 +98,11 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 			return false
 		}
 		s.resources, s.templates = ch.resources, ch.templates
+		if s.cachedExtras != nil && isClosed(s.listed) { // a list_changed's
+			x := *s.cachedExtras
+			x.Resources, x.Templates = ch.resources, ch.templates
+			s.cachedExtras = &x
+		}
 		h.namesDirty = true
 		return true
 	case catalogPrompts:
@@ -94,13 +110,29 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 			return false
 		}
 		s.prompts = ch.prompts
+		if s.cachedExtras != nil && isClosed(s.listed) {
+			x := *s.cachedExtras
+			x.Prompts = ch.prompts
+			s.cachedExtras = &x
+		}
 		h.namesDirty = true
 		return true
 	case catalogCarried:
 		if s.cached == nil && s.admin == "" {
 			s.cached = ch.tools
 		}
+		if s.cachedExtras == nil && s.admin == "" {
+			s.cachedExtras = ch.extras
+		}
 		return false
+	case catalogListed:
+		if s.session != ch.sess {
+			return false
+		}
+		had := s.cachedExtras != nil
+		s.cachedExtras = &toolcache.Extras{Resources: s.resources, Templates: s.templates, Prompts: s.prompts}
+		h.namesDirty = true
+		return had // what was shown changes from the cache's to the server's
 	case catalogPublish:
 		h.namesDirty = true
 		return h.rebuildToolsLocked()

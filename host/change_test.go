@@ -13,7 +13,7 @@ import (
 // The catalog's fields: a server's lists, and what the host publishes of
 // them. Maps among them are also written by index and delete.
 var (
-	catalogServerFields = []string{"live", "cached", "resources", "templates", "prompts"}
+	catalogServerFields = []string{"live", "cached", "cachedExtras", "resources", "templates", "prompts"}
 	catalogHostFields   = []string{"tools", "toolSrc", "names", "namesDirty", "toolsDirty", "toolsTimer", "index", "byKey", "departed", "shadowed"}
 	catalogHostMaps     = []string{"names", "index", "byKey", "departed", "shadowed"}
 )
@@ -24,7 +24,7 @@ var (
 var (
 	catalogWriter  = "changeCatalogLocked"
 	catalogHelpers = []string{"rebuildToolsLocked", "publishSoonLocked", "rebuildNamesLocked", "putLocked"}
-	catalogBuilder = map[string][]string{"newServer": {"cached"}}
+	catalogBuilder = map[string][]string{"newServer": {"cached", "cachedExtras"}}
 )
 
 // TestCatalogHasOneWriter holds the rule of changeCatalogLocked

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
 )
 
 // listKind names a list a server can announce a change of.
@@ -189,14 +188,15 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 	}
 	switch kind {
 	case listTools:
-		if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: fresh.tools, Protocol: sessionProtocol(sess), Expires: expiry(ttl)}); err != nil {
-			h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
-		}
+		h.mu.Lock()
+		s.expires = expiry(ttl)
+		h.mu.Unlock()
 	case listResources:
 		h.events.publish(Event{Type: EventResources, Server: s.cfg.Name})
 	case listPrompts:
 		h.events.publish(Event{Type: EventPrompts, Server: s.cfg.Name})
 	}
+	h.storeCache(s, sess)
 }
 
 // renderData turns a log notification's data into one line of text.
@@ -211,8 +211,9 @@ func renderData(v any) string {
 	return string(b)
 }
 
-// addLog records a line in a server's log and publishes it.
-func (h *Host) addLog(s *server, l LogLine) {
+// addLog records a line in a server's log and publishes it, and returns
+// its text as kept.
+func (h *Host) addLog(s *server, l LogLine) string {
 	if l.Time.IsZero() {
 		l.Time = time.Now()
 	}
@@ -221,4 +222,5 @@ func (h *Host) addLog(s *server, l LogLine) {
 	l.Text = cutLogLine(h.redactor.String(l.Text), maxLogLine)
 	s.log.add(l)
 	h.events.publish(Event{Time: l.Time, Type: EventLog, Server: s.cfg.Name, Level: l.Level, Message: l.Text})
+	return l.Text
 }

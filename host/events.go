@@ -57,6 +57,10 @@ type Event struct {
 	ServerInfo   *mcp.Implementation `json:"serverInfo,omitempty"`
 	Instructions string              `json:"instructions,omitempty"`
 	Protocol     string              `json:"protocolVersion,omitempty"`
+	// Stderr, on a state event that says a process dropped or failed, is
+	// its last few stderr lines, masked: what a person is shown beside
+	// the error (a client, as a log notification).
+	Stderr []string `json:"stderr,omitempty"`
 }
 
 // notification reports whether an event is one the backlog keeps for a

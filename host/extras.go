@@ -40,7 +40,7 @@ const extrasSlotHold = 250 * time.Millisecond
 // slots, which it keeps at most extrasSlotHold. It closes c.listed when
 // done, or at once when ctx, the connection's, ends.
 func (h *Host) listExtras(ctx context.Context, s *server, c *conn) {
-	defer close(c.listed)
+	defer h.listedExtras(s, c)
 	h.mu.Lock()
 	quiet := h.quietLocked()
 	timeout := s.cfg.EffectiveStartupTimeout()
@@ -90,6 +90,25 @@ func (h *Host) listExtras(ctx context.Context, s *server, c *conn) {
 		h.mu.Unlock()
 		h.log.Info("listed", "server", s.cfg.Name, "resources", resources, "templates", templates,
 			"prompts", prompts, "took", since(began))
+	}
+}
+
+// listedExtras closes c.listed, and with it, if c is still the server's
+// connection, what it listed replaces what the cache had: in the catalog,
+// in one hold of the lock so no reader sees one without the other, and in
+// the cache, beside the tools, for the next start (DESIGN.md F15).
+func (h *Host) listedExtras(s *server, c *conn) {
+	h.mu.Lock()
+	close(c.listed)
+	changed := h.changeCatalogLocked(s, catalogChange{op: catalogListed, sess: c.sess})
+	current := s.session == c.sess
+	h.mu.Unlock()
+	if changed {
+		h.events.publishUnbuffered(Event{Type: EventResources, Server: s.cfg.Name})
+		h.events.publishUnbuffered(Event{Type: EventPrompts, Server: s.cfg.Name})
+	}
+	if current {
+		h.storeCache(s, c.sess)
 	}
 }
 

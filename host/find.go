@@ -208,3 +208,18 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// NearNames are those of names closest to name when close enough to be a
+// slip, best first, at most three: the "did you mean" of a name that names
+// nothing, such as a server a command was told to narrow to.
+func NearNames(names []string, name string) []string {
+	all := make([]Named, len(names))
+	for i, n := range names {
+		all[i] = Named{Exposed: n, Ref: Ref{Name: n}}
+	}
+	var out []string
+	for _, n := range near(all, name, func(Named) []string { return nil }) {
+		out = append(out, n.Exposed)
+	}
+	return out
+}

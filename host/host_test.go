@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -485,5 +487,52 @@ func awaitGrandchild(t testing.TB, sub *host.Subscription) int {
 			pid, _ := strconv.Atoi(m[1])
 			return pid
 		}
+	}
+}
+
+// ServersFor answers from the cache and the names alone: a server that
+// would record its start is never started.
+func TestServersFor(t *testing.T) {
+	cache := t.TempDir()
+	a := demoServer(t, "a")
+	b := demoServer(t, "b")
+	b.Tools = config.ToolFilter{Deny: []string{"add"}} // add is a's alone
+	opts := &host.Options{CacheDir: cache}
+	h := host.New(opts)
+	if err := h.Start(context.Background(), []config.ServerConfig{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WaitListed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.Close() // both servers' lists are cached now, prompts too
+	marker := filepath.Join(t.TempDir(), "started")
+	c := config.ServerConfig{Name: "c", Command: "/bin/sh", Args: []string{"-c", "touch " + marker},
+		Source: config.Source{Provider: "test", Path: "host_test.go", Level: config.LevelExplicit}}
+	configs := []config.ServerConfig{a, b, c}
+	for _, tc := range []struct {
+		kind host.Kind
+		name string
+		want []string
+	}{
+		{host.KindTool, "add", []string{"a"}},
+		{host.KindTool, "mcp__b__echo", []string{"b"}},
+		{host.KindTool, "b__echo", []string{"b"}},
+		{host.KindTool, "c/anything", []string{"c"}},   // spelled, never cached
+		{host.KindTool, "echo", []string{"a", "b"}},    // ambiguous: both
+		{host.KindTool, "nosuch", nil},                 // nobody's: all
+		{host.KindTool, "b/nosuch", nil},               // b's list lacks it: all, for "did you mean"
+		{host.KindPrompt, "a/greet", []string{"a"}},    // the spelling
+		{host.KindPrompt, "greet", []string{"a", "b"}}, // cached with the tools: both have it
+	} {
+		if got := host.ServersFor(opts, configs, tc.kind, tc.name); !slices.Equal(got, tc.want) {
+			t.Errorf("ServersFor(%v, %q) = %q, want %q", tc.kind, tc.name, got, tc.want)
+		}
+	}
+	if _, err := os.Stat(marker); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ServersFor started a server (stat %s: %v)", marker, err)
+	}
+	if got := host.ServersFor(&host.Options{}, configs, host.KindTool, "add"); got != nil {
+		t.Errorf("without a cache, ServersFor(add) = %q, want nil", got)
 	}
 }

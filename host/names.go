@@ -95,16 +95,14 @@ func (h *Host) rebuildNamesLocked() {
 	h.namesDirty = false
 	var prompts, resources, templates []toolKey
 	for name, s := range h.servers {
-		if s.session == nil {
-			continue // what Prompts and Resources show
-		}
-		for _, p := range s.prompts {
+		x, _ := s.extrasLocked() // what Prompts and Resources show
+		for _, p := range x.Prompts {
 			prompts = append(prompts, toolKey{name, p.Name})
 		}
-		for _, r := range s.resources {
+		for _, r := range x.Resources {
 			resources = append(resources, toolKey{name, r.URI})
 		}
-		for _, t := range s.templates {
+		for _, t := range x.Templates {
 			templates = append(templates, toolKey{name, t.URITemplate})
 		}
 	}

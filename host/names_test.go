@@ -66,8 +66,9 @@ func TestNamesOwnedByHost(t *testing.T) {
 	if ref, ok := h.Resolve(host.KindResource, demo.ReadmeURI); ok && ref.Server != "my.server" {
 		t.Errorf("while my.server is away, its URI moved to %q", ref.Server)
 	}
-	if _, ok := h.Resolve(host.KindPrompt, "mcp__my_server__greet"); ok {
-		t.Error("a prompt of a server that is away still resolves")
+	// Its last list stands in, deferred (a get waits for it), as its tools do.
+	if ref, ok := h.Resolve(host.KindPrompt, "mcp__my_server__greet"); !ok || ref.Server != "my.server" {
+		t.Errorf("a prompt of a server that is away resolves to %+v (%v), want still its own", ref, ok)
 	}
 	close(g.release)
 	awaitState(t, sub, "my.server", host.StateConnected)

@@ -232,6 +232,9 @@ func (h *Host) transitionLocked(s *server, to phase, why error, c *conn) {
 		ev := Event{Type: EventState, Server: s.cfg.Name, State: to.state(s.cfg.Lazy), PID: s.pid, Retry: s.retryAt}
 		if why != nil {
 			ev.Error = why.Error()
+			if to == phaseReconnecting || to == phaseFailed {
+				ev.Stderr = s.tail.last(eventStderrLines)
+			}
 		}
 		if to == phaseConnected && s.initRes != nil {
 			ev.ServerInfo, ev.Instructions, ev.Protocol = h.maskInfo(s.initRes.ServerInfo), h.instructions(s.initRes), s.era

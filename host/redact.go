@@ -52,6 +52,12 @@ func (h *Host) maskError(err error) error {
 // it publishes.
 func maskEvent(r *redact.Redactor, e Event) Event {
 	e.Error, e.Message, e.URI = r.String(e.Error), r.String(e.Message), r.String(e.URI)
+	if e.Stderr != nil {
+		e.Stderr = append([]string(nil), e.Stderr...)
+		for i, l := range e.Stderr {
+			e.Stderr[i] = r.String(l)
+		}
+	}
 	return e
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
 )
 
 // Reload makes the host run configs (DESIGN.md F35). It compares them with the
@@ -62,8 +63,9 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 	var fresh []*server
 	for _, name := range append(append([]string(nil), diff.Changed...), diff.Added...) {
 		var last []*mcp.Tool
+		var lastExtras *toolcache.Extras
 		if prev, ok := h.servers[name]; ok {
-			last = prev.cached
+			last, lastExtras = prev.cached, prev.cachedExtras
 			stop(name)
 		}
 		s := h.newServer(byName[name])
@@ -71,7 +73,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		// as a reconnecting one does: its names stay in the tool set and
 		// calls to them wait instead of failing as unknown. The cache has
 		// no entry for the new config yet.
-		h.changeCatalogLocked(s, catalogChange{op: catalogCarried, catalog: catalog{tools: last}})
+		h.changeCatalogLocked(s, catalogChange{op: catalogCarried, extras: lastExtras, catalog: catalog{tools: last}})
 		if s.phase == phaseStarting {
 			fresh = append(fresh, s)
 		} else {

@@ -88,8 +88,22 @@ type server struct {
 	prompts   []*mcp.Prompt
 	listed    chan struct{}
 	initRes   *mcp.InitializeResult
+	// cachedExtras are the resources, templates and prompts from the
+	// cache or the last connection's listing, shown (deferred) until this
+	// connection's are listed (extrasLocked); nil when none are known.
+	cachedExtras *toolcache.Extras
+	// expires is when the cached tools go stale (toolcache.Entry), kept
+	// for the entry's rewrite once the rest of the catalog is listed.
+	expires time.Time
+	// storing orders the writes of the server's cache entry, each made of
+	// what holds when it is written (storeCache): the last is the newest.
+	storing sync.Mutex
 
 	subscriptions map[string]int // resource URIs to keep subscribed across reconnects, with their subscribers
+
+	// tail is the last stderr lines of the latest process, for the
+	// events that say it dropped or failed; nil before one started.
+	tail *stderrTail
 
 	// era is the protocol version the server spoke last, from the tool
 	// cache until it connects (eras.go); "" when not known.
@@ -143,7 +157,7 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 			// never cached); a lazy server still offers it, deferred: it
 			// is the only way its tools are found before a call.
 			if !e.Stale || cfg.Lazy {
-				s.cached = e.Tools
+				s.cached, s.cachedExtras = e.Tools, e.Extras
 			}
 		}
 		if !cfg.Lazy {
@@ -181,8 +195,13 @@ func (h *Host) newServers(configs []config.ServerConfig) []*server {
 }
 
 // describeFailure adds the server's last error lines on stderr to an
-// error: "exit status 1" alone tells a person nothing.
+// error: "exit status 1" alone tells a person nothing. An exitedError
+// quotes its process's own already.
 func describeFailure(err error, log *ringLog) error {
+	var exited *exitedError
+	if errors.As(err, &exited) {
+		return err
+	}
 	lines := log.tailErrors(3)
 	if len(lines) == 0 {
 		return err
@@ -193,7 +212,7 @@ func describeFailure(err error, log *ringLog) error {
 // dial builds the transport and runs the handshake.
 // listenEnded, called by the transport, says the connection's
 // subscriptions/listen stream ended (transport.Hooks.ListenEnded).
-func (h *Host) dial(ctx context.Context, s *server, listenEnded func()) (*mcp.ClientSession, *transport.Stdio, config.Transport, error) {
+func (h *Host) dial(ctx context.Context, s *server, listenEnded func()) (*mcp.ClientSession, *stdioProc, config.Transport, error) {
 	cfg := &s.cfg
 	kind := cfg.TransportKind()
 	version := h.protocolFor(s, kind)
@@ -247,16 +266,20 @@ func (h *Host) dial(ctx context.Context, s *server, listenEnded func()) (*mcp.Cl
 // skipped lines, refused messages, and its notes of dropped log
 // notifications, which come in the stream under a logger name of their
 // own so they keep their place among the server's lines.
-func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSessionOptions, newClient func(notes string) *mcp.Client, listenEnded func()) (*mcp.ClientSession, *transport.Stdio, error) {
+// A process that ends during the handshake is told as its own ending,
+// with what it said on stderr (exitedError).
+func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSessionOptions, newClient func(notes string) *mcp.Client, listenEnded func()) (*mcp.ClientSession, *stdioProc, error) {
 	dir := h.workDir
 	h.mu.Lock()
 	if s.workDir != "" {
 		dir = s.workDir // discovery's decision, which follows trust across reloads
 	}
+	tail := &stderrTail{}
+	s.tail = tail
 	h.mu.Unlock()
 	notes := transport.NewNoteLogger()
 	t := transport.NewStdio(&s.cfg, dir, transport.Hooks{
-		Stderr:      func(line string) { h.serverLog(s, line, "") },
+		Stderr:      func(line string) { tail.add(h.serverLog(s, line, "")) },
 		Skipped:     func(line string) { h.serverLog(s, line, "skipped non-JSON line on stdout: ") },
 		Dropped:     func(what string) { h.addLog(s, LogLine{Level: LevelWarn, Text: what}) },
 		NoteLogger:  notes,
@@ -266,21 +289,27 @@ func (h *Host) dialStdio(ctx context.Context, s *server, opts *mcp.ClientSession
 	if pid := t.PID(); pid != 0 {
 		h.log.Info("process started", "server", s.cfg.Name, "command", s.cfg.Command, "args", s.cfg.Args, "dir", t.Dir(), "pid", pid)
 	}
+	p := &stdioProc{Stdio: t, tail: tail}
 	if err != nil {
-		t.Close()
+		first := t.PID() != 0 && ctx.Err() == nil && p.exitedFirst(err)
+		t.Close() // and the last stderr lines are read
+		if first {
+			err = p.ended(err)
+		}
 		return nil, nil, err
 	}
 	t.MarkReady()
-	return sess, t, nil
+	return sess, p, nil
 }
 
-func (h *Host) serverLog(s *server, line, prefix string) {
+// serverLog records a line the process wrote, and returns it as kept
+// (masked).
+func (h *Host) serverLog(s *server, line, prefix string) string {
 	if prefix != "" {
 		// Only the head of stdout noise is worth keeping; masked first.
-		h.addLog(s, LogLine{Level: LevelWarn, Text: prefix + cutLogLine(h.redactor.String(line), maxSkippedText)})
-		return
+		return h.addLog(s, LogLine{Level: LevelWarn, Text: prefix + cutLogLine(h.redactor.String(line), maxSkippedText)})
 	}
-	h.addLog(s, LogLine{Level: classify(line), Text: line})
+	return h.addLog(s, LogLine{Level: classify(line), Text: line})
 }
 
 // catalog is what a server lists: its tools when it connects, the rest

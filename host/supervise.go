@@ -85,7 +85,7 @@ func (s *server) stopSupervisorLocked() <-chan struct{} {
 // conn is one live connection.
 type conn struct {
 	sess  *mcp.ClientSession
-	stdio *transport.Stdio
+	stdio *stdioProc // nil for a remote server
 	kind  config.Transport
 	tools []*mcp.Tool
 	ttl   time.Duration // how long the server says its tools stay good; noTTL for no hint
@@ -236,7 +236,26 @@ func (h *Host) settle(ctx context.Context, s *server, to phase, why error, c *co
 // afterSettled does what a new connection needs once it is published and
 // that can wait for no lock: cache the tools.
 func (h *Host) afterSettled(s *server, c *conn) {
-	if err := h.cache.Store(s.cfg.Name, s.fingerprint, toolcache.Entry{Tools: c.tools, Protocol: sessionProtocol(c.sess), Expires: expiry(c.ttl)}); err != nil {
+	h.mu.Lock()
+	s.expires = expiry(c.ttl)
+	h.mu.Unlock()
+	h.storeCache(s, c.sess)
+}
+
+// storeCache writes the server's cache entry: the tools it offers, and
+// the rest of its catalog as last listed (cachedExtras: the connection's
+// once listed, else what the cache had, which a new connection's tools
+// must not wipe out).
+func (h *Host) storeCache(s *server, sess *mcp.ClientSession) {
+	s.storing.Lock()
+	defer s.storing.Unlock()
+	h.mu.Lock()
+	ent := toolcache.Entry{Tools: s.cached, Protocol: sessionProtocol(sess), Expires: s.expires}
+	if x := s.cachedExtras; x != nil {
+		ent.Extras = &toolcache.Extras{Resources: x.Resources, Templates: x.Templates, Prompts: x.Prompts}
+	}
+	h.mu.Unlock()
+	if err := h.cache.Store(s.cfg.Name, s.fingerprint, ent); err != nil {
 		h.log.Warn("tool cache write failed", "server", s.cfg.Name, "error", err)
 	}
 }
@@ -337,6 +356,7 @@ func (h *Host) awaitDrop(ctx context.Context, s *server, c *conn) error {
 	}
 	lost := s.authLost()
 	var err error
+	byHost := false // the host ended the connection, and err says why
 wait:
 	for {
 		select {
@@ -344,6 +364,7 @@ wait:
 			break wait
 		case <-c.listenEnded:
 			err = errors.New("the server ended the subscriptions/listen stream")
+			byHost = true
 			c.close()
 			<-done
 			break wait
@@ -352,6 +373,7 @@ wait:
 			if na := s.auth.Need(); na != nil {
 				err = na
 			}
+			byHost = true
 			c.close()
 			<-done
 			break wait
@@ -375,6 +397,7 @@ wait:
 			}
 			if perr != nil {
 				err = fmt.Errorf("no answer to ping: %w", perr)
+				byHost = true
 				c.close()
 				<-done
 				break wait
@@ -392,6 +415,13 @@ wait:
 		// session): Close above or the session's own close ended it.
 		if exitErr := c.stdio.ExitErr(); exitErr != nil && transport.IsExitError(exitErr) {
 			err = fmt.Errorf("server process ended: %w", exitErr)
+		}
+		// One that exited by itself says so, with its last words.
+		if !byHost {
+			if err == nil {
+				err = errors.New("server closed the connection")
+			}
+			err = c.stdio.ended(err)
 		}
 	}
 	if err == nil {

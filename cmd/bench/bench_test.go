@@ -82,6 +82,30 @@ func TestTinyRun(t *testing.T) {
 	}
 }
 
+// -oneshot-rounds runs `switchboard call` as a fresh process with six
+// servers configured and with one, and prints both rows with a ratio.
+func TestOneShot(t *testing.T) {
+	peers.Dir(t) // server-everything is one of the six
+	o, err := parseFlags([]string{"-servers", "", "-startup", "", "-warm", "", "-era-rounds", "0", "-oneshot-rounds", "2"}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, progress bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := run(ctx, o, &out, &progress); err != nil {
+		t.Fatalf("run: %v\nprogress:\n%s", err, progress.String())
+	}
+	text := out.String()
+	want(t, text, `Configured: 6 stdio servers \(a, b, c, d, e, everything\)`)
+	want(t, text, `(?m)^\s*after\s+[0-9.]+\s+[0-9.]+–[0-9.]+\s*$`)
+	want(t, text, `(?m)^\s*alone\s+[0-9.]+\s+[0-9.]+–[0-9.]+\s+[0-9.]+ \[[0-9.]+–[0-9.]+\]`)
+	want(t, progress.String(), `one-shot call, round 2/2, ms: alone [0-9.]+ after [0-9.]+`)
+	if left := leftovers(t); len(left) > 0 {
+		t.Errorf("processes left behind:\n%s", strings.Join(left, "\n"))
+	}
+}
+
 // -eras runs the eras alone.
 func TestErasOnly(t *testing.T) {
 	o, err := parseFlags([]string{"-eras", "-era-rounds", "3"}, os.Stderr)

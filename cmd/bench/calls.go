@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -37,8 +38,18 @@ func (e *env) runCalls(ctx context.Context, server, transport string) ([]*callCa
 	var errs []error
 	var names []string
 	var children []*child
+	var spans *spanSink
+	if slices.Contains(e.opts.Contenders, "ops-on") {
+		if spans, err = startSpanSink(); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range e.opts.Contenders {
-		c, err := e.contender(ctx, name, t)
+		var extra []string
+		if name == "ops-on" {
+			extra = append(extra, envOTLP+"="+spans.url)
+		}
+		c, err := e.contender(ctx, name, t, extra...)
 		if err != nil {
 			if !errors.Is(err, errNoPeers) { // the notes say what is not installed
 				errs = append(errs, fmt.Errorf("%s over %s: %w", server, transport, err))
@@ -91,6 +102,9 @@ func (e *env) runCalls(ctx context.Context, server, transport string) ([]*callCa
 	}
 	if err := stopServer(); err != nil {
 		errs = append(errs, err)
+	}
+	if spans != nil {
+		errs = append(errs, spans.stop(cases, e.opts.Warmup))
 	}
 	return cases, errors.Join(errs...)
 }

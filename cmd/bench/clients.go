@@ -73,6 +73,8 @@ var dialers = map[string]func(context.Context, *target) (caller, error){
 	"raw":     dialRaw,
 	"serve":   dialServe,
 	"mcphub":  dialMCPHub,
+	"ops-off": dialOps(false),
+	"ops-on":  dialOps(true),
 }
 
 // bareTerminate is how long a bare session's Close waits after closing the

@@ -11,7 +11,9 @@
 //	$ go run ./cmd/bench -servers floor -transports stdio -startup '' -warm ''
 //	$ go run ./cmd/bench -eras
 //	$ go run ./cmd/bench -daemon
+//	$ go run ./cmd/bench -servers '' -startup '' -warm '' -era-rounds 0 -oneshot-rounds 10 -oneshot-baseline /tmp/switchboard-main
 //	$ go run ./cmd/bench -servers demo -contenders host,gateway -startup '' -warm '' -era-rounds 0
+//	$ go run ./cmd/bench -servers floor -transports stdio -contenders ops-off,ops-on -startup '' -warm '' -era-rounds 0
 package main
 
 import (
@@ -68,7 +70,7 @@ type Options struct {
 	Callers    []int    // concurrent callers, a case each
 	Servers    []string // floor, demo, everything
 	Transports []string // stdio, http
-	Contenders []string // host, gateway, bare, ts, raw; serve, mcphub
+	Contenders []string // host, gateway, bare, ts, raw; serve, mcphub; ops-off, ops-on
 	// Startup are the counts of servers started at once, cold; WarmStartup
 	// the counts for the host with a warm tool cache. Empty skips them.
 	Startup, WarmStartup []int
@@ -80,6 +82,12 @@ type Options struct {
 	// DaemonRounds are the rounds of the daemon's figures (-daemon: that
 	// alone); zero skips them.
 	DaemonRounds int
+	// OneShotRounds are the rounds of a one-shot `switchboard call` with
+	// several servers configured (runOneShot); zero skips it.
+	OneShotRounds int
+	// OneShotBaseline is another build of switchboard to compare the
+	// one-shot call with, side by side; empty leaves it out.
+	OneShotBaseline string
 	// Timeout bounds every answer the harness waits for from a child: a
 	// round, a connect, a start-up.
 	Timeout time.Duration
@@ -104,11 +112,13 @@ func parseFlags(args []string, stderr io.Writer) (*Options, error) {
 	callers := fs.String("callers", "1,16", "concurrent callers, comma-separated: a case each")
 	servers := fs.String("servers", strings.Join(allServers, ","), "servers to call: floor, demo, everything")
 	transports := fs.String("transports", strings.Join(allTransports, ","), "transports: stdio, http")
-	contenders := fs.String("contenders", strings.Join(allContenders, ","), "contenders: host, gateway, bare, ts, raw, serve, mcphub (host is always one)")
+	contenders := fs.String("contenders", strings.Join(allContenders, ","), "contenders: host, gateway, bare, ts, raw, serve, mcphub, ops-off, ops-on (host is always one)")
 	startup := fs.String("startup", "1,10,50,100", "server counts for cold start-up; empty skips it")
 	warm := fs.String("warm", "1,50,100", "server counts for the host's start-up with a warm tool cache; empty skips it")
 	fs.IntVar(&o.StartupRounds, "startup-rounds", 3, "rounds of each start-up count")
 	fs.IntVar(&o.EraRounds, "era-rounds", 5, "rounds of connect time by protocol era; 0 skips it")
+	fs.IntVar(&o.OneShotRounds, "oneshot-rounds", 0, "rounds of a one-shot `switchboard call` with six servers configured; 0 skips it")
+	fs.StringVar(&o.OneShotBaseline, "oneshot-baseline", "", "another switchboard `binary` (say, main's) to run the one-shot call beside this build")
 	erasOnly := fs.Bool("eras", false, "measure only connect time by protocol era: no calls, no start-up")
 	fs.IntVar(&o.DaemonRounds, "daemon-rounds", 0, "rounds of the daemon's figures (call, tools, a bridge's first list, memory); 0 skips them")
 	daemonOnly := fs.Bool("daemon", false, "measure only the daemon's figures (-daemon-rounds, default 10)")
@@ -154,7 +164,7 @@ Flags:
 	if o.Transports, err = names(*transports, allTransports); err != nil {
 		return nil, bad("transports", err)
 	}
-	if o.Contenders, err = names(*contenders, append(slices.Clone(allContenders), middleContenders...)); err != nil {
+	if o.Contenders, err = names(*contenders, slices.Concat(allContenders, middleContenders, opsContenders)); err != nil {
 		return nil, bad("contenders", err)
 	}
 	if !slices.Contains(o.Contenders, "host") {
@@ -163,17 +173,20 @@ Flags:
 	if o.Rounds < 1 || o.Calls < 1 || o.StartupRounds < 1 || o.Warmup < 0 {
 		return nil, bad("rounds, -calls, -startup-rounds", fmt.Errorf("must be positive"))
 	}
+	if o.OneShotRounds < 0 {
+		return nil, bad("oneshot-rounds", fmt.Errorf("must not be negative"))
+	}
 	if o.EraRounds < 0 || *erasOnly && o.EraRounds == 0 {
 		return nil, bad("era-rounds", fmt.Errorf("must be positive with -eras, and not negative"))
 	}
 	if *erasOnly {
-		o.Servers, o.Startup, o.WarmStartup = nil, nil, nil
+		o.Servers, o.Startup, o.WarmStartup, o.OneShotRounds = nil, nil, nil, 0
 	}
 	if o.DaemonRounds < 0 {
 		return nil, bad("daemon-rounds", fmt.Errorf("must not be negative"))
 	}
 	if *daemonOnly {
-		o.Servers, o.Startup, o.WarmStartup, o.EraRounds = nil, nil, nil, 0
+		o.Servers, o.Startup, o.WarmStartup, o.EraRounds, o.OneShotRounds = nil, nil, nil, 0, 0
 		if o.DaemonRounds == 0 {
 			o.DaemonRounds = 10
 		}

@@ -81,6 +81,12 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		daemon, err = e.runDaemon(ctx)
 		errs = append(errs, err)
 	}
+	var oneShot *oneShotCase
+	if o.OneShotRounds > 0 && ctx.Err() == nil {
+		var err error
+		oneShot, err = e.runOneShot(ctx)
+		errs = append(errs, err)
+	}
 	errs = append(errs, ctx.Err())
 
 	w := &errWriter{w: stdout}
@@ -89,6 +95,7 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		printCalls(w, o, calls)
 		printRatios(w, calls)
 		printMiddle(w, calls)
+		printOps(w, calls)
 	}
 	if len(cold) > 0 {
 		printStartup(w, o, cold)
@@ -101,6 +108,9 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	}
 	if daemon != nil {
 		printDaemon(w, daemon)
+	}
+	if oneShot != nil && len(oneShot.ms) > 0 {
+		printOneShot(w, o, oneShot)
 	}
 	for _, n := range e.notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -186,6 +196,8 @@ var contenderLegend = map[string]string{
 	"raw":     "raw: pre-encoded requests, answers not decoded (no MCP library)",
 	"serve":   "serve: a go-sdk ClientSession over HTTP to a `switchboard serve` process",
 	"mcphub":  "mcphub: a go-sdk ClientSession over SSE to an mcp-hub process",
+	"ops-off": "ops-off: as gateway, through the app (serve --http's gateway) with no metrics, traces or audit log",
+	"ops-on":  "ops-on: as ops-off with metrics, traces to an OTLP receiver on loopback and the audit log",
 }
 
 func printCalls(w io.Writer, o *Options, cases []*callCase) {

@@ -53,7 +53,9 @@ type roundResult struct {
 	Calls  int   `json:"calls"`
 	WallNs int64 `json:"wall_ns"`
 	P50Ns  int64 `json:"p50_ns"`
-	P99Ns  int64 `json:"p99_ns"`
+	// P90Ns is 0 from the TypeScript client, which does not answer it.
+	P90Ns int64 `json:"p90_ns,omitempty"`
+	P99Ns int64 `json:"p99_ns"`
 	// CPUNs is the client process's user and system time in the round,
 	// its servers' not included; 0 where it cannot be read.
 	CPUNs int64 `json:"cpu_ns"`
@@ -90,7 +92,7 @@ func parseTarget(s string) (*target, error) {
 // ready, then runs a round for every request on stdin until stdin closes.
 func clientRole(args []string) int {
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
-	kind := fs.String("contender", "", "host, gateway, bare, raw, serve or mcphub")
+	kind := fs.String("contender", "", "host, gateway, bare, raw, serve, mcphub, ops-off or ops-on")
 	spec := fs.String("target", "", "the target, as JSON")
 	warmup := fs.Int("warmup", 0, "calls made before the first round")
 	if err := fs.Parse(args); err != nil {
@@ -109,7 +111,12 @@ func clientRole(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	defer c.close()
+	closed := false
+	defer func() {
+		if !closed {
+			c.close()
+		}
+	}()
 	// The first calls of a session pay for what is built lazily, on both
 	// sides; every contender makes the same number before it is measured.
 	if err := c.calls(ctx, make([]time.Duration, max(*warmup, 1)), 1); err != nil {
@@ -135,6 +142,15 @@ func clientRole(args []string) int {
 			continue
 		}
 		if err := enc.Encode(res); err != nil {
+			return 1
+		}
+	}
+	// A contender that checks its own work as it closes (ops-on) fails
+	// the run when the check fails; the others' close is best effort.
+	if _, checks := c.(interface{ checksOnClose() }); checks {
+		closed = true
+		if err := c.close(); err != nil {
+			fmt.Fprintln(os.Stderr, "close:", err)
 			return 1
 		}
 	}
@@ -167,6 +183,7 @@ func round(ctx context.Context, c caller, req roundRequest) (roundResult, error)
 		Calls:  req.Calls,
 		WallNs: wall.Nanoseconds(),
 		P50Ns:  percentile(lat, 0.50).Nanoseconds(),
+		P90Ns:  percentile(lat, 0.90).Nanoseconds(),
 		P99Ns:  percentile(lat, 0.99).Nanoseconds(),
 		Allocs: int64(after.Mallocs - before.Mallocs),
 		Bytes:  int64(after.TotalAlloc - before.TotalAlloc),
@@ -237,10 +254,6 @@ func startupRole(args []string) int {
 	// Closed before the answer, so the harness, which waits for this
 	// exit, starts the next run with these servers gone.
 	closing := time.Now()
-	if f, err := os.OpenFile("/tmp/probe.log", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		fmt.Fprintf(f, "PROBE close %s %d\n", *kind, closing.UnixMicro())
-		defer func() { fmt.Fprintf(f, "PROBE closed %s %d\n", *kind, time.Now().UnixMicro()) }()
-	}
 	stop()
 	res.CloseMs = ms(time.Since(closing))
 	_ = json.NewEncoder(os.Stdout).Encode(res)

@@ -137,7 +137,7 @@ func (e *env) httpTarget(ctx context.Context, server string) (*target, func() er
 
 // contender starts one contender's client child on t and waits until it
 // is connected and warmed up.
-func (e *env) contender(ctx context.Context, name string, t *target) (*child, error) {
+func (e *env) contender(ctx context.Context, name string, t *target, extraEnv ...string) (*child, error) {
 	spec, err := json.Marshal(t)
 	if err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (e *env) contender(ctx context.Context, name string, t *target) (*child, er
 			env = append(env, envHubNode+"="+e.node, envHubScript+"="+e.hub)
 		}
 	}
-	c, err := startChild(name, argv, env)
+	c, err := startChild(name, argv, append(env, extraEnv...))
 	if err != nil {
 		return nil, err
 	}

@@ -76,12 +76,14 @@ func TestUserServerNamingTheProjectWaitsForTrust(t *testing.T) {
 }
 
 // TestSwitchboardItselfIsNotStarted: an entry that starts 'switchboard
-// serve' (the one --print-config prints, pasted into a client's config) is
-// the server's own error, however its path is written; switchboard's other
-// subcommands (the bundled demo server) and other programs are not.
+// serve' (what 'client connect' writes into a client app's config) is
+// left out of another tool's file, however its path is written, with the
+// reason among the lost definitions; switchboard's other subcommands (the
+// bundled demo server) and other programs are not. In our own file it is
+// the server's own error.
 func TestSwitchboardItselfIsNotStarted(t *testing.T) {
 	m := newMachine(t)
-	m.write("~/.claude.json", `{"mcpServers": {
+	entries := `{"mcpServers": {
   "self":      {"command": "/usr/local/bin/switchboard", "args": ["serve"]},
   "flags":     {"command": "switchboard", "args": ["--no-project", "serve", "--servers", "a"]},
   "exe":       {"command": "C:\\Tools\\Switchboard.exe", "args": ["serve"]},
@@ -92,22 +94,35 @@ func TestSwitchboardItselfIsNotStarted(t *testing.T) {
   "demo":      {"command": "switchboard", "args": ["demo-server"]},
   "other":     {"command": "switchboard-helper", "args": ["serve"]},
   "list":      {"command": "switchboard", "args": ["list"]}
-}}`)
+}}`
+	m.write("~/.claude.json", entries)
 	d := m.discover()
-	want := map[string]bool{"self": true, "flags": true, "exe": true, "env": true, "envu": true, "cfgflag": true, "short": true, "demo": false, "other": false, "list": false}
+	self := map[string]bool{"self": true, "flags": true, "exe": true, "env": true, "envu": true, "cfgflag": true, "short": true}
 	for _, c := range d.Servers {
-		w, ok := want[c.Name]
-		if !ok {
-			continue
+		if self[c.Name] {
+			t.Errorf("%s: listed as a server (err %v); want it left out", c.Name, c.Err)
 		}
-		delete(want, c.Name)
-		got := c.Err != nil && strings.Contains(c.Err.Error(), "switchboard itself")
-		if got != w {
-			t.Errorf("%s: err = %v, want the self error %v", c.Name, c.Err, w)
+		if c.Err != nil {
+			t.Errorf("%s: %v", c.Name, c.Err)
 		}
 	}
-	for name := range want {
-		t.Errorf("%s: not discovered", name)
+	if len(d.Servers) != 3 {
+		t.Errorf("%d servers, want demo, other and list", len(d.Servers))
+	}
+	for _, sh := range d.Shadowed {
+		if self[sh.Config.Name] && strings.Contains(sh.Reason, "how Claude Code reaches switchboard") {
+			delete(self, sh.Config.Name)
+		}
+	}
+	for name := range self {
+		t.Errorf("%s: not among the lost definitions with its reason", name)
+	}
+
+	m = newMachine(t)
+	m.write("~/.config/switchboard/mcp.json", `{"mcpServers": {"self": {"command": "switchboard", "args": ["serve"]}}}`)
+	d = m.discover()
+	if len(d.Servers) != 1 || d.Servers[0].Err == nil || !strings.Contains(d.Servers[0].Err.Error(), "switchboard itself") {
+		t.Errorf("in our own file: %+v, want the self error", d.Servers)
 	}
 }
 

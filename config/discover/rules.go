@@ -69,9 +69,16 @@ func (d *Discovery) applyRules(ctx context.Context, cands []*candidate, opts Opt
 			}
 		}
 		if c.Err == nil && StartsSwitchboardServe(c.Command, c.Args) {
-			// A client's config that lists switchboard (what 'serve
-			// --print-config' prints) is found like any other: started,
-			// it would discover the same file and start itself again.
+			// Started, it would discover the same file and start itself
+			// again. In a client app's own config it is how the app
+			// reaches switchboard ('client connect', DESIGN.md F59): not a
+			// server of ours, so it is left out, as a shadowed definition
+			// is, and no listing shows it failed. In our own file it is a
+			// mistake, the server's error.
+			if c.Source.Provider != source.NativeName {
+				d.lose(k, nil, "this entry starts 'switchboard serve', switchboard itself: it is how "+c.Source.Provider+" reaches switchboard, not one of its servers")
+				continue
+			}
 			c.Err = k.Locate(&config.Diagnostic{Field: "command", Message: "this entry starts 'switchboard serve', switchboard itself, which does not run inside itself"})
 		}
 		if c.Err == nil && !c.Untrusted && d.reachesUntrustedProject(c, env.Home) {

@@ -106,6 +106,11 @@ func (o object) removeAt(i int) {
 	// (or the brace's) and stays; what follows on the removed member's own
 	// line goes with it.
 	above := head(removed.Name.BeforeExtra)
+	if !strings.ContainsAny(string(removed.Name.BeforeExtra), "\r\n") {
+		// A key on the line of the member before it: what stood before
+		// it is the space after a comma, which goes with it.
+		above = ""
+	}
 	if i+1 < len(obj.Members) {
 		next := &obj.Members[i+1].Name
 		if strings.ContainsAny(string(next.BeforeExtra), "\r\n") {
@@ -121,6 +126,11 @@ func (o object) removeAt(i int) {
 		}
 		if strings.ContainsAny(string(obj.AfterExtra), "\r\n") {
 			obj.AfterExtra = hujson.Extra(above + tail(obj.AfterExtra))
+		}
+		if i == 0 && strings.TrimSpace(string(obj.AfterExtra)) == "" {
+			// The last member gone, an object with nothing but space in
+			// it closes up again, as "{}": what add opened.
+			obj.AfterExtra = nil
 		}
 	}
 	obj.Members = append(obj.Members[:i:i], obj.Members[i+1:]...)

@@ -37,6 +37,8 @@ var allowed = map[string][]string{
 	"gateway":                  {"config", "host", "internal/clip"},
 	// The parts assembled: what serve, watch and an embedder run.
 	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway"},
+	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
+	"app/bridge": {},
 
 	// Leaves.
 	"internal/clip":       {},
@@ -113,6 +115,8 @@ var thirdParty = map[string][]string{
 	// The floor server: nothing between its bytes and the pipe.
 	"internal/testkit/benchpeer": {},
 	"internal/testkit/benchcall": {},
+	// Once per client app: JSON-RPC framing from go-sdk, nothing heavier.
+	"app/bridge": {"github.com/modelcontextprotocol/go-sdk", "github.com/segmentio/encoding", "github.com/segmentio/asm", "golang.org/x/sys"},
 }
 
 type pkg struct {

@@ -105,6 +105,11 @@ func runAdd(_ context.Context, o *addOptions) error {
 	default:
 		return usagef("--transport must be http or sse, not %q", o.Transport)
 	}
+	if o.URL != "" {
+		if err := checkAddURL(o.URL); err != nil {
+			return err
+		}
+	}
 	var err error
 	if entry.Headers, err = parsePairs(o.Headers, "--header"); err != nil {
 		return err
@@ -126,6 +131,24 @@ func runAdd(_ context.Context, o *addOptions) error {
 		return writeJSON(o.IO.Out, editJSON{Action: "added", Server: o.Name, File: path, Scope: o.Scope})
 	}
 	fmt.Fprintf(o.IO.Out, "Added %q to %s\n", o.Name, termsafe.Line(path))
+	return nil
+}
+
+// checkAddURL refuses a url that is not absolute http(s) with a host,
+// which would only fail when the server is first reached. Variables in
+// it (${HOST}) count as filled in.
+func checkAddURL(raw string) error {
+	filled, err := config.Expand(raw, func(string) (string, bool) { return "0", true })
+	if err != nil {
+		return usagef("--url: %v", err)
+	}
+	if err := config.Validate(&config.ServerConfig{Name: "url", URL: filled}); err != nil {
+		var d *config.Diagnostic
+		if errors.As(err, &d) {
+			return usagef("--url %s: %s", termsafe.Line(raw), d.Message)
+		}
+		return usagef("--url %s: %v", termsafe.Line(raw), err)
+	}
 	return nil
 }
 

@@ -21,7 +21,7 @@ type callOptions struct {
 	Tool string
 	// Server, when set, is the server whose tool Tool is (--server).
 	Server string
-	// Wait waits for every server before calling, instead of answering
+	// Wait waits for every server it started before calling, instead of answering
 	// at the startup gate (a deferred tool's call waits for its server
 	// either way).
 	Wait bool
@@ -47,6 +47,11 @@ func newCallCmd(f *Factory) *cobra.Command {
 'switchboard tools' lists it), demo__echo (as 'switchboard serve' does)
 or demo/echo; or by the server's own name for it, alone when only one
 server has a tool of that name, else with --server.
+
+Only the tool's server is started: the one its name or --server names,
+or the one whose tools, cached by an earlier run, include it (both, for
+a name two servers have). A name no cached list has starts every server,
+so that a mistake in it is answered with the nearest names of all.
 
 Arguments come as JSON (--args) or as KEY=VALUE pairs, or both for
 different keys; a key given twice is refused. A VALUE that is valid JSON
@@ -94,18 +99,28 @@ func runCall(ctx context.Context, o *callOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.startHost(ctx, o.Wait)
+	// Only the tool's server starts, when its name or the tool cache says
+	// which it is (issue 24: a one-shot call need not start them all).
+	need := needs{settled: o.Wait, find: &named{host.KindTool, o.Tool}}
+	if o.Server != "" {
+		need.servers = []string{o.Server}
+	}
+	s, err := o.openCatalog(ctx, need)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	if o.Server != "" {
 		// A --server that is down or unknown says so, before the name does.
-		if err := requireRunning(s.Status(), o.Server); err != nil {
+		statuses, err := s.Status(ctx)
+		if err != nil {
+			return err
+		}
+		if err := requireRunning(statuses, o.Server); err != nil {
 			return err
 		}
 	}
-	tool, err := s.Find(host.KindTool, o.Tool)
+	tool, err := s.Find(ctx, host.KindTool, o.Tool)
 	if err != nil {
 		return nameMistake(err)
 	}

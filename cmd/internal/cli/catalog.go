@@ -48,13 +48,20 @@ func newResourcesCmd(f *Factory) *cobra.Command {
 }
 
 func runResources(ctx context.Context, o *resourcesOptions) error {
-	s, err := o.startHost(ctx, true)
+	s, err := o.openCatalog(ctx, needs{servers: o.Servers, settled: true})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	rs, ts := s.Resources()
-	if err := o.IO.requireServers(s.Status(), o.Servers); err != nil {
+	rs, ts, err := s.Resources(ctx)
+	if err != nil {
+		return err
+	}
+	statuses, err := s.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if err := o.IO.requireServers(statuses, o.Servers); err != nil {
 		return err
 	}
 	rs, ts = onlyServers(rs, o.Servers, func(r host.Resource) string { return r.Server }),
@@ -67,10 +74,10 @@ func runResources(ctx context.Context, o *resourcesOptions) error {
 	}
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
 	for _, r := range rs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(r.Server), cell(r.URI), cell(r.MIMEType), firstLine(orName(r.Description, r.Name)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", cell(r.Server), cell(r.URI), cell(r.MIMEType), o.IO.deferredMark(r.Deferred), firstLine(orName(r.Description, r.Name)))
 	}
 	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(t.Server), cell(t.URITemplate), cell(t.MIMEType), firstLine(orName(t.Description, t.Name)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", cell(t.Server), cell(t.URITemplate), cell(t.MIMEType), o.IO.deferredMark(t.Deferred), firstLine(orName(t.Description, t.Name)))
 	}
 	return tw.Flush()
 }
@@ -129,14 +136,22 @@ result with every value exact.
 }
 
 func runRead(ctx context.Context, o *readOptions) error {
-	s, err := o.startHost(ctx, true)
+	need := needs{settled: true}
+	if o.Server != "" {
+		need.servers = []string{o.Server}
+	}
+	s, err := o.openCatalog(ctx, need)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	server := o.Server
 	if server == "" {
-		if server, err = serverForURI(s.Host, o.URI); err != nil {
+		rs, _, err := s.Resources(ctx)
+		if err != nil {
+			return err
+		}
+		if server, err = serverForURI(rs, o.URI); err != nil {
 			return err
 		}
 	}
@@ -158,8 +173,7 @@ func runRead(ctx context.Context, o *readOptions) error {
 }
 
 // serverForURI finds the one server that lists a resource.
-func serverForURI(h *host.Host, uri string) (string, error) {
-	rs, _ := h.Resources()
+func serverForURI(rs []host.Resource, uri string) (string, error) {
 	r, err := resolveOne(rs,
 		func(r host.Resource) bool { return r.URI == uri },
 		func(r host.Resource) string { return r.Server },
@@ -205,15 +219,23 @@ or failed.`,
 }
 
 func runPrompts(ctx context.Context, o *promptsOptions) error {
-	s, err := o.startHost(ctx, true)
+	s, err := o.openCatalog(ctx, needs{servers: o.Servers, settled: true})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if err := o.IO.requireServers(s.Status(), o.Servers); err != nil {
+	statuses, err := s.Status(ctx)
+	if err != nil {
 		return err
 	}
-	ps := onlyServers(s.Prompts(), o.Servers, func(p host.Prompt) string { return p.Server })
+	if err := o.IO.requireServers(statuses, o.Servers); err != nil {
+		return err
+	}
+	ps, err := s.Prompts(ctx)
+	if err != nil {
+		return err
+	}
+	ps = onlyServers(ps, o.Servers, func(p host.Prompt) string { return p.Server })
 	if o.JSON {
 		return writeJSON(o.IO.Out, orEmpty(ps))
 	}
@@ -227,7 +249,7 @@ func runPrompts(ctx context.Context, o *promptsOptions) error {
 			}
 			argNames = append(argNames, n)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(p.Server), cell(p.Name), cell(strings.Join(argNames, " ")), firstLine(p.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", cell(p.Server), cell(p.Name), cell(strings.Join(argNames, " ")), o.IO.deferredMark(p.Deferred), firstLine(p.Description))
 	}
 	return tw.Flush()
 }
@@ -257,7 +279,10 @@ func newPromptCmd(f *Factory) *cobra.Command {
 prompts' lists it), mcp__demo__greet or demo__greet (as 'switchboard
 serve' does); or by its own name when no other server has a prompt of
 that name, else with --server. Its arguments come as KEY=VALUE pairs (a
-key given twice is refused); its messages are printed.`,
+key given twice is refused); its messages are printed.
+
+Only the prompt's server is started when its name or --server says which
+it is; a prompt's own name alone starts every server, to find it.`,
 		Example: `  $ switchboard prompt greet name=Ada
   $ switchboard prompt greet name=Ada --server demo --json`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
@@ -281,20 +306,32 @@ func runPrompt(ctx context.Context, o *promptOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.startHost(ctx, true)
+	name := o.Name
+	need := needs{settled: true}
+	if o.Server != "" {
+		need.servers = []string{o.Server}
+		if !strings.Contains(name, "/") && !strings.Contains(name, "__") {
+			name = o.Server + "/" + name
+		}
+	}
+	// Only the prompt's server starts, when its name or --server says
+	// which it is.
+	need.find = &named{host.KindPrompt, name}
+	s, err := o.openCatalog(ctx, need)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	if o.Server != "" {
-		if err := o.IO.requireServer(s.Status(), o.Server); err != nil {
+		statuses, err := s.Status(ctx)
+		if err != nil {
 			return err
 		}
-		if !strings.Contains(o.Name, "/") && !strings.Contains(o.Name, "__") {
-			o.Name = o.Server + "/" + o.Name
+		if err := o.IO.requireServer(statuses, o.Server); err != nil {
+			return err
 		}
 	}
-	p, err := s.Find(host.KindPrompt, o.Name)
+	p, err := s.Find(ctx, host.KindPrompt, name)
 	if err != nil {
 		return nameMistake(err)
 	}

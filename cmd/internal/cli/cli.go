@@ -240,6 +240,7 @@ b): commas do not separate values, since a value may hold one.`,
 	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f), newUntrustCmd(f),
 		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newAuthCmd(f), newServeCmd(f), newDemoServerCmd())
 	root.AddCommand(newEditCmds(f, func() []string { return args })...)
+	root.AddCommand(newAddJSONCmd(f), newGetCmd(f), newClientCmd(f), newImportCmd(f))
 	strictCompletion(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	return root, g

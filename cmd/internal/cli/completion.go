@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // completeServers completes a command's SERVER argument from the
@@ -44,13 +45,17 @@ func completeTools(f *Factory) func(*cobra.Command, []string, string) ([]string,
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		s, err := f.startHost(cmd.Context(), false)
+		s, err := f.openCatalog(cmd.Context(), needs{})
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		defer s.Close()
+		tools, err := s.Tools(cmd.Context(), host.ViewFilter{})
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
 		var names []string
-		for _, t := range s.Tools().Tools {
+		for _, t := range tools {
 			if strings.HasPrefix(t.Name, prefix) {
 				names = append(names, t.Name+"\t"+firstLine(t.Description))
 			}

@@ -111,7 +111,7 @@ func TestServerTextIsEscaped(t *testing.T) {
 		stdout, stderr []string
 	}{
 		{name: "status table", code: ExitFailure, stdout: []string{
-			"escfail", "(stderr: error: " + escapedPayload + ` \xff`, `\x1b]0;pwned\x07name`, `/nonexistent/\x1b[2J`,
+			"escfail", "exited (status 1): error: " + escapedPayload + ` \xff`, `\x1b]0;pwned\x07name`, `/nonexistent/\x1b[2J`,
 			ansiGreen + "connected", ansiRed + "failed",
 		}},
 		{name: "list", args: []string{"list"}, code: ExitFailure, stdout: []string{escapedPayload, `\x1b]0;pwned\x07name`}},
@@ -222,7 +222,7 @@ func TestJSONKeepsServerText(t *testing.T) {
 				decode(t, out, &servers)
 				for _, s := range servers {
 					if s.Name == "escfail" {
-						_, rest, _ := strings.Cut(s.Error, "(stderr: ")
+						_, rest, _ := strings.Cut(s.Error, "exited (status 1): ")
 						before, _, _ := strings.Cut(rest, " | ")
 						return before
 					}
@@ -281,7 +281,7 @@ func TestWatchTextIsEscaped(t *testing.T) {
 			continue
 		}
 		log = log || strings.Contains(line, ansiRed+"error: "+escapedPayload)
-		state = state || strings.Contains(line, "(stderr: error: "+escapedPayload)
+		state = state || strings.Contains(line, "exited (status 1): error: "+escapedPayload)
 	}
 	cancel()
 	go io.Copy(io.Discard, pr)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/url"
@@ -78,6 +79,9 @@ type Factory struct {
 	ConfigPath func(scope string) (string, error)
 	// Edit changes switchboard's own config files.
 	Edit Editor
+	// Mask hides the secrets of every config discovered so far in a text
+	// to print (DESIGN.md F44).
+	Mask func(string) string
 }
 
 // discoverMode says whether discovery may run "!command" values.
@@ -96,6 +100,8 @@ const (
 // locks the file and replaces it in one step).
 type Editor interface {
 	AddServer(path, name string, entry edit.EntryFields) error
+	// AddServerJSON adds an entry given as a JSON object.
+	AddServerJSON(path, name string, value json.RawMessage) error
 	RemoveServer(path, name string) error
 	SetDisabled(path, name string, disabled bool) error
 	// ClaimDisabled adds a disabled entry that only claims a name defined
@@ -168,6 +174,7 @@ func (g *globalOptions) factory() *Factory {
 		Untrust:      g.untrust,
 		ConfigPath:   g.configPath,
 		Edit:         configEditor{},
+		Mask:         g.redactor.String,
 	}
 }
 
@@ -375,6 +382,10 @@ type configEditor struct{}
 
 func (configEditor) AddServer(path, name string, entry edit.EntryFields) error {
 	return edit.AddServer(path, name, entry)
+}
+
+func (configEditor) AddServerJSON(path, name string, value json.RawMessage) error {
+	return edit.AddServerJSON(path, name, value)
 }
 
 func (configEditor) RemoveServer(path, name string) error { return edit.RemoveServer(path, name) }

@@ -52,16 +52,20 @@ tools are cached shows as connecting. --wait waits for every server.
 // check (healthExitCodes): exit 1 when a server failed, or when a config
 // file could not be read, so a script does not take the listing as whole.
 func runList(ctx context.Context, o *listOptions) error {
-	s, err := o.startHost(ctx, o.Wait)
+	// The counts of resources and prompts follow a server's tools: listed.
+	s, err := o.openCatalog(ctx, needs{servers: o.Servers, settled: o.Wait, listed: true})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	// The counts of resources and prompts, which follow a server's tools.
-	if err := s.WaitListed(ctx); err != nil {
+	statuses, err := s.Status(ctx)
+	if err != nil {
 		return err
 	}
-	statuses := s.Status()
+	probs, err := problems(ctx, s)
+	if err != nil {
+		return err
+	}
 	for _, name := range o.Servers {
 		if !slices.ContainsFunc(statuses, func(st host.Status) bool { return st.Name == name }) {
 			return noServer(name)
@@ -76,7 +80,7 @@ func runList(ctx context.Context, o *listOptions) error {
 			o.IO.noteServes(o.StateDir())
 		}
 	}
-	if err == nil && (anyFailed(statuses) || len(s.loaded.Problems) > 0) {
+	if err == nil && (anyFailed(statuses) || len(probs) > 0) {
 		err = exitError{ExitFailure}
 	}
 	return err

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -55,35 +54,40 @@ so.`,
 
 func runLogs(ctx context.Context, o *logsOptions) error {
 	name := o.Server
-	h, l, err := o.prepare()
+	// Only this server: the others' output is not asked for. Its events
+	// are followed from before it starts.
+	s, err := o.openCatalog(ctx, needs{servers: []string{name}, settled: true, events: true, quiet: true})
 	if err != nil {
 		return err
 	}
-	defer h.Close()
-	servers := l.Servers
-	i := slices.IndexFunc(servers, func(c config.ServerConfig) bool { return c.Name == name })
-	if i < 0 {
-		return noServer(name)
-	}
-	sub := h.Subscribe()
-	defer sub.Close()
-	// Only this server: the others' output is not asked for.
-	if err := h.Start(ctx, servers[i:i+1]); err != nil {
+	defer s.Close()
+	statuses, err := s.Status(ctx)
+	if err != nil {
 		return err
 	}
-	if err := h.WaitSettled(ctx); err != nil {
+	if !slices.ContainsFunc(statuses, func(st host.Status) bool { return st.Name == name }) {
+		return noServer(name)
+	}
+	events, err := s.Events(ctx)
+	if err != nil {
 		return err
 	}
 	// Events up to now are in the log below, or are the start's own
 	// state changes: -f shows what comes after.
 	cut := time.Now()
-	lines, _ := h.Logs(name)
+	lines, err := s.Logs(ctx, name)
+	if err != nil {
+		return err
+	}
 	for _, l := range lines {
 		o.printLogLine(l)
 	}
 	// The lines above are the why of a server that is down; this is its
 	// error. Nothing more will come from it: -f does not wait.
-	if err := o.IO.requireServer(h.Status(), name); err != nil || !running(h.Status(), name) {
+	if statuses, err = s.Status(ctx); err != nil {
+		return err
+	}
+	if err := o.IO.requireServer(statuses, name); err != nil || !running(statuses, name) {
 		return err
 	}
 	if !o.Follow {
@@ -91,7 +95,7 @@ func runLogs(ctx context.Context, o *logsOptions) error {
 	}
 	for {
 		select {
-		case e, ok := <-sub.C:
+		case e, ok := <-events:
 			if !ok {
 				return nil
 			}

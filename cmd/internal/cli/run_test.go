@@ -261,6 +261,11 @@ func (e *recordingEditor) AddServer(path, name string, _ edit.EntryFields) error
 	return nil
 }
 
+func (e *recordingEditor) AddServerJSON(path, name string, _ json.RawMessage) error {
+	e.calls = append(e.calls, "add "+name)
+	return nil
+}
+
 func (e *recordingEditor) RemoveServer(path, name string) error {
 	e.calls = append(e.calls, "remove "+name)
 	return nil

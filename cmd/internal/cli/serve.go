@@ -37,6 +37,12 @@ type serveOptions struct {
 	MaxResult   int
 	ToolSearch  bool
 	PrintConfig string
+	Standalone  bool
+	// standaloneBy is the flag that keeps serve in-process (bridge.go),
+	// "" when it may bridge to the daemon.
+	standaloneBy string
+	// Command is the binary --print-config's entry runs; "" is this one.
+	Command string
 	opsFlags
 	tracing trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
@@ -68,17 +74,44 @@ While it runs, config changes apply live (as in 'watch'): clients get
 list_changed notifications. Progress, cancellation, logs, resource
 subscriptions and completion pass through; a server's sampling or
 elicitation request goes to the client whose call led to it. Diagnostics
-go to stderr; over stdio, stdout is the client's.
+go to stderr; over stdio, stdout is the client's. A server that drops or
+fails is one line there, and a log notification (warning, or error when
+given up on, with its last stderr lines) to each client that set a log
+level. Until a slow server connects, its tools, prompts and resources
+are served from the cache, and a call, get or read of one waits for it.
+
+A --server name, or a --profile's server, that no config defines is a
+usage error (exit 2). With no config at all, serve serves the bundled
+demo server and says so on stderr.
 
 Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
 no new calls or sessions, /readyz 503, calls in flight finish within
 --drain-timeout, then exit 0; a second SIGTERM stops at once.
---audit-log FILE keeps a JSON line per call (SIGHUP reopens it).`,
+--audit-log FILE keeps a JSON line per call (SIGHUP reopens it).
+
+--standalone serves in this process, with servers of its own. So do the
+flags that change what every client of a shared switchboard would get:
+--http, --token, --token-file, --no-prefix, --max-result, --tool-search,
+--audit-*, --drain-timeout, and the global --config, --no-discover,
+--no-project, --project, --exclude, --root, --trust-project,
+--cache-dir, --no-cache. --server, --tools and --profile are a client's
+own view either way.
+
+--print-config CLIENT prints the entry to paste into a client's config,
+running this binary by its absolute path ('switchboard client connect'
+writes it for you). A binary in go's build cache (go run) is refused:
+go deletes it; --command PATH names the binary to run instead.`,
 		Example: `  $ switchboard serve --print-config claude-desktop
+  $ switchboard serve --print-config codex --command ~/bin/switchboard
   $ switchboard serve --http 127.0.0.1:8976
-  $ switchboard serve --server github --server linear --no-prefix`,
+  $ switchboard serve --server github --server linear --no-prefix
+  $ switchboard serve --profile work
+  $ switchboard serve --standalone --profile work`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.standaloneBy = standaloneBy(cmd.Flags(), o.IO.LookupEnv)
+			return runServe(cmd.Context(), o)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.HTTP, "http", "", "serve streamable HTTP at `ADDR` (host:port; path /mcp) instead of stdio")
@@ -94,13 +127,18 @@ no new calls or sessions, /readyz 503, calls in flight finish within
 	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
 	o.opsFlags.add(fl)
+	fl.BoolVar(&o.Standalone, "standalone", false, "serve in this process with servers of its own, not through the switchboard daemon")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
+	fl.StringVar(&o.Command, "command", "", "with --print-config: the switchboard binary (`PATH`) the entry runs, instead of this one")
 	return cmd
 }
 
 func runServe(ctx context.Context, o *serveOptions) error {
 	if o.PrintConfig != "" {
-		return printClientConfig(o.IO, o.PrintConfig)
+		return printClientConfig(o.IO, o.PrintConfig, o.Command)
+	}
+	if o.Command != "" {
+		return usagef("--command is for --print-config")
 	}
 	if err := refuseNested(o.IO); err != nil {
 		return err
@@ -119,13 +157,14 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := o.startServing(ctx, audit)
+	a, err := o.startServing(ctx, audit, opts.Filter)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
 	defer a.Close()
 	defer o.reopenOnHangup(a)()
 	status := o.announce(a.Host())
+	defer o.tellTroubles(a.Host())()
 	if o.HTTP != "" {
 		return o.serveHTTP(ctx, a, opts, status)
 	}
@@ -193,13 +232,25 @@ func (o *serveOptions) token() (string, error) {
 // startServing loads the configs and starts them with a gateway in front.
 // Everything but the protocol goes to stderr: over stdio, stdout is the
 // client's.
-func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions) (*app.App, error) {
+func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions, filter host.ViewFilter) (*app.App, error) {
 	first, err := o.Load(forHost)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range first.SourceErrors() {
 		fmt.Fprintf(o.IO.Err, "switchboard: %v\n", oneLine(e.Error()))
+	}
+	if err := o.checkServed(first, filter); err != nil {
+		return nil, err
+	}
+	if first.Demo {
+		// A client's launcher may pass only HOME and PATH: serving the
+		// demo is then a surprise, and stderr is where the client shows it.
+		where := "no config found"
+		if p := config.UserConfigPath(config.LookupFunc(o.IO.LookupEnv)); p != "" {
+			where += " (yours would be " + termsafe.Line(p) + ")"
+		}
+		fmt.Fprintf(o.IO.Err, "switchboard: %s: serving the bundled demo server; 'switchboard add' or --config FILE gives it yours\n", where)
 	}
 	quiet := *o.Factory
 	quiet.IO.Out, quiet.IO.OutTTY = o.IO.Err, o.IO.ErrTTY
@@ -220,6 +271,31 @@ func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions
 	})
 }
 
+// checkServed refuses a view that names a server no config defines: a
+// client would otherwise be served nothing of it and never know why
+// (--server everythin served 0 tools). A profile's names are checked as
+// its own, with the profile named.
+func (o *serveOptions) checkServed(l *app.Loaded, filter host.ViewFilter) error {
+	var known []string
+	for _, s := range l.Servers {
+		known = append(known, s.Name)
+	}
+	for i, name := range filter.Servers {
+		if slices.Contains(known, name) {
+			continue
+		}
+		msg := fmt.Sprintf("--server %q: no server of that name", name)
+		if i >= len(o.Servers) { // the profile's
+			msg = fmt.Sprintf("profile %q names server %q, which no config defines", o.Profile, name)
+		}
+		if near := host.NearNames(known, name); len(near) > 0 {
+			return usagef("%s; did you mean %s?", msg, quotedList(near, "or"))
+		}
+		return usagef("%s (see 'switchboard list')", msg)
+	}
+	return nil
+}
+
 // announce says on stderr why a server a client might expect is not
 // served (a client shows a server's stderr at best), and returns this
 // serve's record for list.
@@ -232,6 +308,32 @@ func (o *serveOptions) announce(h *host.Host) serveStatus {
 		}
 	}
 	return serveStatus{PID: os.Getpid(), Address: "stdio", Started: time.Now().UTC(), Servers: names}
+}
+
+// tellTroubles says on stderr, a line each, which servers have failed,
+// and which drop or fail while serve runs: once per change of state, not
+// per retry (host.Troubles). A client shows serve's stderr in its logs at
+// best; the clients themselves are told by the gateway. It returns the
+// function that stops telling.
+func (o *serveOptions) tellTroubles(h *host.Host) (stop func()) {
+	sub := h.Subscribe()
+	var troubles host.Troubles
+	for _, tr := range troubles.Seed(h) {
+		fmt.Fprintf(o.IO.Err, "switchboard: %s\n", oneLine(tr.Text))
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range sub.C {
+			if tr, ok := troubles.Note(e); ok {
+				fmt.Fprintf(o.IO.Err, "switchboard: %s\n", oneLine(tr.Text))
+			}
+		}
+	}()
+	return func() {
+		sub.Close()
+		<-done
+	}
 }
 
 // findProfile is the profile of that name in our own config files: the
@@ -318,8 +420,13 @@ func (o *serveOptions) serveHTTP(ctx context.Context, a *app.App, opts gateway.H
 
 // printClientConfig prints the entry that makes a client start
 // switchboard serve, in that client's format.
-func printClientConfig(ios IO, client string) error {
-	exe, err := os.Executable()
+func printClientConfig(ios IO, client, command string) error {
+	switch client {
+	case "claude-desktop", "cursor", "vscode", "codex":
+	default:
+		return usagef("--print-config %s: want claude-desktop, cursor, vscode or codex", termsafe.Line(client))
+	}
+	exe, err := switchboardBinary(command)
 	if err != nil {
 		return err
 	}
@@ -331,8 +438,6 @@ func printClientConfig(ios IO, client string) error {
 		fmt.Fprintf(ios.Out, "{\n  \"servers\": {\n    \"switchboard\": {\"type\": \"stdio\", \"command\": %s, \"args\": [\"serve\"]}\n  }\n}\n", q)
 	case "codex":
 		fmt.Fprintf(ios.Out, "[mcp_servers.switchboard]\ncommand = %s\nargs = [\"serve\"]\n", q)
-	default:
-		return usagef("--print-config %s: want claude-desktop, cursor, vscode or codex", termsafe.Line(client))
 	}
 	return nil
 }

@@ -32,13 +32,21 @@ type serveProc struct {
 
 func startServeProc(t *testing.T) *serveProc {
 	t.Helper()
+	return startServeProcWith(t)
+}
+
+// startServeProcWith is startServeProc with the demo server given
+// demoArgs.
+func startServeProcWith(t *testing.T, demoArgs ...string) *serveProc {
+	t.Helper()
 	dir := t.TempDir()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "mcp.json")
-	writeFile(t, cfg, `{"mcpServers": {"demo": {"command": "`+exe+`", "args": ["demo-server"], "env": {"`+asCLI+`": "1"}}}}`)
+	args, _ := json.Marshal(append([]string{"demo-server"}, demoArgs...))
+	writeFile(t, cfg, `{"mcpServers": {"demo": {"command": "`+exe+`", "args": `+string(args)+`, "env": {"`+asCLI+`": "1"}}}}`)
 	p := &serveProc{stderr: make(chan string, 256), exited: make(chan struct{}), audit: filepath.Join(dir, "audit.log")}
 	p.cmd = exec.Command(exe, "--config", cfg, "--no-discover", "--project", dir, "--state-dir", dir,
 		"serve", "--http", "127.0.0.1:0", "--drain-timeout", "2m", "--audit-log", p.audit)
@@ -256,3 +264,19 @@ func awaitFile(t *testing.T, path string) {
 
 // filePoll is how often awaitFile looks.
 const filePoll = 10 * time.Millisecond
+
+// A server that drops, and one given up on, are each a line on serve's
+// stderr with the reason: what the person sees in a client's log of it.
+// (A crash-looping demo drops several times; each return to connected
+// makes the next drop news again, until it is given up on.)
+func TestServeSaysWhenAServerDropsAndFails(t *testing.T) {
+	p := startServeProcWith(t, "--exit-after", "300ms")
+	drop := p.await(t, `server "demo" dropped, reconnecting in `)
+	if !strings.Contains(drop, "exited (status 3): ") {
+		t.Errorf("drop line %q: want the exit status and what the server said", drop)
+	}
+	failed := p.await(t, `server "demo" failed: gave up after`)
+	if !strings.Contains(failed, "crash loop") {
+		t.Errorf("failure line %q", failed)
+	}
+}

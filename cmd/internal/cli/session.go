@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -10,20 +11,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
-
-// session is a host started from the configs.
-type session struct {
-	*host.Host
-	loaded *app.Loaded
-}
-
-// Status is the host's, with what the configs know of a transport that the
-// host cannot (fillTransports).
-func (s *session) Status() []host.Status {
-	statuses := s.Host.Status()
-	fillTransports(s.loaded, statuses)
-	return statuses
-}
 
 // noTransport is the transport of an entry that says none: a disabled
 // claim whose name no other file defines any more.
@@ -60,27 +47,59 @@ func isClaim(c *config.ServerConfig) bool {
 	return c.Command == "" && c.URL == "" && c.Type == config.TransportAuto
 }
 
-// startHost loads the configs and starts a host on them, with progress
-// shown on a terminal while it starts; with wait it also waits for every
-// server to settle, for commands that need final states rather than the
-// startup gate's answer. The caller closes the host. File problems are
-// reported on stderr, one line each, and do not stop the other servers.
-func (f *Factory) startHost(ctx context.Context, wait bool) (*session, error) {
-	h, l, err := f.prepare()
+// startHost loads the configs and starts a host on them (only the
+// servers need names, when it names any), with progress shown on a
+// terminal while it starts unless need is quiet; need says how long to
+// wait beyond the startup gate. The caller closes the catalog. File
+// problems are reported on stderr, one line each, and do not stop the
+// other servers.
+func (f *Factory) startHost(ctx context.Context, need needs) (*localCatalog, error) {
+	opts, l, err := f.prepareOptions()
 	if err != nil {
 		return nil, err
 	}
-	p := f.IO.progress(h, f.Logger != nil && f.Logger() != nil)
-	err = h.Start(ctx, l.Servers)
-	if err == nil && wait {
-		err = h.WaitSettled(ctx)
+	h := host.New(opts)
+	s := &localCatalog{h: h, loaded: l}
+	if need.events {
+		s.sub = h.Subscribe()
+	}
+	only := need.servers
+	if need.find != nil && only == nil {
+		only = host.ServersFor(opts, l.Servers, need.find.kind, need.find.name)
+	}
+	p := f.IO.progress(h, need.quiet || (f.Logger != nil && f.Logger() != nil))
+	err = s.start(ctx, onlyConfigs(l.Servers, only), need.settled)
+	if err == nil && need.find != nil && only != nil && !s.finds(*need.find) {
+		// Not among the servers started: the rest, as if all had started.
+		err = s.start(ctx, exceptConfigs(l.Servers, only), need.settled)
 	}
 	p.stop()
+	if err == nil && need.listed {
+		err = h.WaitListed(ctx)
+	}
 	if err != nil {
-		h.Close()
+		s.Close()
 		return nil, err
 	}
-	return &session{Host: h, loaded: l}, nil
+	return s, nil
+}
+
+// start starts configs, waiting for them to settle when settled says so.
+func (s *localCatalog) start(ctx context.Context, configs []config.ServerConfig, settled bool) error {
+	err := s.h.Start(ctx, configs)
+	if err == nil && settled {
+		err = s.h.WaitSettled(ctx)
+	}
+	return err
+}
+
+// finds reports whether n names something among the servers started, or
+// names something more than once (the command says so): anything but
+// "no such name", which must be looked up among every server.
+func (s *localCatalog) finds(n named) bool {
+	_, err := s.h.Find(n.kind, n.name)
+	var nameErr *host.NameError
+	return !errors.As(err, &nameErr) || nameErr.Ambiguous
 }
 
 // startApp starts an app on first with a host on the global flags (adjust,
@@ -115,6 +134,16 @@ func interrupted(ctx context.Context, err error) error {
 // starting it, for commands that subscribe to events before the servers
 // start.
 func (f *Factory) prepare() (*host.Host, *app.Loaded, error) {
+	opts, l, err := f.prepareOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	return host.New(opts), l, nil
+}
+
+// prepareOptions is prepare's loading and report, and the options of the
+// host it would build.
+func (f *Factory) prepareOptions() (*host.Options, *app.Loaded, error) {
 	l, err := f.Load(forHost)
 	if err != nil {
 		return nil, nil, err
@@ -124,7 +153,7 @@ func (f *Factory) prepare() (*host.Host, *app.Loaded, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return host.New(opts), l, nil
+	return opts, l, nil
 }
 
 // report tells a person what loading found that the listing will not

@@ -19,24 +19,31 @@ type statusOptions struct {
 // what list --json prints. Exit 1 when an enabled server failed or a
 // config file could not be read.
 func runStatus(ctx context.Context, o *statusOptions) error {
-	s, err := o.startHost(ctx, true)
+	s, err := o.openCatalog(ctx, needs{settled: true})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	statuses := s.Status()
+	statuses, err := s.Status(ctx)
+	if err != nil {
+		return err
+	}
+	probs, err := problems(ctx, s)
+	if err != nil {
+		return err
+	}
 	switch {
 	case bool(o.JSON):
 		if err := writeJSON(o.IO.Out, toStatusJSON(statuses)); err != nil {
 			return err
 		}
-	case len(statuses) == 0 && len(s.loaded.Problems) == 0:
+	case len(statuses) == 0 && len(probs) == 0:
 		fmt.Fprintln(o.IO.Out, "No MCP servers configured.")
 		return nil
 	default:
 		o.IO.serverTable(statuses)
 	}
-	if anyFailed(statuses) || len(s.loaded.Problems) > 0 {
+	if anyFailed(statuses) || len(probs) > 0 {
 		return exitError{ExitFailure}
 	}
 	return nil

@@ -75,22 +75,27 @@ When none matches, stderr says so and the exit status is 1, as grep's is
 }
 
 func runTools(ctx context.Context, o *toolsOptions) error {
-	s, err := o.startHost(ctx, o.Wait)
+	s, err := o.openCatalog(ctx, needs{servers: o.Servers, settled: o.Wait})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if err := o.IO.requireServers(s.Status(), o.Servers); err != nil {
+	statuses, err := s.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if err := o.IO.requireServers(statuses, o.Servers); err != nil {
 		return err
 	}
 	var tools []host.Tool
-	switch {
-	case o.Search == "":
-		tools = onlyServers(s.Tools().Tools, o.Servers, func(t host.Tool) string { return t.Server })
-	case len(o.Servers) > 0:
-		tools = s.View(host.ViewFilter{Servers: o.Servers}).SearchTools(o.Search, o.Limit)
-	default:
-		tools = s.SearchTools(o.Search, o.Limit)
+	if o.Search == "" {
+		tools, err = s.Tools(ctx, host.ViewFilter{})
+		tools = onlyServers(tools, o.Servers, func(t host.Tool) string { return t.Server })
+	} else {
+		tools, err = s.SearchTools(ctx, host.ViewFilter{Servers: o.Servers}, o.Search, o.Limit)
+	}
+	if err != nil {
+		return err
 	}
 	if o.JSON {
 		err = writeJSON(o.IO.Out, orEmpty(tools))
@@ -109,14 +114,18 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 }
 
 func (ios IO) printTools(tools []host.Tool) {
-	colorOn := ios.color(ios.OutTTY)
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	for _, t := range tools {
-		desc := firstLine(t.Description)
-		if t.Deferred {
-			desc = paint(colorOn, ansiYellow, "(deferred) ") + desc
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", cell(t.Name), desc)
+		fmt.Fprintf(tw, "%s\t%s%s\n", cell(t.Name), ios.deferredMark(t.Deferred), firstLine(t.Description))
 	}
 	tw.Flush()
+}
+
+// deferredMark marks what comes from the cache, its server not
+// connected yet: a call, a get or a read waits for it.
+func (ios IO) deferredMark(deferred bool) string {
+	if !deferred {
+		return ""
+	}
+	return paint(ios.color(ios.OutTTY), ansiYellow, "(deferred) ")
 }

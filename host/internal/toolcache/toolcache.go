@@ -1,6 +1,7 @@
 // Package toolcache keeps each server's last tool list on disk, so a host can
 // offer a slow server's tools (deferred) before the server has answered
-// (DESIGN.md F13, F15).
+// (DESIGN.md F13, F15), and with them its prompts, resources and resource
+// templates.
 package toolcache
 
 import (
@@ -56,6 +57,17 @@ type entry struct {
 	// Expires is when the tools stop being good, from the server's ttl
 	// hint (2026-07-28); zero for none.
 	Expires time.Time `json:"expires,omitzero"`
+	// Extras are the rest of the catalog; absent in an entry written
+	// before they were kept, or before the server listed them.
+	Extras *Extras `json:"extras,omitempty"`
+}
+
+// Extras are what a server lists besides its tools. Each list is empty,
+// not nil, for a server that lists none.
+type Extras struct {
+	Resources []*mcp.Resource         `json:"resources"`
+	Templates []*mcp.ResourceTemplate `json:"templates"`
+	Prompts   []*mcp.Prompt           `json:"prompts"`
 }
 
 // Entry is what the cache keeps of a server: its tools, and the protocol
@@ -72,6 +84,9 @@ type Entry struct {
 	// Expires, for Store, is when the server says the list goes stale
 	// (now, for a ttl of zero); zero for no hint.
 	Expires time.Time
+	// Extras are the server's other lists; nil when not known. An entry
+	// too large with them is stored without them: the tools matter more.
+	Extras *Extras
 }
 
 // Fingerprint identifies what a server config connects to: its
@@ -116,7 +131,10 @@ func (c *Cache) Load(server, fingerprint string) (Entry, bool) {
 		return Entry{}, false
 	}
 	stale := !e.Expires.IsZero() && !c.now().Before(e.Expires)
-	return Entry{Tools: e.Tools, Protocol: e.Protocol, Stale: stale}, true
+	if x := e.Extras; x != nil && (x.Resources == nil || x.Templates == nil || x.Prompts == nil) {
+		e.Extras = nil // not one this package wrote
+	}
+	return Entry{Tools: e.Tools, Protocol: e.Protocol, Stale: stale, Extras: e.Extras}, true
 }
 
 // Store writes a server's entry atomically (internal/safefile), so a
@@ -129,7 +147,15 @@ func (c *Cache) Store(server, fingerprint string, ent Entry) error {
 	if tools == nil {
 		tools = []*mcp.Tool{}
 	}
-	data, err := json.Marshal(entry{Version: Version, Server: server, Fingerprint: fingerprint, Saved: c.now().UTC(), Tools: tools, Protocol: ent.Protocol, Expires: ent.Expires.UTC()})
+	e := entry{Version: Version, Server: server, Fingerprint: fingerprint, Saved: c.now().UTC(), Tools: tools, Protocol: ent.Protocol, Expires: ent.Expires.UTC()}
+	if x := ent.Extras; x != nil {
+		e.Extras = &Extras{Resources: orEmpty(x.Resources), Templates: orEmpty(x.Templates), Prompts: orEmpty(x.Prompts)}
+	}
+	data, err := json.Marshal(e)
+	if err == nil && len(data) > safefile.MaxConfigSize && e.Extras != nil {
+		e.Extras = nil
+		data, err = json.Marshal(e)
+	}
 	if err != nil {
 		return fmt.Errorf("tool cache: %w", err)
 	}
@@ -156,4 +182,11 @@ func (c *Cache) Remove(server, fingerprint string) error {
 		return nil
 	}
 	return err
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

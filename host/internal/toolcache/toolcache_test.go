@@ -130,3 +130,37 @@ func TestStaleListNotGiven(t *testing.T) {
 		t.Errorf("stale entry: %+v %v, want it marked stale", e, ok)
 	}
 }
+
+// The rest of the catalog is kept beside the tools; an entry without it
+// (an older one) loads with none, and one too large with it keeps the tools.
+func TestExtras(t *testing.T) {
+	c := Open(t.TempDir())
+	const fp = "abcdef0123456789ff"
+	x := &Extras{
+		Resources: []*mcp.Resource{{URI: "demo://readme", Name: "readme"}},
+		Prompts:   []*mcp.Prompt{{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who"}}}},
+	}
+	if err := c.Store("demo", fp, Entry{Tools: tools(), Extras: x}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := c.Load("demo", fp)
+	if !ok || got.Extras == nil {
+		t.Fatalf("Load: %+v %v, want the extras stored", got, ok)
+	}
+	if got.Extras.Resources[0].URI != "demo://readme" || got.Extras.Prompts[0].Arguments[0].Name != "who" || got.Extras.Templates == nil {
+		t.Errorf("extras read back: %+v", got.Extras)
+	}
+	if err := c.Store("demo", fp, Entry{Tools: tools()}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.Load("demo", fp); got.Extras != nil {
+		t.Errorf("extras %+v after a store without them", got.Extras)
+	}
+	big := &Extras{Resources: []*mcp.Resource{{URI: "demo://big", Description: string(make([]byte, 3<<20))}}}
+	if err := c.Store("demo", fp, Entry{Tools: tools(), Extras: big}); err != nil {
+		t.Fatalf("too large with its extras: %v, want the tools stored without them", err)
+	}
+	if got, ok := c.Load("demo", fp); !ok || got.Extras != nil || len(got.Tools) != 1 {
+		t.Errorf("too large with its extras: read back %+v %v", got, ok)
+	}
+}

@@ -15,8 +15,13 @@ import (
 
 // Receiver keeps the spans exported to it at /v1/traces.
 type Receiver struct {
+	// CountOnly keeps no span, only their number (Count): a benchmark's
+	// receiver, whose memory must not grow with the calls made.
+	CountOnly bool
+
 	mu    sync.Mutex
 	spans []*tracepb.Span
+	count int
 	more  chan struct{} // closed and replaced when spans arrive
 }
 
@@ -33,7 +38,10 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.mu.Lock()
 	for _, rs := range req.GetResourceSpans() {
 		for _, ss := range rs.GetScopeSpans() {
-			rc.spans = append(rc.spans, ss.GetSpans()...)
+			rc.count += len(ss.GetSpans())
+			if !rc.CountOnly {
+				rc.spans = append(rc.spans, ss.GetSpans()...)
+			}
 		}
 	}
 	if rc.more != nil {
@@ -44,6 +52,13 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.Write(out)
+}
+
+// Count is how many spans have arrived so far.
+func (rc *Receiver) Count() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.count
 }
 
 // Spans are the spans received so far.
