@@ -37,6 +37,9 @@ var allowed = map[string][]string{
 	"gateway":                  {"config", "host", "internal/clip"},
 	// The parts assembled: what serve, watch and an embedder run.
 	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway"},
+	// One app per person, on a unix socket, and the client that attaches
+	// to it (DESIGN.md F56, F58).
+	"daemon": {"app", "host"},
 
 	// Leaves.
 	"internal/clip":       {},
@@ -65,6 +68,7 @@ var allowed = map[string][]string{
 	"cmd/switchboard":       {"cmd/internal/cli"},
 	"cmd/conformance":       {"config", "host"},
 	"cmd/bench":             {"*"},
+	"examples/subagent":     {"*"},
 }
 
 // levels is the map docs/DESIGN.md draws: each folder is one level, and a
@@ -83,6 +87,8 @@ var levels = []struct {
 	{"watch", 3},
 	{"gateway", 3},
 	{"app", 4},
+	{"daemon", 4},
+	{"examples", 5},
 	{"cmd", 5},
 }
 
