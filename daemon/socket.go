@@ -17,8 +17,14 @@ import (
 // $XDG_RUNTIME_DIR/switchboard/, a folder only they can reach that the
 // system empties at logout, else in stateDir/run/ (DESIGN.md F56).
 func SocketPath(stateDir string) string {
-	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" && filepath.IsAbs(dir) {
-		return filepath.Join(dir, "switchboard", "daemon.sock")
+	return SocketPathIn(os.Getenv("XDG_RUNTIME_DIR"), stateDir)
+}
+
+// SocketPathIn is SocketPath for a runtime folder read elsewhere (a
+// command line's own environment); "" or a relative one is none.
+func SocketPathIn(runtimeDir, stateDir string) string {
+	if runtimeDir != "" && filepath.IsAbs(runtimeDir) {
+		return filepath.Join(runtimeDir, "switchboard", "daemon.sock")
 	}
 	return filepath.Join(stateDir, "run", "daemon.sock")
 }
