@@ -534,3 +534,49 @@ func TestListen(t *testing.T) {
 		t.Errorf("Listen in a folder open to others: %v", err)
 	}
 }
+
+// TestStopDrainsAttachedCalls: a call in flight in an attached session
+// when Stop comes finishes with its result before the session ends.
+func TestStopDrainsAttachedCalls(t *testing.T) {
+	r := serve(t, filepath.Join(socketDir(t), "d.sock"), "drained", nil)
+	c := dial(t, r.socket)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	conn, err := c.Attach(ctx, host.ViewFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached := make(chan struct{}, 1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "attached", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case reached <- struct{}{}:
+			default:
+			}
+		},
+	})
+	sess, err := client.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "mcp__drained__sleep", Arguments: map[string]any{"ms": 500}}
+		params.SetProgressToken("t")
+		res, err := sess.CallTool(ctx, params)
+		answered <- answer{res, err}
+	}()
+	<-reached // the call is at the server
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := <-answered
+	if a.err != nil || a.res.IsError || host.ResultText(a.res) != "slept 500 ms" {
+		t.Errorf("the call in flight at Stop: %+v, %v", a.res, a.err)
+	}
+}

@@ -252,7 +252,9 @@ func (d *daemon) attach(w http.ResponseWriter, r *http.Request) {
 		conn.Close()
 		d.sessions.Done()
 	}()
-	if err := d.a.ServePipe(d.streams, f, readCloser{buf, conn}, conn); err != nil && d.streams.Err() == nil {
+	s := &session{all: &d.flights}
+	defer s.end()
+	if err := d.a.ServePipe(d.attached, f, readCloser{reader{buf, s}, conn}, writer{conn, s}); err != nil && d.attached.Err() == nil {
 		d.log.Debug("daemon: an attached session ended", "err", err)
 	}
 }

@@ -74,12 +74,15 @@ type daemon struct {
 	socket  string
 	log     *slog.Logger
 
-	// streams is the context of the long-lived answers (events, attached
-	// sessions): ended first when the daemon stops.
-	streams    context.Context
-	endStreams context.CancelFunc
-	stopOnce   sync.Once
-	stopping   chan struct{} // closed by Stop or the idle timer
+	// streams is the context of the event streams, ended first when the
+	// daemon stops; attached is the attached sessions', ended once their
+	// calls in flight have drained.
+	streams     context.Context
+	endStreams  context.CancelFunc
+	attached    context.Context
+	endAttached context.CancelFunc
+	stopOnce    sync.Once
+	stopping    chan struct{} // closed by Stop or the idle timer
 
 	mu       sync.Mutex
 	active   int // requests being answered, streams included
@@ -89,6 +92,7 @@ type daemon struct {
 	waiters  []net.Conn            // Stop callers, told when the daemon is gone
 	gone     bool                  // the waiters were told
 	sessions sync.WaitGroup        // attached sessions' goroutines
+	flights  flights               // their requests not answered yet (flight.go)
 }
 
 // Serve answers the control API and attaches clients to a on ln until
@@ -118,6 +122,8 @@ func Serve(ctx context.Context, a *app.App, ln net.Listener, opts *Options) erro
 	}
 	d.streams, d.endStreams = context.WithCancel(context.WithoutCancel(ctx))
 	defer d.endStreams()
+	d.attached, d.endAttached = context.WithCancel(context.WithoutCancel(ctx))
+	defer d.endAttached()
 	srv := &http.Server{
 		Handler:           d.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -154,7 +160,9 @@ func (d *daemon) shutdown(srv *http.Server) error {
 	if err := srv.Shutdown(drain); err != nil {
 		srv.Close() // calls that outlived the drain are cut
 	}
-	d.a.Drain(drain)
+	d.a.Drain(drain)      // the attached sessions' calls in flight
+	d.flights.wait(drain) // and the replies that carry their results
+	d.endAttached()
 	d.mu.Lock()
 	if d.idle != nil {
 		d.idle.Stop()
