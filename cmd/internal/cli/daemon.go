@@ -65,6 +65,9 @@ then closes the servers.`,
   $ switchboard daemon status --json | jq .servers
   $ switchboard daemon stop`,
 		Args: noSubcommand,
+		RunE: func(*cobra.Command, []string) error {
+			return usagef("name a subcommand: start, stop, status or run")
+		},
 	}
 	socketFlag := func(c *cobra.Command) {
 		c.Flags().StringVar(&o.Socket, "socket", "", "the daemon's socket `path` (default $XDG_RUNTIME_DIR/switchboard/daemon.sock)")

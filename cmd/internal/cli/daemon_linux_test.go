@@ -1,9 +1,12 @@
 package cli_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +16,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/switchboard-mcp/switchboard/daemon"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // daemonMachine runs this test binary as switchboard against a config of
@@ -151,6 +157,29 @@ func TestDaemonStartStatusStop(t *testing.T) {
 	if len(servers) != 1 {
 		t.Errorf("the daemon runs servers %v, want one", servers)
 	}
+	// A client of the daemon: discovery as sources --json shows it, and
+	// the tools under serve's names.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := daemon.Dial(ctx, socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	raw, err := c.Sources(ctx)
+	var sources struct {
+		Servers []struct{ Name string }
+	}
+	if err != nil || json.Unmarshal(raw, &sources) != nil || len(sources.Servers) != 1 || sources.Servers[0].Name != "demo" {
+		t.Errorf("Sources = %s, %v", raw, err)
+	}
+	if _, err := c.Find(ctx, host.KindTool, "demo__echo"); err != nil {
+		t.Errorf("Find(demo__echo): %v", err)
+	}
+	res, err := c.CallTool(ctx, "demo__echo", map[string]any{"text": "via the daemon"})
+	if err != nil || host.ResultText(res) != "via the daemon" {
+		t.Errorf("echo through the daemon: %q, %v", host.ResultText(res), err)
+	}
 	for path, want := range map[string]os.FileMode{socket: 0o600 | os.ModeSocket, filepath.Dir(socket): 0o700 | os.ModeDir, filepath.Join(m.state, "daemon.log"): 0o600} {
 		if info, err := os.Lstat(path); err != nil || info.Mode() != want {
 			t.Errorf("%s: %v, %v; want %v", path, info.Mode(), err, want)
@@ -178,5 +207,77 @@ func TestDaemonStartStatusStop(t *testing.T) {
 	out, _, code = m.run(t, "daemon", "stop")
 	if code != 0 || !strings.Contains(out, "not running") {
 		t.Errorf("stop with none running: %d %q", code, out)
+	}
+}
+
+// TestDaemonKilledAndStartedAgain: a daemon killed outright leaves its
+// socket; status says it is not running, and start replaces the stale
+// socket with a new daemon.
+func TestDaemonKilledAndStartedAgain(t *testing.T) {
+	m := newDaemonMachine(t)
+	socket := filepath.Join(m.runtime, "switchboard", "daemon.sock")
+	out, errOut, code := m.run(t, "daemon", "start", "--idle", "0")
+	var pid int
+	if _, err := fmt.Sscanf(out, "daemon started (pid %d)", &pid); err != nil || code != 0 {
+		t.Fatalf("start: %d %q %q", code, out, errOut)
+	}
+	servers := childrenRunning(pid, "demo-server")
+	if err := unix.Kill(pid, unix.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	awaitExit(t, pid)
+	for _, s := range servers { // their input closed with the daemon
+		awaitExit(t, s)
+	}
+	if _, err := os.Lstat(socket); err != nil {
+		t.Fatalf("a killed daemon's socket should be left behind: %v", err)
+	}
+	out, _, code = m.run(t, "daemon", "status")
+	if code != 1 || !strings.Contains(out, "not running") {
+		t.Errorf("status of a killed daemon: %d %q", code, out)
+	}
+	out, errOut, code = m.run(t, "daemon", "start")
+	var again int
+	if _, err := fmt.Sscanf(out, "daemon started (pid %d)", &again); err != nil || code != 0 || again == pid {
+		t.Fatalf("start after the kill: %d %q %q", code, out, errOut)
+	}
+	defer awaitExit(t, again)
+	if out, _, code := m.run(t, "daemon", "stop"); code != 0 {
+		t.Errorf("stop: %d %q", code, out)
+	}
+}
+
+// TestDaemonRunSIGTERM: `daemon run` in the foreground drains on SIGTERM
+// and exits 0, its socket gone.
+func TestDaemonRunSIGTERM(t *testing.T) {
+	m := newDaemonMachine(t)
+	socket := filepath.Join(m.runtime, "switchboard", "daemon.sock")
+	cmd := exec.Command(m.exe, "--config", m.cfg, "--no-discover", "--project", m.dir, "--state-dir", m.state, "daemon", "run")
+	cmd.Env = append(os.Environ(), asCLI+"=1", "HOME="+m.dir, "XDG_RUNTIME_DIR="+m.runtime, "XDG_CACHE_HOME="+filepath.Join(m.dir, "cache"))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), "daemon: serving") {
+			break
+		}
+	}
+	if out, _, code := m.run(t, "daemon", "status"); code != 0 || !strings.Contains(out, fmt.Sprintf("running (pid %d) on %s", cmd.Process.Pid, socket)) {
+		t.Errorf("status of the foreground daemon: %d %q", code, out)
+	}
+	if err := cmd.Process.Signal(unix.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, stderr)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("daemon run after SIGTERM: %v (want exit 0)", err)
+	}
+	if _, err := os.Lstat(socket); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket is left: %v", err)
 	}
 }
