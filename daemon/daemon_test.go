@@ -86,9 +86,9 @@ func socketDir(t *testing.T) string {
 
 // serve starts an app on the demo server (named name) and a daemon for
 // it on socket.
-func serve(t *testing.T, socket, name string, opts *daemon.Options) *running {
+func serve(t *testing.T, socket, name string, opts *daemon.Options, flags ...string) *running {
 	t.Helper()
-	srv, err := demoserver.Config(name)
+	srv, err := demoserver.Config(name, flags...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,8 +430,14 @@ func TestDaemonGoneAndBack(t *testing.T) {
 	if _, err := c.Info(ctx); err != nil {
 		t.Fatal(err)
 	}
+	events, err := c.Events(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := r.end(t); err != nil {
 		t.Fatalf("Serve: %v", err)
+	}
+	for range events { // closed when the daemon went
 	}
 	if _, err := os.Lstat(socket); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the socket is still there after Serve: %v", err)
@@ -578,5 +584,46 @@ func TestStopDrainsAttachedCalls(t *testing.T) {
 	a := <-answered
 	if a.err != nil || a.res.IsError || host.ResultText(a.res) != "slept 500 ms" {
 		t.Errorf("the call in flight at Stop: %+v, %v", a.res, a.err)
+	}
+}
+
+// TestAttachedSampling: a server's sampling request goes to the attached
+// session whose call led to it, not to another one.
+func TestAttachedSampling(t *testing.T) {
+	r := serve(t, filepath.Join(socketDir(t), "d.sock"), "demo", nil, "--sampling")
+	c := dial(t, r.socket)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	asked := make(chan string, 4)
+	sampler := func(who string) *mcp.ClientSession {
+		conn, err := c.Attach(ctx, host.ViewFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		client := mcp.NewClient(&mcp.Implementation{Name: who, Version: "1"}, &mcp.ClientOptions{
+			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+				asked <- who
+				return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "from " + who}}, nil
+			},
+		})
+		sess, err := client.Connect(ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sess.Close() })
+		return sess
+	}
+	a, b := sampler("a"), sampler("b")
+	for _, s := range []struct {
+		sess *mcp.ClientSession
+		who  string
+	}{{a, "a"}, {b, "b"}} {
+		res, err := s.sess.CallTool(ctx, &mcp.CallToolParams{Name: "mcp__demo__sample", Arguments: map[string]any{"text": "hi"}})
+		if err != nil || res.IsError || host.ResultText(res) != "from "+s.who {
+			t.Errorf("sample through %s: %q, %v", s.who, host.ResultText(res), err)
+		}
+		if who := <-asked; who != s.who {
+			t.Errorf("%s's call asked %s to sample", s.who, who)
+		}
 	}
 }

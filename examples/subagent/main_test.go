@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/switchboard-mcp/switchboard/daemon"
 	"github.com/switchboard-mcp/switchboard/demoserver"
 )
@@ -21,7 +23,7 @@ func TestMain(m *testing.M) {
 	if demoserver.Serving() || os.Getenv(daemon.EnvSocket) != "" {
 		os.Exit(run(context.Background(), os.Stdout))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // TestExample runs the example: the child lists and calls through the
