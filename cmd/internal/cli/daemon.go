@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -287,22 +288,35 @@ func runDaemonRun(ctx context.Context, o *daemonOptions) error {
 	if err != nil {
 		return err
 	}
-	first, err := o.Load(forHost)
+	// Every reading, the first and each reload, sets the problems Info
+	// reports: a file fixed since start is no longer one.
+	var problems lockedLines
+	loader := *o.Factory
+	loader.Load = func(mode discoverMode) (*app.Loaded, error) {
+		l, err := o.Load(mode)
+		if err == nil {
+			var lines []string
+			for _, p := range l.Problems {
+				lines = append(lines, oneLine(p.Error()))
+			}
+			problems.set(lines)
+		}
+		return l, err
+	}
+	first, err := loader.Load(forHost)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	var problems []string
-	for _, p := range first.Problems {
-		problems = append(problems, oneLine(p.Error()))
-		fmt.Fprintf(o.IO.Err, "switchboard: %s\n", oneLine(p.Error()))
+	for _, p := range problems.get() {
+		fmt.Fprintf(o.IO.Err, "switchboard: %s\n", p)
 	}
 	quiet := *o.Factory
 	quiet.IO.Out, quiet.IO.OutTTY = o.IO.Err, false
 	events := &watchOptions{Factory: &quiet}
 	// The daemon's host is the one serve's gateway would run: its
 	// clients see the names serve gives (DESIGN.md F56).
-	a, err := o.startApp(ctx, first, app.Options{
+	a, err := loader.startApp(ctx, first, app.Options{
 		ConfigEvent: events.printReloading,
 		Gateway:     &gateway.Options{},
 	}, func(opts *host.Options) { opts.ToolPrefix = host.NoToolPrefix })
@@ -321,7 +335,7 @@ func runDaemonRun(ctx context.Context, o *daemonOptions) error {
 		Logger:   logger,
 		Socket:   socket,
 		Demo:     first.Demo,
-		Problems: func() []string { return slices.Clone(problems) },
+		Problems: problems.get,
 		Sources: func(context.Context) (json.RawMessage, error) {
 			d, err := o.Discover(namesOnly)
 			if err != nil {
@@ -444,4 +458,22 @@ func runDaemonStop(ctx context.Context, o *daemonOptions) error {
 	}
 	fmt.Fprintf(o.IO.Out, "daemon stopped (pid %d)\n", in.PID)
 	return nil
+}
+
+// lockedLines are lines one goroutine sets and others read.
+type lockedLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *lockedLines) set(lines []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = lines
+}
+
+func (l *lockedLines) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines)
 }

@@ -281,3 +281,43 @@ func TestDaemonRunSIGTERM(t *testing.T) {
 		t.Errorf("the socket is left: %v", err)
 	}
 }
+
+// TestDaemonProblemsFollowReloads: a config file the daemon cannot read
+// is a problem status reports until the file is fixed.
+func TestDaemonProblemsFollowReloads(t *testing.T) {
+	m := newDaemonMachine(t)
+	broken := filepath.Join(m.dir, "more.json")
+	writeFile(t, broken, `{"mcpServers": {`)
+	out, errOut, code := m.run(t, "--config", broken, "daemon", "start")
+	var pid int
+	if _, err := fmt.Sscanf(out, "daemon started (pid %d)", &pid); err != nil || code != 0 {
+		t.Fatalf("start: %d %q %q", code, out, errOut)
+	}
+	defer awaitExit(t, pid)
+	defer m.run(t, "daemon", "stop")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := daemon.Dial(ctx, filepath.Join(m.runtime, "switchboard", "daemon.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	in, err := c.Info(ctx)
+	if err != nil || len(in.Problems) != 1 || !strings.Contains(in.Problems[0], broken) {
+		t.Fatalf("Info.Problems = %q, %v; want one naming %s", in.Problems, err, broken)
+	}
+	events, err := c.Events(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	writeFile(t, broken, `{"mcpServers": {"more": {"command": "`+exe+`", "args": ["demo-server"], "env": {"`+asCLI+`": "1"}}}}`)
+	for e := range events { // the fixed file's server starts: the reload is done
+		if e.Server == "more" {
+			break
+		}
+	}
+	if in, err := c.Info(ctx); err != nil || len(in.Problems) != 0 {
+		t.Errorf("Info.Problems after the fix = %q, %v", in.Problems, err)
+	}
+}
