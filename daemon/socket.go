@@ -186,20 +186,3 @@ func (l *listener) Close() error {
 	})
 	return err
 }
-
-// checkPeer is the uid check of one connection, for a listener Listen did
-// not make (a test's net.Pipe has no peer: refused).
-func checkPeer(c net.Conn, uid int) error {
-	u, ok := c.(*net.UnixConn)
-	if !ok {
-		return fmt.Errorf("not a unix socket connection")
-	}
-	got, err := peerUID(u)
-	if err != nil {
-		return err
-	}
-	if got != uid {
-		return fmt.Errorf("peer uid %d is not %d", got, uid)
-	}
-	return nil
-}
