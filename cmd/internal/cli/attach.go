@@ -13,19 +13,11 @@ import (
 )
 
 // The one-shot commands attach to the daemon when one runs (DESIGN.md
-// F56): the servers are already connected there, so nothing starts. They
-// run their own host instead when told to (--no-daemon), when a global
-// flag changes which servers are found or how they start (the daemon's
-// are the person's own configs, as found by default), and in a project
-// that has config files of its own, whose servers the daemon, which
-// reads no project, does not run.
-
-// globalStandaloneFlags are the global flags among standaloneFlags: given,
-// a command's servers are not the daemon's.
-var globalStandaloneFlags = []string{
-	"config", "no-discover", "no-project", "project", "exclude", "root", "trust-project",
-	"cache-dir", "no-cache", "gate",
-}
+// F56): the servers are already connected there, so nothing starts. The
+// daemon they look for is the one of their global flags (daemonkey.go).
+// They run their own host instead when told to (--no-daemon), and in a
+// project that has config files of its own, whose servers a daemon,
+// which reads no project unless --project names one, does not run.
 
 // attachable is a client of the daemon the command may attach to, or nil
 // when it runs its own host. A daemon that cannot be reached for another
@@ -44,29 +36,22 @@ func (f *Factory) attachable(ctx context.Context) *daemon.Client {
 	return c
 }
 
-// ownServers says the command's servers differ from the daemon's: a
-// global flag that changes them, $SWITCHBOARD_EXCLUDE, or a project with
-// config files of its own.
+// ownServers says the command's servers are not a daemon's: it runs in a
+// project with config files of its own, and no flag says which project.
 func (f *Factory) ownServers() bool {
 	if f.GlobalArgs != nil {
 		for _, arg := range f.GlobalArgs() {
 			name, _, _ := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
-			for _, flag := range globalStandaloneFlags {
-				if name == flag {
-					return true
-				}
+			if name == "project" || name == "no-project" || name == "config" {
+				return false // the daemon of these flags reads the same
 			}
 		}
 	}
-	if v, ok := f.IO.LookupEnv("SWITCHBOARD_EXCLUDE"); ok && v != "" {
-		return true
+	if f.ScanProject == nil {
+		return false
 	}
-	if f.ScanProject != nil {
-		if _, files, err := f.ScanProject(); err != nil || len(files) > 0 {
-			return true
-		}
-	}
-	return false
+	_, files, err := f.ScanProject()
+	return err != nil || len(files) > 0
 }
 
 // openDaemon is the daemon's catalog for need, or nil when the command
@@ -157,4 +142,6 @@ func (d *daemonCatalog) Logs(ctx context.Context, server string) ([]host.LogLine
 	return d.c.Logs(ctx, server)
 }
 
-func (d *daemonCatalog) Events(ctx context.Context) (<-chan host.Event, error) { return d.c.Events(ctx) }
+func (d *daemonCatalog) Events(ctx context.Context) (<-chan host.Event, error) {
+	return d.c.Events(ctx)
+}

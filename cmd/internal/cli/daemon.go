@@ -99,7 +99,17 @@ background. It logs to stderr. SIGTERM lets calls in flight finish, then
 exits 0.`,
 		Example: `  $ switchboard daemon run --idle 0`,
 		Args:    usageArgs(cobra.NoArgs),
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runDaemonRun(cmd.Context(), o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// One daemon serves every client and command, wherever they
+			// run: it reads the user's configs, no project's (DESIGN.md
+			// F56), unless told which project.
+			if fl := cmd.Flags(); !fl.Changed("project") && !fl.Changed("no-project") {
+				if err := fl.Set("no-project", "true"); err != nil {
+					return err
+				}
+			}
+			return runDaemonRun(cmd.Context(), o)
+		},
 	}
 	socketFlag(run)
 	idleFlag(run)
@@ -138,7 +148,8 @@ func (f *Factory) socketPath(flag string) string {
 	if flag != "" {
 		return flag
 	}
-	return daemon.SocketPathIn(f.IO.Getenv("XDG_RUNTIME_DIR"), f.StateDir())
+	path := daemon.SocketPathIn(f.IO.Getenv("XDG_RUNTIME_DIR"), f.StateDir())
+	return filepath.Join(filepath.Dir(path), daemonSocketName(f.daemonArgs()))
 }
 
 // dialDaemon is a client of the daemon that runs, or an error that
@@ -215,10 +226,16 @@ func (o *daemonOptions) startDaemon(ctx context.Context) (c *daemon.Client, star
 	defer readyR.Close()
 	var globals []string
 	if o.GlobalArgs != nil {
-		globals = o.GlobalArgs()
+		globals = absArgs(o.GlobalArgs())
 	}
 	args := append(globals, "daemon", "run", "--socket", socket, "--idle", o.Idle.String(), "--ready-fd", "3")
 	cmd := exec.Command(exe, args...)
+	// Not the folder of whoever started it: a project there is not the
+	// daemon's, and the folder may go.
+	cmd.Dir = "/"
+	if home, ok := o.IO.LookupEnv("HOME"); ok && filepath.IsAbs(home) {
+		cmd.Dir = home
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.ExtraFiles = []*os.File{readyW}
 	detach(cmd)
