@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,8 +51,16 @@ func (f *Factory) ownServers() bool {
 	if f.ScanProject == nil {
 		return false
 	}
-	_, files, err := f.ScanProject()
-	return err != nil || len(files) > 0
+	dir, files, err := f.ScanProject()
+	if err != nil {
+		return false // no project here
+	}
+	if home, ok := f.IO.LookupEnv("HOME"); ok && home != "" && dir == filepath.Clean(home) {
+		// Home is no project: its files (~/.cursor/mcp.json, …) are the
+		// user's own, which the daemon reads.
+		return false
+	}
+	return len(files) > 0
 }
 
 // openDaemon is the daemon's catalog for need, or nil when the command

@@ -71,8 +71,8 @@ func (o *serveOptions) bridge(ctx context.Context, dial func(context.Context) (i
 
 // throughDaemon serves the client through the daemon, starting it when
 // none runs, and again whenever the bridge finds it gone (DESIGN.md F57):
-// the view's names are checked against the daemon's servers, and what
-// loading found (unreadable files, the demo) is said on stderr, as an
+// the view's names are checked against the configs, and what loading
+// found (unreadable files, the demo) is said on stderr, as an
 // in-process serve says it. served is false, after a line saying why,
 // when the daemon can be neither reached nor started, and in a project
 // with config files of its own (which the daemon does not read): serve
@@ -80,6 +80,19 @@ func (o *serveOptions) bridge(ctx context.Context, dial func(context.Context) (i
 func (o *serveOptions) throughDaemon(ctx context.Context, filter host.ViewFilter) (served bool, err error) {
 	if o.ownServers() {
 		return false, nil
+	}
+	// The view's names are checked against what the daemon of these
+	// flags reads, before a daemon starts for a view that names nothing.
+	d, err := o.Discover(namesOnly)
+	if err != nil {
+		return true, err
+	}
+	var known []string
+	for _, s := range d.Servers {
+		known = append(known, s.Name)
+	}
+	if err := o.checkServed(known, filter); err != nil {
+		return true, err
 	}
 	c, err := o.ensureDaemon(ctx)
 	if err != nil {
@@ -93,17 +106,6 @@ func (o *serveOptions) throughDaemon(ctx context.Context, filter host.ViewFilter
 	info, err := c.Info(ctx)
 	if err != nil {
 		return true, fmt.Errorf("serve: %w", err)
-	}
-	statuses, err := c.Status(ctx)
-	if err != nil {
-		return true, fmt.Errorf("serve: %w", err)
-	}
-	var known []string
-	for _, st := range statuses {
-		known = append(known, st.Name)
-	}
-	if err := o.checkServed(known, filter); err != nil {
-		return true, err
 	}
 	for _, p := range info.Problems {
 		fmt.Fprintf(o.IO.Err, "switchboard: %s\n", p)

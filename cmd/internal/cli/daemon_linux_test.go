@@ -46,6 +46,17 @@ func newDaemonMachine(t *testing.T) *daemonMachine {
 	return m
 }
 
+// socket is the socket of the daemon the machine's flags name
+// (daemon-HASH.sock: they are not the person's own), once one started.
+func (m *daemonMachine) socket(t *testing.T) string {
+	t.Helper()
+	found, _ := filepath.Glob(filepath.Join(m.runtime, "switchboard", "daemon-*.sock"))
+	if len(found) != 1 {
+		t.Fatalf("daemon sockets %q, want one", found)
+	}
+	return found[0]
+}
+
 // run runs switchboard with args and returns its stdout, stderr and exit
 // code.
 func (m *daemonMachine) run(t *testing.T, args ...string) (string, string, int) {
@@ -118,13 +129,13 @@ func awaitExit(t *testing.T, pid int) {
 // `stop` ends it and its server, and nothing is left.
 func TestDaemonStartStatusStop(t *testing.T) {
 	m := newDaemonMachine(t)
-	socket := filepath.Join(m.runtime, "switchboard", "daemon.sock")
 
 	out, _, code := m.run(t, "daemon", "status")
 	if code != 1 || !strings.Contains(out, "not running") {
 		t.Errorf("status before start: %d %q", code, out)
 	}
 	out, errOut, code := m.run(t, "daemon", "start")
+	socket := m.socket(t)
 	var pid int
 	if _, err := fmt.Sscanf(out, "daemon started (pid %d) on "+socket+"\n", &pid); err != nil || code != 0 {
 		t.Fatalf("start: %d %q %q", code, out, errOut)
@@ -215,8 +226,8 @@ func TestDaemonStartStatusStop(t *testing.T) {
 // socket with a new daemon.
 func TestDaemonKilledAndStartedAgain(t *testing.T) {
 	m := newDaemonMachine(t)
-	socket := filepath.Join(m.runtime, "switchboard", "daemon.sock")
 	out, errOut, code := m.run(t, "daemon", "start", "--idle", "0")
+	socket := m.socket(t)
 	var pid int
 	if _, err := fmt.Sscanf(out, "daemon started (pid %d)", &pid); err != nil || code != 0 {
 		t.Fatalf("start: %d %q %q", code, out, errOut)
@@ -251,7 +262,6 @@ func TestDaemonKilledAndStartedAgain(t *testing.T) {
 // and exits 0, its socket gone.
 func TestDaemonRunSIGTERM(t *testing.T) {
 	m := newDaemonMachine(t)
-	socket := filepath.Join(m.runtime, "switchboard", "daemon.sock")
 	cmd := exec.Command(m.exe, "--config", m.cfg, "--no-discover", "--project", m.dir, "--state-dir", m.state, "daemon", "run")
 	cmd.Env = append(os.Environ(), asCLI+"=1", "HOME="+m.dir, "XDG_RUNTIME_DIR="+m.runtime, "XDG_CACHE_HOME="+filepath.Join(m.dir, "cache"))
 	stderr, err := cmd.StderrPipe()
@@ -267,6 +277,7 @@ func TestDaemonRunSIGTERM(t *testing.T) {
 			break
 		}
 	}
+	socket := m.socket(t)
 	if out, _, code := m.run(t, "daemon", "status"); code != 0 || !strings.Contains(out, fmt.Sprintf("running (pid %d) on %s", cmd.Process.Pid, socket)) {
 		t.Errorf("status of the foreground daemon: %d %q", code, out)
 	}
@@ -294,10 +305,10 @@ func TestDaemonProblemsFollowReloads(t *testing.T) {
 		t.Fatalf("start: %d %q %q", code, out, errOut)
 	}
 	defer awaitExit(t, pid)
-	defer m.run(t, "daemon", "stop")
+	defer m.run(t, "--config", broken, "daemon", "stop")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := daemon.Dial(ctx, filepath.Join(m.runtime, "switchboard", "daemon.sock"))
+	c, err := daemon.Dial(ctx, m.socket(t))
 	if err != nil {
 		t.Fatal(err)
 	}
