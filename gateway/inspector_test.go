@@ -59,7 +59,7 @@ func TestInspectorThroughServe(t *testing.T) {
 		for _, k := range slices.Sorted(maps.Keys(e.env())) {
 			target = append(target, "-e", k+"="+e.env()[k])
 		}
-		target = append(append(append(target, "--", sb), e.globalArgs()...), "serve")
+		target = append(append(append(target, "--", sb), e.globalArgs()...), "serve", "--standalone")
 		// Only tools and calls: a one-shot client that lists prompts or
 		// resources right after initialize gets none over stdio, since
 		// serve lists them after the servers' tools (DESIGN.md F12, F25)

@@ -39,7 +39,7 @@ func TestTSClientListsEverySchema(t *testing.T) {
 			e.writeConfig(t)
 			spec, _ := json.Marshal(map[string]any{
 				"command": sb,
-				"args":    append(append(e.globalArgs(), "serve"), tc.flags...),
+				"args":    append(append(e.globalArgs(), "serve", "--standalone"), tc.flags...),
 				"env":     e.env(),
 			})
 			steps := runTSClient(t, node, []string{script, "--list", "--stdio", string(spec)}, nil)

@@ -70,7 +70,7 @@ func TestTSClientThroughServe(t *testing.T) {
 			if transport == "stdio" {
 				spec, _ := json.Marshal(map[string]any{
 					"command": sb,
-					"args":    append(e.globalArgs(), "serve"),
+					"args":    append(e.globalArgs(), "serve", "--standalone"),
 					"env":     e.env(),
 				})
 				args = append(args, "--stdio", string(spec))

@@ -88,6 +88,11 @@ func WithProgress(ctx context.Context, fn func(Progress, string)) context.Contex
 	return context.WithValue(ctx, progressKey{}, fn)
 }
 
+// ProgressFunc is the function WithProgress put in ctx, nil when none:
+// for a client that carries a call elsewhere (a daemon's) and hands the
+// reports it gets back on.
+func ProgressFunc(ctx context.Context) func(Progress, string) { return progressFrom(ctx) }
+
 func progressFrom(ctx context.Context) func(Progress, string) {
 	fn, _ := ctx.Value(progressKey{}).(func(Progress, string))
 	return fn

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -244,6 +245,10 @@ func (b *bridge) readDaemon(conn io.ReadWriteCloser) error {
 		if err != nil {
 			b.logf("dropped a message from the daemon that is not JSON-RPC: %v", err)
 			continue
+		}
+		if text := news(msg); text != "" {
+			first, _, _ := strings.Cut(text, "\n") // the stderr lines that follow are the client's to read
+			b.logf("%s", first)
 		}
 		b.mu.Lock()
 		act := b.st.fromDaemon(msg)

@@ -69,13 +69,39 @@ func clientWhole(m jsonrpc.Message) bool {
 	return true
 }
 
+// logMethod is a log notification: the daemon's own (logger "switchboard",
+// a server's drop or failure) are also said on stderr (news).
+const logMethod = "notifications/message"
+
+// news is the text of the daemon's own log notification msg, for stderr:
+// the client shows it in its log at best, a person reading that log
+// should find why a server is gone. "" for anything else.
+func news(msg jsonrpc.Message) string {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || req.Method != logMethod {
+		return ""
+	}
+	var p struct {
+		Logger string `json:"logger"`
+		Data   any    `json:"data"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil || p.Logger != daemonLogger {
+		return ""
+	}
+	text, _ := p.Data.(string)
+	return text
+}
+
+// daemonLogger is the logger name of the gateway's own log notifications.
+const daemonLogger = "switchboard"
+
 // daemonWhole says which of the daemon's messages the bridge decodes
 // whole: its requests and cancels, whose ids it changes, and the replies
 // to its own requests (a refused initialize is said in full).
 func daemonWhole(m jsonrpc.Message) bool {
 	switch m := m.(type) {
 	case *jsonrpc.Request:
-		return m.IsCall() || m.Method == "notifications/cancelled"
+		return m.IsCall() || m.Method == "notifications/cancelled" || m.Method == logMethod
 	case *jsonrpc.Response:
 		s, _ := m.ID.Raw().(string)
 		return strings.HasPrefix(s, privatePrefix)

@@ -10,6 +10,7 @@
 //	$ go run ./cmd/bench -rounds 20 -calls 2000
 //	$ go run ./cmd/bench -servers floor -transports stdio -startup '' -warm ''
 //	$ go run ./cmd/bench -eras
+//	$ go run ./cmd/bench -daemon
 //	$ go run ./cmd/bench -servers '' -startup '' -warm '' -era-rounds 0 -oneshot-rounds 10 -oneshot-baseline /tmp/switchboard-main
 //	$ go run ./cmd/bench -servers demo -contenders host,gateway -startup '' -warm '' -era-rounds 0
 //	$ go run ./cmd/bench -servers floor -transports stdio -contenders ops-off,ops-on -startup '' -warm '' -era-rounds 0
@@ -78,6 +79,9 @@ type Options struct {
 	// demo server per run, each way it can take server/discover); zero
 	// skips them.
 	EraRounds int
+	// DaemonRounds are the rounds of the daemon's figures (-daemon: that
+	// alone); zero skips them.
+	DaemonRounds int
 	// OneShotRounds are the rounds of a one-shot `switchboard call` with
 	// several servers configured (runOneShot); zero skips it.
 	OneShotRounds int
@@ -116,6 +120,8 @@ func parseFlags(args []string, stderr io.Writer) (*Options, error) {
 	fs.IntVar(&o.OneShotRounds, "oneshot-rounds", 0, "rounds of a one-shot `switchboard call` with six servers configured; 0 skips it")
 	fs.StringVar(&o.OneShotBaseline, "oneshot-baseline", "", "another switchboard `binary` (say, main's) to run the one-shot call beside this build")
 	erasOnly := fs.Bool("eras", false, "measure only connect time by protocol era: no calls, no start-up")
+	fs.IntVar(&o.DaemonRounds, "daemon-rounds", 0, "rounds of the daemon's figures (call, tools, a bridge's first list, memory); 0 skips them")
+	daemonOnly := fs.Bool("daemon", false, "measure only the daemon's figures (-daemon-rounds, default 10)")
 	fs.DurationVar(&o.Timeout, "timeout", 2*time.Minute, "longest wait for any child's answer")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: bench [flags]
@@ -175,6 +181,15 @@ Flags:
 	}
 	if *erasOnly {
 		o.Servers, o.Startup, o.WarmStartup, o.OneShotRounds = nil, nil, nil, 0
+	}
+	if o.DaemonRounds < 0 {
+		return nil, bad("daemon-rounds", fmt.Errorf("must not be negative"))
+	}
+	if *daemonOnly {
+		o.Servers, o.Startup, o.WarmStartup, o.EraRounds, o.OneShotRounds = nil, nil, nil, 0, 0
+		if o.DaemonRounds == 0 {
+			o.DaemonRounds = 10
+		}
 	}
 	return o, nil
 }

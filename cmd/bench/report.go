@@ -75,6 +75,12 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		eras, err = e.runEras(ctx)
 		errs = append(errs, err)
 	}
+	var daemon *daemonCase
+	if o.DaemonRounds > 0 && ctx.Err() == nil {
+		var err error
+		daemon, err = e.runDaemon(ctx)
+		errs = append(errs, err)
+	}
 	var oneShot *oneShotCase
 	if o.OneShotRounds > 0 && ctx.Err() == nil {
 		var err error
@@ -99,6 +105,9 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 	}
 	if len(eras) > 0 {
 		printEras(w, o, eras)
+	}
+	if daemon != nil {
+		printDaemon(w, daemon)
 	}
 	if oneShot != nil && len(oneShot.ms) > 0 {
 		printOneShot(w, o, oneShot)

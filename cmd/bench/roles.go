@@ -34,7 +34,7 @@ const EnvRole = "SWITCHBOARD_BENCH_ROLE"
 var roles = map[string]func(args []string) int{
 	"client":       clientRole,
 	"startup":      startupRole,
-	"demo-server":  demo.Main,
+	"demo-server":  spawnLogged(demo.Main),
 	"demo-http":    func([]string) int { return serveHTTPRole(demoHandler()) },
 	"floor-server": floorStdioRole,
 	"floor-http":   func([]string) int { return serveHTTPRole(benchpeer.Handler()) },

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,4 +57,62 @@ func processCPU(pid int) time.Duration {
 		total += ns
 	}
 	return time.Duration(total)
+}
+
+// treeRSS is the resident memory in KiB of pid and every process below
+// it, all of it (VmRSS) and the anonymous part alone (RssAnon: what a
+// process does not share with others running the same binary, whose
+// pages the kernel maps once); 0 if unknown.
+func treeRSS(pid int) (rss, anon int64) {
+	children := map[int][]int{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		rest := string(b[bytes.LastIndexByte(b, ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			continue
+		}
+		ppid, err1 := strconv.Atoi(f[1])
+		child, err2 := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		if err1 == nil && err2 == nil {
+			children[ppid] = append(children[ppid], child)
+		}
+	}
+	for todo := []int{pid}; len(todo) > 0; {
+		p := todo[0]
+		todo = append(todo[1:], children[p]...)
+		r, a := memOf(p)
+		rss, anon = rss+r, anon+a
+	}
+	return rss, anon
+}
+
+// memOf is one process's VmRSS and RssAnon in KiB; 0 if unknown.
+func memOf(pid int) (rss, anon int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	field := func(line, name string) (int64, bool) {
+		rest, ok := strings.CutPrefix(line, name)
+		f := strings.Fields(rest)
+		if !ok || len(f) == 0 {
+			return 0, false
+		}
+		n, _ := strconv.ParseInt(f[0], 10, 64)
+		return n, true
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if n, ok := field(line, "VmRSS:"); ok {
+			rss = n
+		} else if n, ok := field(line, "RssAnon:"); ok {
+			anon = n
+		}
+	}
+	return rss, anon
 }

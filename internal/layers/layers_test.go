@@ -39,6 +39,9 @@ var allowed = map[string][]string{
 	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
 	"app/bridge": {},
+	// One app per person, on a unix socket, and the client that attaches
+	// to it (DESIGN.md F56, F58).
+	"daemon": {"app", "host"},
 
 	// Leaves.
 	"internal/clip":       {},
@@ -67,6 +70,7 @@ var allowed = map[string][]string{
 	"cmd/switchboard":       {"cmd/internal/cli"},
 	"cmd/conformance":       {"config", "host"},
 	"cmd/bench":             {"*"},
+	"examples/subagent":     {"*"},
 }
 
 // levels is the map docs/DESIGN.md draws: each folder is one level, and a
@@ -85,6 +89,8 @@ var levels = []struct {
 	{"watch", 3},
 	{"gateway", 3},
 	{"app", 4},
+	{"daemon", 4},
+	{"examples", 5},
 	{"cmd", 5},
 }
 

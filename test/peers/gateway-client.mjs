@@ -40,10 +40,15 @@
 //                             list_changed notifications seen before it
 //                             count as consumed
 //   --list-prompts            prompts/list: "count", "prompts" (names)
+//   --wait-log TEXT           wait (up to --within MS, default 30000) for a
+//                             notifications/message whose data holds TEXT,
+//                             seen at any time so far: "level", "logger",
+//                             "data"
 // step modifiers (for the step just before them):
 //   --args JSON               the tool's arguments (default {})
 //   --after MS|progress       --cancel's delay (default 100 ms)
-//   --within MS               --wait-for-tool's bound (default 30000)
+//   --within MS               --wait-for-tool's and --wait-log's bound
+//                             (default 30000)
 // a step's NAME may be a JSON object {"name","arguments"} instead.
 //
 // options:
@@ -53,6 +58,7 @@
 //                     JSON as the content
 //   --root URI        declare roots; answer roots/list with URI (repeatable)
 //   --token T         HTTP: send Authorization: Bearer T
+//   --log-level LEVEL send logging/setLevel LEVEL once connected
 //   --timeout MS      each request's timeout (default 30000)
 //   --name NAME       the clientInfo name (default gateway-client)
 //
@@ -68,6 +74,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createInterface } from 'node:readline';
@@ -124,8 +131,14 @@ function parseArgs(argv) {
       case '--wait-for-tool':
         o.steps.push({ kind: 'wait-for-tool', name: need(++i, a), within: 30000 });
         break;
+      case '--wait-log':
+        o.steps.push({ kind: 'wait-log', text: need(++i, a), within: 30000 });
+        break;
+      case '--log-level':
+        o.logLevel = need(++i, a);
+        break;
       case '--within':
-        last(a, ['wait-for-tool']).within = number(need(++i, a), a);
+        last(a, ['wait-for-tool', 'wait-log']).within = number(need(++i, a), a);
         break;
       case '--wait-list-changed':
         o.steps.push({ kind: 'wait-list-changed', bound: number(need(++i, a), a) });
@@ -182,6 +195,8 @@ const state = {
   listChanged: 0, // notifications/tools/list_changed seen
   consumed: 0, // of them, taken by a wait
   listWaiters: [],
+  logs: [], // notifications/message params, in order
+  logWaiters: [],
   errors: [], // what the SDK reported through onerror
 };
 
@@ -226,6 +241,10 @@ function newClient(o) {
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     state.listChanged++;
     for (const wake of state.listWaiters.splice(0)) wake();
+  });
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    state.logs.push(n.params);
+    for (const wake of state.logWaiters.splice(0)) wake();
   });
   client.onerror = (err) => state.errors.push(String(err?.message ?? err));
   return client;
@@ -377,6 +396,22 @@ async function runStep(client, o, s) {
         }
       }
     }
+    case 'wait-log': {
+      const match = () => state.logs.find((l) => JSON.stringify(l.data ?? '').includes(s.text));
+      const found = await new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(match()), s.within);
+        const check = () => {
+          const m = match();
+          if (m) {
+            clearTimeout(timer);
+            resolve(m);
+          } else state.logWaiters.push(check);
+        };
+        check();
+      });
+      if (!found) return { ok: false, text: s.text, seen: state.logs.length, error: `no log message with ${JSON.stringify(s.text)} within ${s.within} ms` };
+      return { ok: true, text: s.text, level: found.level, logger: found.logger, data: found.data };
+    }
     case 'pause': {
       state.consumed = state.listChanged;
       print({ event: 'pause' });
@@ -422,6 +457,7 @@ async function main() {
     protocol,
     capabilities: client.getServerCapabilities(),
   });
+  if (o.logLevel !== undefined) await client.setLoggingLevel(o.logLevel, { timeout: o.timeout });
   let allOk = true;
   for (const s of o.steps) {
     state.requests = [];

@@ -88,10 +88,14 @@ type named struct {
 	name string
 }
 
-// openCatalog is what every one-shot command reads and calls through: a
-// host started here from the configs, with only the servers need names.
+// openCatalog is what every one-shot command reads and calls through: the
+// daemon's host when one runs and the command may attach (attach.go), else
+// a host started here from the configs, with only the servers need names.
 // The caller closes it.
 func (f *Factory) openCatalog(ctx context.Context, need needs) (catalog, error) {
+	if c, err := f.openDaemon(ctx, need); c != nil || err != nil {
+		return c, err
+	}
 	return f.startHost(ctx, need)
 }
 

@@ -11,29 +11,25 @@ import (
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
-// standaloneFlags are the flags, serve's and the global ones, that change
-// what the daemon's one host and gateway are, for every client: given, serve
-// runs in-process as --standalone does (DESIGN.md F57). --server, --tools
-// and --profile are a client's own view and go through the bridge.
+// standaloneFlags are serve's flags that change what the daemon's one
+// gateway is, for every client: given, serve runs in-process as
+// --standalone does (DESIGN.md F57). --server, --tools and --profile are
+// a client's own view and go through the bridge; the global flags that
+// change which servers are found name a daemon of their own
+// (daemonkey.go).
 var standaloneFlags = []string{
 	"standalone", "http", "token", "token-file", "no-prefix", "max-result", "tool-search",
 	"audit-log", "audit-args", "audit-max-size", "drain-timeout",
-	"config", "no-discover", "no-project", "project", "exclude", "root", "trust-project",
-	"cache-dir", "no-cache", "gate",
 }
 
 // standaloneBy is the first flag given among standaloneFlags, or "": the
-// reason serve does not bridge to the daemon. $SWITCHBOARD_EXCLUDE counts
-// as --exclude. fl is the command's flags once parsed (the global ones
-// merged in).
-func standaloneBy(fl *pflag.FlagSet, lookupEnv func(string) (string, bool)) string {
+// reason serve does not bridge to the daemon. fl is the command's flags
+// once parsed.
+func standaloneBy(fl *pflag.FlagSet) string {
 	for _, name := range standaloneFlags {
 		if fl.Changed(name) {
 			return "--" + name
 		}
-	}
-	if v, ok := lookupEnv("SWITCHBOARD_EXCLUDE"); ok && v != "" {
-		return "$SWITCHBOARD_EXCLUDE"
 	}
 	return ""
 }
@@ -71,4 +67,58 @@ func (o *serveOptions) bridge(ctx context.Context, dial func(context.Context) (i
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// throughDaemon serves the client through the daemon, starting it when
+// none runs, and again whenever the bridge finds it gone (DESIGN.md F57):
+// the view's names are checked against the configs, and what loading
+// found (unreadable files, the demo) is said on stderr, as an
+// in-process serve says it. served is false, after a line saying why,
+// when the daemon can be neither reached nor started, and in a project
+// with config files of its own (which the daemon does not read): serve
+// then runs in-process.
+func (o *serveOptions) throughDaemon(ctx context.Context, filter host.ViewFilter) (served bool, err error) {
+	if o.ownServers() {
+		return false, nil
+	}
+	// The view's names are checked against what the daemon of these
+	// flags reads, before a daemon starts for a view that names nothing.
+	d, err := o.Discover(namesOnly)
+	if err != nil {
+		return true, err
+	}
+	var known []string
+	for _, s := range d.Servers {
+		known = append(known, s.Name)
+	}
+	if err := o.checkServed(known, filter); err != nil {
+		return true, err
+	}
+	c, err := o.ensureDaemon(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return true, nil
+		}
+		fmt.Fprintf(o.IO.Err, "switchboard: serving in this process: no daemon: %s\n", oneLine(err.Error()))
+		return false, nil
+	}
+	defer c.Close()
+	info, err := c.Info(ctx)
+	if err != nil {
+		return true, fmt.Errorf("serve: %w", err)
+	}
+	for _, p := range info.Problems {
+		fmt.Fprintf(o.IO.Err, "switchboard: %s\n", p)
+	}
+	if info.Demo {
+		o.sayDemo()
+	}
+	return true, o.bridge(ctx, func(ctx context.Context) (io.ReadWriteCloser, error) {
+		c, err := o.ensureDaemon(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		return c.Attach(ctx, filter)
+	})
 }

@@ -27,20 +27,17 @@ const bridgeBound = time.Minute
 // serve in-process; a client's own view does not.
 func TestStandaloneBy(t *testing.T) {
 	for _, tc := range []struct {
-		args    []string
-		exclude string
-		want    string
+		args []string
+		want string
 	}{
-		{nil, "", ""},
-		{[]string{"--server", "a", "--tools", "x*", "--profile", "p", "--verbose", "--state-dir", "/s"}, "", ""},
-		{[]string{"--standalone"}, "", "--standalone"},
-		{[]string{"--no-prefix"}, "", "--no-prefix"},
-		{[]string{"--max-result", "100"}, "", "--max-result"},
-		{[]string{"--http", "127.0.0.1:0"}, "", "--http"},
-		{[]string{"--audit-log", "a.log"}, "", "--audit-log"},
-		{[]string{"--config", "x.json"}, "", "--config"},
-		{[]string{"--project", "/p"}, "", "--project"},
-		{nil, "a*", "$SWITCHBOARD_EXCLUDE"},
+		{nil, ""},
+		{[]string{"--server", "a", "--tools", "x*", "--profile", "p", "--verbose", "--state-dir", "/s"}, ""},
+		{[]string{"--config", "x.json", "--project", "/p"}, ""}, // a daemon of their own
+		{[]string{"--standalone"}, "--standalone"},
+		{[]string{"--no-prefix"}, "--no-prefix"},
+		{[]string{"--max-result", "100"}, "--max-result"},
+		{[]string{"--http", "127.0.0.1:0"}, "--http"},
+		{[]string{"--audit-log", "a.log"}, "--audit-log"},
 	} {
 		root, _ := newRoot(context.Background(), IO{}, nil)
 		serve, _, err := root.Find([]string{"serve"})
@@ -50,11 +47,8 @@ func TestStandaloneBy(t *testing.T) {
 		if err := serve.ParseFlags(tc.args); err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		env := func(name string) (string, bool) {
-			return tc.exclude, name == "SWITCHBOARD_EXCLUDE" && tc.exclude != ""
-		}
-		if got := standaloneBy(serve.Flags(), env); got != tc.want {
-			t.Errorf("serve %v (exclude %q): standalone by %q, want %q", tc.args, tc.exclude, got, tc.want)
+		if got := standaloneBy(serve.Flags()); got != tc.want {
+			t.Errorf("serve %v: standalone by %q, want %q", tc.args, got, tc.want)
 		}
 	}
 }

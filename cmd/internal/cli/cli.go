@@ -237,8 +237,9 @@ b): commas do not separate values, since a value may hold one.`,
 	root.Version = host.Version
 	root.SetVersionTemplate("switchboard {{.Version}}\n")
 	g.register(root)
+	f.GlobalArgs = func() []string { return givenFlags(root.PersistentFlags()) }
 	root.AddCommand(newListCmd(f), newToolsCmd(f), newCallCmd(f), newWatchCmd(f), newSourcesCmd(f), newTrustCmd(f), newUntrustCmd(f),
-		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newAuthCmd(f), newServeCmd(f), newDemoServerCmd())
+		newLogsCmd(f), newResourcesCmd(f), newReadCmd(f), newPromptsCmd(f), newPromptCmd(f), newAuthCmd(f), newServeCmd(f), newDaemonCmd(f), newDemoServerCmd())
 	root.AddCommand(newEditCmds(f, func() []string { return args })...)
 	root.AddCommand(newAddJSONCmd(f), newGetCmd(f), newClientCmd(f), newImportCmd(f))
 	strictCompletion(root)

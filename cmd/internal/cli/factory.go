@@ -62,6 +62,12 @@ type Factory struct {
 	TokenFile func() string
 	// StateDir is the state directory, "" when there is none.
 	StateDir func() string
+	// GlobalArgs are the global flags given, as arguments again: what a
+	// daemon this command starts is started with.
+	GlobalArgs func() []string
+	// NoDaemon says --no-daemon: commands run their own host, never a
+	// daemon's (daemon.go).
+	NoDaemon func() bool
 
 	// ScanProject finds the project's config files: what trust trusts.
 	ScanProject func() (dir string, files []trust.ProjectFile, err error)
@@ -129,6 +135,7 @@ type globalOptions struct {
 	trustProject bool
 	gate         time.Duration
 	verbose      bool
+	noDaemon     bool
 	// roots are --root's folders; none means the project.
 	roots []string
 	// secrets runs "!command" secret helpers for every discovery of this
@@ -154,6 +161,7 @@ func (g *globalOptions) register(root *cobra.Command) {
 	f.DurationVar(&g.gate, "gate", host.DefaultStartupGate, "how long to wait for slow servers that have cached tools")
 	f.BoolVarP(&g.verbose, "verbose", "v", false, "log what the host does to stderr")
 	f.StringArrayVar(&g.roots, "root", nil, "offer this `dir` to servers as a root, instead of the project (repeatable)")
+	f.BoolVar(&g.noDaemon, "no-daemon", false, "never use or start the per-user daemon: run the servers in this process")
 	_ = f.MarkHidden("gate")
 }
 
@@ -168,6 +176,7 @@ func (g *globalOptions) factory() *Factory {
 		Logger:       g.logger,
 		TokenFile:    g.tokenFile,
 		StateDir:     g.stateDirPath,
+		NoDaemon:     func() bool { return g.noDaemon },
 		ScanProject:  g.scanProject,
 		TrustProject: g.trustProjectFiles,
 		ListTrust:    func() ([]trust.Trusted, error) { return trust.List(g.stateDirPath()) },

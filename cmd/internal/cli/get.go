@@ -31,9 +31,10 @@ environment variables and headers (never their values), the file and line
 that define it, whether it is trusted, what the policy says, and its
 state. A definition it shadows is listed too.
 
-get starts nothing: the state is what the config decides (disabled,
-blocked, untrusted, invalid, a duplicate) or "not started"; 'switchboard
-list' connects the servers and shows how each is doing.`,
+get starts nothing: the state is the daemon's when one runs the server
+(connected, failed, …, with its error), else what the config decides
+(disabled, blocked, untrusted, invalid, a duplicate) or "not started";
+'switchboard list' connects the servers and shows how each is doing.`,
 		Example: `  $ switchboard get github
   $ switchboard get github --json | jq -r .source.path`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
@@ -68,6 +69,8 @@ type getJSON struct {
 	Error       string         `json:"error,omitempty"`
 	DuplicateOf string         `json:"duplicateOf,omitempty"`
 	Shadowed    []shadowedJSON `json:"shadowed"`
+	// InDaemon says State is the running daemon's.
+	InDaemon bool `json:"inDaemon,omitempty"`
 }
 
 type shadowedJSON struct {
@@ -75,7 +78,7 @@ type shadowedJSON struct {
 	Reason string        `json:"reason"`
 }
 
-func runGet(_ context.Context, o *getOptions) error {
+func runGet(ctx context.Context, o *getOptions) error {
 	d, err := o.Discover(namesOnly)
 	if err != nil {
 		return err
@@ -92,6 +95,9 @@ func runGet(_ context.Context, o *getOptions) error {
 		return noServer(o.Name)
 	}
 	j := o.describe(d, &d.Servers[i])
+	if j.State == "not started" {
+		o.daemonState(ctx, &j)
+	}
 	if o.JSON {
 		return writeJSON(o.IO.Out, j)
 	}
@@ -163,6 +169,9 @@ func (o *getOptions) printServer(j getJSON) {
 	line("Trust", trust)
 	line("Policy", j.Policy)
 	state := j.State
+	if j.InDaemon {
+		state += " (in the daemon)"
+	}
 	switch {
 	case j.Error != "":
 		state += ": " + j.Error
@@ -245,4 +254,23 @@ func distance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+// daemonState is the server's state and error in the daemon that runs
+// it, when one does: get itself starts nothing.
+func (o *getOptions) daemonState(ctx context.Context, j *getJSON) {
+	c := o.attachable(ctx)
+	if c == nil {
+		return
+	}
+	defer c.Close()
+	statuses, err := c.Status(ctx)
+	if err != nil {
+		return
+	}
+	for _, st := range statuses {
+		if st.Name == j.Name {
+			j.State, j.Error, j.InDaemon = string(st.State), oneLine(st.Error), true
+		}
+	}
 }

@@ -89,13 +89,17 @@ no new calls or sessions, /readyz 503, calls in flight finish within
 --drain-timeout, then exit 0; a second SIGTERM stops at once.
 --audit-log FILE keeps a JSON line per call (SIGHUP reopens it).
 
---standalone serves in this process, with servers of its own. So do the
-flags that change what every client of a shared switchboard would get:
---http, --token, --token-file, --no-prefix, --max-result, --tool-search,
---audit-*, --drain-timeout, and the global --config, --no-discover,
---no-project, --project, --exclude, --root, --trust-project,
---cache-dir, --no-cache. --server, --tools and --profile are a client's
-own view either way.
+Over stdio, serve is a thin bridge to your switchboard daemon, starting
+it when none runs (and again if it goes): every client shares one set of
+servers, each with its own session and view, and a server that fails is
+said on stderr and to the client. The global flags that change which
+servers are found (--config, --no-discover, --exclude, …) have a daemon
+of their own. --standalone serves in this process, with servers of its
+own; so do the flags that change what every client of a shared
+switchboard would get: --http, --token, --token-file, --no-prefix,
+--max-result, --tool-search, --audit-*, --drain-timeout. So does a
+project with config files of its own (the daemon reads no project).
+--server, --tools and --profile are a client's own view either way.
 
 --print-config CLIENT prints the entry to paste into a client's config,
 running this binary by its absolute path ('switchboard client connect'
@@ -109,7 +113,7 @@ go deletes it; --command PATH names the binary to run instead.`,
   $ switchboard serve --standalone --profile work`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.standaloneBy = standaloneBy(cmd.Flags(), o.IO.LookupEnv)
+			o.standaloneBy = standaloneBy(cmd.Flags())
 			return runServe(cmd.Context(), o)
 		},
 	}
@@ -146,6 +150,11 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	opts, err := o.httpOptions()
 	if err != nil {
 		return err
+	}
+	if o.bridges() {
+		if served, err := o.throughDaemon(ctx, opts.Filter); served {
+			return err
+		}
 	}
 	tracing, endTracing, err := app.TracingFromEnv(ctx)
 	if err != nil {
@@ -240,17 +249,15 @@ func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions
 	for _, e := range first.SourceErrors() {
 		fmt.Fprintf(o.IO.Err, "switchboard: %v\n", oneLine(e.Error()))
 	}
-	if err := o.checkServed(first, filter); err != nil {
+	var known []string
+	for _, s := range first.Servers {
+		known = append(known, s.Name)
+	}
+	if err := o.checkServed(known, filter); err != nil {
 		return nil, err
 	}
 	if first.Demo {
-		// A client's launcher may pass only HOME and PATH: serving the
-		// demo is then a surprise, and stderr is where the client shows it.
-		where := "no config found"
-		if p := config.UserConfigPath(config.LookupFunc(o.IO.LookupEnv)); p != "" {
-			where += " (yours would be " + termsafe.Line(p) + ")"
-		}
-		fmt.Fprintf(o.IO.Err, "switchboard: %s: serving the bundled demo server; 'switchboard add' or --config FILE gives it yours\n", where)
+		o.sayDemo()
 	}
 	quiet := *o.Factory
 	quiet.IO.Out, quiet.IO.OutTTY = o.IO.Err, o.IO.ErrTTY
@@ -271,15 +278,22 @@ func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions
 	})
 }
 
-// checkServed refuses a view that names a server no config defines: a
-// client would otherwise be served nothing of it and never know why
-// (--server everythin served 0 tools). A profile's names are checked as
-// its own, with the profile named.
-func (o *serveOptions) checkServed(l *app.Loaded, filter host.ViewFilter) error {
-	var known []string
-	for _, s := range l.Servers {
-		known = append(known, s.Name)
+// sayDemo says on stderr that no config was found. A client's launcher
+// may pass only HOME and PATH: serving the demo is then a surprise, and
+// stderr is where the client shows it.
+func (o *serveOptions) sayDemo() {
+	where := "no config found"
+	if p := config.UserConfigPath(config.LookupFunc(o.IO.LookupEnv)); p != "" {
+		where += " (yours would be " + termsafe.Line(p) + ")"
 	}
+	fmt.Fprintf(o.IO.Err, "switchboard: %s: serving the bundled demo server; 'switchboard add' or --config FILE gives it yours\n", where)
+}
+
+// checkServed refuses a view that names a server no config defines (known
+// are those configured): a client would otherwise be served nothing of
+// it and never know why (--server everythin served 0 tools). A profile's
+// names are checked as its own, with the profile named.
+func (o *serveOptions) checkServed(known []string, filter host.ViewFilter) error {
 	for i, name := range filter.Servers {
 		if slices.Contains(known, name) {
 			continue

@@ -47,7 +47,18 @@ one.`,
 
 // runSources reports discovery; it connects nothing and runs no
 // "!command" values.
-func runSources(_ context.Context, o *sourcesOptions) error {
+func runSources(ctx context.Context, o *sourcesOptions) error {
+	if o.JSON {
+		// The daemon's own view, when one runs: what it read last.
+		if c := o.attachable(ctx); c != nil {
+			defer c.Close()
+			raw, err := c.Sources(ctx)
+			if err != nil {
+				return err
+			}
+			return writeJSON(o.IO.Out, raw)
+		}
+	}
 	d, err := o.Discover(namesOnly)
 	if err != nil {
 		return err

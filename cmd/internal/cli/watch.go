@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/daemon"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
@@ -58,6 +59,9 @@ config-fixed (with file).`,
 
 // runWatch runs until ctx ends; an interrupt is a clean exit.
 func runWatch(ctx context.Context, o *watchOptions) error {
+	if c := o.attachable(ctx); c != nil {
+		return o.watchDaemon(ctx, c)
+	}
 	first, err := o.Load(forHost)
 	if err != nil {
 		return err
@@ -74,6 +78,27 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	case <-a.Done(): // the watcher could not watch
 	}
 	return a.Close()
+}
+
+// watchDaemon prints the events of the daemon that runs the servers
+// (DESIGN.md F56): its servers' states, logs and tool changes, from now
+// on. The daemon going away ends the watch with an error that says so.
+func (o *watchOptions) watchDaemon(ctx context.Context, c *daemon.Client) error {
+	defer c.Close()
+	events, err := c.Events(ctx)
+	if err != nil {
+		return err
+	}
+	if o.IO.ErrTTY {
+		fmt.Fprintf(o.IO.Err, "switchboard: watching the daemon on %s\n", termsafe.Line(c.Socket()))
+	}
+	for e := range events {
+		o.printHostEvent(e)
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return fmt.Errorf("the daemon on %s went away", c.Socket())
 }
 
 func (o *watchOptions) printHostEvent(e host.Event) {

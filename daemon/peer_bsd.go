@@ -1,0 +1,29 @@
+//go:build darwin || freebsd
+
+package daemon
+
+import (
+	"net"
+
+	"golang.org/x/sys/unix"
+)
+
+// peerUID is the uid of the process at the other end of c
+// (LOCAL_PEERCRED, what getpeereid reads).
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var cred *unix.Xucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
+	}); err != nil {
+		return 0, err
+	}
+	if credErr != nil {
+		return 0, credErr
+	}
+	return int(cred.Uid), nil
+}
