@@ -20,9 +20,9 @@ const noCoalesceTimer = time.Hour
 func TestBurstPublishesOnce(t *testing.T) {
 	const n = 50
 	// Fifty servers starting at once on a loaded machine can take longer
-	// than the era probe's bound to answer it, and a server that answers
-	// it late refuses the initialize that followed (eras.go): this test is
-	// about the burst, not the probe.
+	// than the era probe's bound to answer it (the host then connects
+	// again, waiting longer: dial); this test is about the burst, not the
+	// probe, and waits for it as long as it takes.
 	h := host.New(&host.Options{DiscoverTimeout: 5 * time.Minute})
 	defer h.Close()
 	h.SetHooks(host.Hooks{Coalesce: noCoalesceTimer})
