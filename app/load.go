@@ -164,7 +164,14 @@ func FromDiscovery(d *discover.Discovery, opts *LoadOptions) (*Loaded, error) {
 		UntrustedProject: d.ProjectDir != "" && !d.ProjectTrusted,
 		Files:            o.watched(d),
 	}
-	nothing := len(d.Servers) == 0 && len(d.Shadowed) == 0 && len(d.Errors) == 0
+	// An app's entry that starts switchboard itself ('switchboard client
+	// connect' writes one) is no server of the person's: with nothing
+	// else, the demo still stands in, so that a person who connected an
+	// app before adding a server sees something there.
+	selfOnly := !slices.ContainsFunc(d.Shadowed, func(sh discover.Shadowed) bool {
+		return !discover.StartsSwitchboardServe(sh.Config.Command, sh.Config.Args)
+	})
+	nothing := len(d.Servers) == 0 && selfOnly && len(d.Errors) == 0
 	if !nothing || o.Demo == nil || len(o.Files) > 0 {
 		return l, nil
 	}

@@ -197,6 +197,20 @@ func TestLoadDemo(t *testing.T) {
 	if err != nil || l.Demo {
 		t.Errorf("a source that could not be read: %+v, %v; want no demo", l, err)
 	}
+
+	// An app connected before any server was added: its entry starts
+	// switchboard itself, and the demo still stands in; any other lost
+	// definition is the person's, and it does not.
+	self := discover.Shadowed{Config: config.ServerConfig{Name: "switchboard", Command: "/usr/local/bin/switchboard", Args: []string{"serve"}}}
+	l, err = app.FromDiscovery(&discover.Discovery{Shadowed: []discover.Shadowed{self}}, &app.LoadOptions{Demo: stand})
+	if err != nil || !l.Demo {
+		t.Errorf("only an app's entry for switchboard: %+v, %v; want the demo", l, err)
+	}
+	other := discover.Shadowed{Config: config.ServerConfig{Name: "github", Command: "npx", Args: []string{"github-mcp"}}}
+	l, err = app.FromDiscovery(&discover.Discovery{Shadowed: []discover.Shadowed{self, other}}, &app.LoadOptions{Demo: stand})
+	if err != nil || l.Demo {
+		t.Errorf("a definition of the person's, lost: %+v, %v; want no demo", l, err)
+	}
 }
 
 func TestIsSourceError(t *testing.T) {

@@ -209,10 +209,36 @@ func describeFailure(err error, log *ringLog) error {
 	return fmt.Errorf("%w (stderr: %s)", err, strings.Join(lines, " | "))
 }
 
+// slowProbeFactor is how much longer the era probe is waited for on a
+// second connect, after a first whose probe went unanswered in time and
+// whose initialize then failed too.
+const slowProbeFactor = 4
+
 // dial builds the transport and runs the handshake.
 // listenEnded, called by the transport, says the connection's
 // subscriptions/listen stream ended (transport.Hooks.ListenEnded).
+//
+// A server that answers server/discover only after the probe's bound (a
+// loaded machine starting many at once) then refuses the initialize sent
+// after it on the same connection, as a second handshake: the probe's
+// timing out and the initialize's failing together are that, or a broken
+// server, and the connect is made once more, the probe waited for
+// slowProbeFactor times as long.
 func (h *Host) dial(ctx context.Context, s *server, listenEnded func()) (*mcp.ClientSession, *stdioProc, config.Transport, error) {
+	var timedOut atomic.Bool
+	sess, proc, kind, err := h.dialBounded(ctx, s, listenEnded, h.discoverTimeout(), &timedOut)
+	if err == nil || !timedOut.Load() || ctx.Err() != nil {
+		return sess, proc, kind, err
+	}
+	bound := slowProbeFactor * h.discoverTimeout()
+	h.addLog(s, LogLine{Level: LevelWarn, Text: fmt.Sprintf("%s after no answer to %s within %s; connecting again, waiting %s for it", err, methodDiscover, h.discoverTimeout(), bound)})
+	timedOut.Store(false)
+	return h.dialBounded(ctx, s, listenEnded, bound, &timedOut)
+}
+
+// dialBounded is dial with the era probe bounded by bound; timedOut
+// records that it went unanswered in time.
+func (h *Host) dialBounded(ctx context.Context, s *server, listenEnded func(), bound time.Duration, timedOut *atomic.Bool) (*mcp.ClientSession, *stdioProc, config.Transport, error) {
 	cfg := &s.cfg
 	kind := cfg.TransportKind()
 	version := h.protocolFor(s, kind)
@@ -220,16 +246,15 @@ func (h *Host) dial(ctx context.Context, s *server, listenEnded func()) (*mcp.Cl
 	// modern: it may have been replaced by one that ignores it.
 	probe := version >= config.ProtocolModern
 	opts := &mcp.ClientSessionOptions{ProtocolVersion: version}
-	var timedOut atomic.Bool
 	defer func() {
 		if timedOut.Load() {
-			h.addLog(s, LogLine{Level: LevelWarn, Text: fmt.Sprintf("no answer to %s within %s: speaking %s", methodDiscover, h.discoverTimeout(), config.ProtocolLegacy)})
+			h.addLog(s, LogLine{Level: LevelWarn, Text: fmt.Sprintf("no answer to %s within %s: speaking %s", methodDiscover, bound, config.ProtocolLegacy)})
 		}
 	}()
 	newClient := func(notes string) *mcp.Client {
 		c := h.newClient(s, notes)
 		if probe {
-			c.AddSendingMiddleware(discoverProbe(h.discoverTimeout(), &timedOut))
+			c.AddSendingMiddleware(discoverProbe(bound, timedOut))
 		}
 		return c
 	}
