@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -113,12 +114,19 @@ func (o *serveOptions) throughDaemon(ctx context.Context, filter host.ViewFilter
 	if info.Demo {
 		o.sayDemo()
 	}
+	var trimmed sync.Once
 	return true, o.bridge(ctx, func(ctx context.Context) (io.ReadWriteCloser, error) {
 		c, err := o.ensureDaemon(ctx)
 		if err != nil {
 			return nil, err
 		}
 		defer c.Close()
-		return c.Attach(ctx, filter)
+		conn, err := c.Attach(ctx, filter)
+		if err == nil {
+			// Start-up is over: what the bridge needs from here on is
+			// little (trimResident).
+			trimmed.Do(trimResident)
+		}
+		return conn, err
 	})
 }
