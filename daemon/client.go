@@ -68,7 +68,10 @@ func newClient(socket string) *Client {
 	return c
 }
 
-// dial opens a connection to the socket.
+// dial opens a connection to the socket, to a process of this uid only:
+// a socket in a folder others can write to (a shared runtime folder, a
+// --socket or $SWITCHBOARD_SOCKET path) may be another user's, who would
+// be handed the calls' arguments, the roots and the answers to sampling.
 func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", c.socket)
@@ -76,6 +79,14 @@ func (c *Client) dial(ctx context.Context) (net.Conn, error) {
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
 			return nil, fmt.Errorf("%w (nothing answers on %s)", ErrNoDaemon, c.socket)
 		}
+		return nil, fmt.Errorf("daemon socket %s: %w", c.socket, err)
+	}
+	uid, err := peerUID(conn.(*net.UnixConn))
+	if err == nil && uid != os.Getuid() {
+		err = fmt.Errorf("answered by a process of uid %d, not yours (uid %d): not used", uid, os.Getuid())
+	}
+	if err != nil {
+		conn.Close()
 		return nil, fmt.Errorf("daemon socket %s: %w", c.socket, err)
 	}
 	return conn, nil
@@ -272,7 +283,7 @@ func (c *Client) CallTool(ctx context.Context, exposed string, args any) (*mcp.C
 		}
 		req.Args = b
 	}
-	resp, err := c.send(ctx, http.MethodPost, "/v1/call", req)
+	resp, err := c.send(ctx, http.MethodPost, callPath, req)
 	if err != nil {
 		return nil, err
 	}

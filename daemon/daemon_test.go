@@ -1,12 +1,14 @@
 package daemon_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,7 +40,33 @@ func TestMain(m *testing.M) {
 	if socket := os.Getenv(envDial); socket != "" {
 		os.Exit(dialAndSay(socket))
 	}
+	if socket := os.Getenv(envListen); socket != "" {
+		os.Exit(listenAndAnswer(socket))
+	}
 	goleak.VerifyTestMain(m)
+}
+
+// envListen makes this test binary a stand-in daemon of whatever uid
+// runs it: it listens on the socket it names, says so on stdout, and
+// answers every request, until its stdin ends.
+const envListen = "DAEMON_TEST_LISTEN"
+
+func listenAndAnswer(socket string) int {
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		fmt.Println("listen:", err)
+		return 1
+	}
+	if err := os.Chmod(socket, 0o666); err != nil {
+		fmt.Println("chmod:", err)
+		return 1
+	}
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"pid": 4242}`)
+	}))
+	fmt.Println("listening")
+	bufio.NewReader(os.Stdin).ReadString('\n') // until the test is done
+	return 0
 }
 
 func dialAndSay(socket string) int {

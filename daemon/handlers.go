@@ -84,7 +84,7 @@ func (d *daemon) routes() http.Handler {
 		}
 		return d.opts.Sources(r.Context())
 	})
-	mux.HandleFunc("POST /v1/call", d.busy(d.call))
+	mux.HandleFunc("POST "+callPath, d.busy(d.call))
 	mux.HandleFunc("GET /v1/events", d.busy(d.events))
 	mux.HandleFunc("POST /v1/attach", d.busy(d.attach))
 	mux.HandleFunc("POST /v1/stop", d.stopRequest)
@@ -115,8 +115,19 @@ func (d *daemon) answer(fn func(*http.Request) (any, error)) http.HandlerFunc {
 	})
 }
 
+// callPath is a tool call's: its body, the arguments, may be large.
+const callPath = "/v1/call"
+
+// maxControl bounds the body of every request but a call: a view, a name,
+// a URI, a prompt's arguments.
+const maxControl = 1 << 20
+
 func readBody(r *http.Request, v any) error {
-	if err := json.NewDecoder(io.LimitReader(r.Body, maxRequest)).Decode(v); err != nil {
+	limit := int64(maxControl)
+	if r.URL.Path == callPath {
+		limit = maxRequest
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, limit)).Decode(v); err != nil {
 		return badRequest("%s: %v", r.URL.Path, err)
 	}
 	return nil

@@ -3,13 +3,20 @@
 package daemon_test
 
 import (
+	"bufio"
 	"context"
+	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/switchboard-mcp/switchboard/daemon"
 )
 
 // runAs runs this test binary as uid, dialling socket, and returns what
@@ -72,5 +79,114 @@ func TestOtherUserRefused(t *testing.T) {
 	r.end(t)
 	if n := strings.Count(r.logs.String(), "refused a connection from another user"); n != 1 || !strings.Contains(r.logs.String(), "uid=65534") {
 		t.Errorf("daemon log, want one refusal of uid 65534:\n%s", r.logs)
+	}
+}
+
+// TestClientRefusesOtherUser: a socket another user put where the client
+// looks (a folder others can write to) is not talked to: the client
+// would hand it the calls' arguments, the roots, the answers to sampling.
+// It needs root to run the other user's process.
+func TestClientRefusesOtherUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("running a process as another user needs root")
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "stand-in")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "d.sock")
+	cmd := exec.Command(bin)
+	cmd.Env = []string{envListen + "=" + socket}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "listening\n" {
+		t.Fatalf("the stand-in said %q", line)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	c, err := daemon.Dial(ctx, socket)
+	if err == nil {
+		c.Close()
+		t.Fatal("Dial talked to a socket of uid 65534")
+	}
+	if !strings.Contains(err.Error(), "uid 65534, not yours") {
+		t.Errorf("Dial: %v; want it to name the other uid", err)
+	}
+}
+
+// TestListenTakesTurns: several daemons starting at once on a stale
+// socket (apps launching serve together at login): exactly one claims
+// it, and the others find it live; none removes another's socket.
+func TestListenTakesTurns(t *testing.T) {
+	dir := socketDir(t)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "d.sock")
+	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: socket, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.SetUnlinkOnClose(false)
+	stale.Close() // a daemon that died: its socket is left
+	const n = 4
+	type claim struct {
+		ln  net.Listener
+		err error
+	}
+	claims := make(chan claim, n)
+	var servers sync.WaitGroup
+	for range n {
+		go func() {
+			ln, err := daemon.Listen(socket)
+			if err == nil {
+				// Answer as a daemon does, so that the others' probe
+				// finds this one live at once.
+				servers.Add(1)
+				go func() {
+					defer servers.Done()
+					http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+						fmt.Fprintf(w, `{"pid": %d}`, os.Getpid())
+					}))
+				}()
+			}
+			claims <- claim{ln, err}
+		}()
+	}
+	var won []net.Listener
+	for range n {
+		c := <-claims
+		if c.err == nil {
+			won = append(won, c.ln)
+		} else if !strings.Contains(c.err.Error(), "already runs") {
+			t.Errorf("a loser: %v; want 'already runs'", c.err)
+		}
+	}
+	for _, ln := range won {
+		ln.Close()
+	}
+	servers.Wait()
+	if len(won) != 1 {
+		t.Fatalf("%d of %d claimed the socket, want 1", len(won), n)
 	}
 }

@@ -127,8 +127,11 @@ func Serve(ctx context.Context, a *app.App, ln net.Listener, opts *Options) erro
 	srv := &http.Server{
 		Handler:           d.routes(),
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// A client's idle kept-alive connection is let go: the next
+		// request dials again, at no cost on a unix socket.
+		IdleTimeout: time.Minute,
+		ErrorLog:    slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	d.mu.Lock()
 	d.armIdleLocked()

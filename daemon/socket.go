@@ -39,6 +39,7 @@ const probeWait = 5 * time.Second
 // daemon answers on is an error naming its pid. Every connection the
 // listener accepts comes from a process of this uid: any other is closed
 // and logged once (slog's default logger; Options.Logger for Serve's).
+// Two Listens of one path at once take turns (lockSocket): one claims it.
 func Listen(path string) (net.Listener, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -47,6 +48,11 @@ func Listen(path string) (net.Listener, error) {
 	if err := ownFolder(dir); err != nil {
 		return nil, err
 	}
+	unlock, err := lockSocket(path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := clearStale(path); err != nil {
 		return nil, err
 	}

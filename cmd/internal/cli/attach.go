@@ -80,7 +80,7 @@ func (f *Factory) openDaemon(ctx context.Context, need needs) (catalog, error) {
 		return nil, err
 	}
 	for _, p := range info.Problems {
-		fmt.Fprintf(f.IO.Err, "switchboard: %s\n", p)
+		fmt.Fprintf(f.IO.Err, "switchboard: %s\n", oneLine(p)) // the daemon's text: escaped
 	}
 	return d, nil
 }

@@ -109,7 +109,7 @@ func (o *serveOptions) throughDaemon(ctx context.Context, filter host.ViewFilter
 		return true, fmt.Errorf("serve: %w", err)
 	}
 	for _, p := range info.Problems {
-		fmt.Fprintf(o.IO.Err, "switchboard: %s\n", p)
+		fmt.Fprintf(o.IO.Err, "switchboard: %s\n", oneLine(p))
 	}
 	if info.Demo {
 		o.sayDemo()

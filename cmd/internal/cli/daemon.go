@@ -443,7 +443,7 @@ func runDaemonStatus(ctx context.Context, o *daemonOptions) error {
 		fmt.Fprintln(w, "no config found: it serves the bundled demo")
 	}
 	for _, p := range s.Problems {
-		fmt.Fprintf(w, "problem: %s\n", p)
+		fmt.Fprintf(w, "problem: %s\n", oneLine(p))
 	}
 	return nil
 }
