@@ -98,12 +98,16 @@ func newSession(all *flights, conn net.Conn) *session {
 	return s
 }
 
-// Close ends the session's connection and wakes its reader.
+// Close ends the session's connection and wakes its reader, once.
 func (s *session) Close() error {
 	s.mu.Lock()
+	was := s.closed
 	s.closed = true
 	s.room.Broadcast()
 	s.mu.Unlock()
+	if was {
+		return nil
+	}
 	return s.conn.Close()
 }
 
@@ -223,9 +227,6 @@ func (w writer) Write(p []byte) (int, error) {
 	}
 	return n, nil
 }
-
-// Close ends the session (the transport closes its output as it ends).
-func (w writer) Close() error { return w.s.Close() }
 
 // stalled reports whether the session ended because a write timed out.
 func (s *session) stalled() bool {
