@@ -48,7 +48,9 @@ func Example() {
 	}
 	defer c.Close()
 	progress := host.WithProgress(ctx, func(_ host.Progress, msg string) { fmt.Println("progress:", msg) })
-	res, err := c.CallTool(progress, "mcp__demo__sleep", map[string]any{"ms": 1})
+	// The server tells its progress as it starts, then sleeps: long
+	// enough that the progress is handled before the result arrives.
+	res, err := c.CallTool(progress, "mcp__demo__sleep", map[string]any{"ms": 100})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -59,6 +61,6 @@ func Example() {
 		log.Fatal(err)
 	}
 	// Output:
-	// progress: sleeping 1 ms
-	// slept 1 ms
+	// progress: sleeping 100 ms
+	// slept 100 ms
 }

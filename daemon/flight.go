@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -21,6 +25,10 @@ import (
 // maxCounted is the longest request line counted: a longer one (a huge
 // argument) is not waited for at the end.
 const maxCounted = 1 << 20
+
+// maxRead is the most a session's reader reads at once: what it reads
+// past maxPending is at most one read's requests.
+const maxRead = 4 << 10
 
 // flights counts the unanswered requests of every attached session.
 type flights struct {
@@ -57,14 +65,64 @@ func (f *flights) wait(ctx context.Context) {
 	}
 }
 
+// One attached client that stops reading must stall no one else: go-sdk
+// sends a list change to its sessions one after another, and the
+// transport holds its lock through a write. So every write to an attached
+// client is bounded (writeTimeout), and one that times out ends that
+// session. And a client that sends requests but reads no answers must not
+// make the daemon hold them all: past maxPending unanswered requests, the
+// daemon reads no more of that session's until answers drain.
+var (
+	writeTimeout = 5 * time.Second // as the gateway's clientWriteTimeout
+	maxPending   = 128
+	held         func(pending int) // told when a session's reader waits, for tests
+)
+
 // session counts one attached session's requests into all.
 type session struct {
-	all *flights
+	all  *flights
+	conn net.Conn
 
-	mu      sync.Mutex
-	pending int
-	line    []byte // the request line read so far
-	over    bool   // the line is past maxCounted
+	mu       sync.Mutex
+	room     *sync.Cond // signalled when pending drops or the session ends
+	pending  int
+	closed   bool
+	timedOut bool   // a write took longer than writeTimeout
+	line     []byte // the request line read so far
+	over     bool   // the line is past maxCounted
+}
+
+func newSession(all *flights, conn net.Conn) *session {
+	s := &session{all: all, conn: conn}
+	s.room = sync.NewCond(&s.mu)
+	return s
+}
+
+// Close ends the session's connection and wakes its reader, once.
+func (s *session) Close() error {
+	s.mu.Lock()
+	was := s.closed
+	s.closed = true
+	s.room.Broadcast()
+	s.mu.Unlock()
+	if was {
+		return nil
+	}
+	return s.conn.Close()
+}
+
+// wait returns once the session has fewer than maxPending requests
+// unanswered, or has ended (false).
+func (s *session) wait() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending >= maxPending && !s.closed && held != nil {
+		held(s.pending)
+	}
+	for s.pending >= maxPending && !s.closed {
+		s.room.Wait()
+	}
+	return !s.closed
 }
 
 // end takes what the session left unanswered off the count.
@@ -72,6 +130,7 @@ func (s *session) end() {
 	s.mu.Lock()
 	n := s.pending
 	s.pending = 0
+	s.room.Broadcast()
 	s.mu.Unlock()
 	s.all.add(-n)
 }
@@ -79,17 +138,27 @@ func (s *session) end() {
 func (s *session) count(n int) {
 	s.mu.Lock()
 	s.pending += n
+	if n < 0 {
+		s.room.Broadcast()
+	}
 	s.mu.Unlock()
 	s.all.add(n)
 }
 
-// reader counts the requests (calls, with an id) the client sends.
+// reader counts the requests (calls, with an id) the client sends, and
+// reads no more while maxPending of them are unanswered.
 type reader struct {
 	io.Reader
 	s *session
 }
 
 func (r reader) Read(p []byte) (int, error) {
+	if !r.s.wait() {
+		return 0, io.EOF
+	}
+	if len(p) > maxRead {
+		p = p[:maxRead]
+	}
 	n, err := r.Reader.Read(p)
 	rest := p[:n]
 	for len(rest) > 0 {
@@ -131,18 +200,39 @@ func isCall(line []byte) bool {
 	return ok && req.IsCall()
 }
 
-// writer counts the answers the gateway writes to the client.
+// writer counts the answers the gateway writes to the client. Each
+// write has writeTimeout to finish; one that fails ends the session, so
+// that the writes to other sessions go on.
 type writer struct {
-	io.Writer
 	s *session
 }
 
 func (w writer) Write(p []byte) (int, error) {
-	n, err := w.Writer.Write(p)
-	if err == nil && isAnswer(p) {
+	if err := w.s.conn.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
+		w.s.Close()
+		return 0, err
+	}
+	n, err := w.s.conn.Write(p)
+	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			w.s.mu.Lock()
+			w.s.timedOut = true
+			w.s.mu.Unlock()
+		}
+		w.s.Close()
+		return n, err
+	}
+	if isAnswer(p) {
 		w.s.count(-1)
 	}
-	return n, err
+	return n, nil
+}
+
+// stalled reports whether the session ended because a write timed out.
+func (s *session) stalled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.timedOut
 }
 
 // isAnswer reports whether a message the gateway writes (one Write

@@ -263,9 +263,13 @@ func (d *daemon) attach(w http.ResponseWriter, r *http.Request) {
 		conn.Close()
 		d.sessions.Done()
 	}()
-	s := &session{all: &d.flights}
+	s := newSession(&d.flights, conn)
 	defer s.end()
-	if err := d.a.ServePipe(d.attached, f, readCloser{reader{buf, s}, conn}, writer{conn, s}); err != nil && d.attached.Err() == nil {
+	err = d.a.ServePipe(d.attached, f, readCloser{reader{buf, s}, s}, writer{s})
+	switch {
+	case s.stalled():
+		d.log.Warn("daemon: an attached client took no message in time; its session is ended", "timeout", writeTimeout)
+	case err != nil && d.attached.Err() == nil:
 		d.log.Debug("daemon: an attached session ended", "err", err)
 	}
 }

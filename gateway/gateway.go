@@ -64,11 +64,13 @@ const (
 	clientWriteTimeout = 5 * time.Second
 )
 
-// maxViews bounds the views (distinct server lists asked for over HTTP)
-// a gateway keeps: each holds a server's worth of registrations. When
-// they are all taken, one no client is connected to gives way; the view
-// a server is started with (stdio's, or HTTP's without ?servers=) is
-// pinned, neither counted nor evicted, so it always answers.
+// maxViews bounds the views (distinct server lists asked for over HTTP,
+// or by ServePipe's sessions) a gateway keeps: each holds a server's
+// worth of registrations. When they are all taken, one no client is
+// connected to gives way; a ServePipe session's is let go as its last
+// session ends. The view a server is started with (stdio's, or HTTP's
+// without ?servers=) is pinned, neither counted nor evicted, so it
+// always answers.
 var maxViews = 64
 
 // Gateway serves a host. Create it with New, run Run for as long as it
@@ -131,6 +133,7 @@ type view struct {
 	srv    *mcp.Server
 	pinned bool      // never evicted (maxViews)
 	used   time.Time // when a client last asked for it, under Gateway.mu
+	pipes  int       // ServePipe sessions on it, under Gateway.mu
 
 	// What is registered on srv, by exposed name (a URI for resources),
 	// with a fingerprint of what it stands for; the names are the host's.
@@ -157,6 +160,12 @@ var errTooManyViews = fmt.Errorf("too many distinct ?servers= views in use (%d):
 // view is the view of filter, made on first use. A pinned one is the
 // view a gateway is started with; others count against maxViews.
 func (g *Gateway) view(filter host.ViewFilter, pinned bool) (*view, error) {
+	return g.viewHeld(filter, pinned, false)
+}
+
+// viewHeld is view; with held, it counts a ServePipe session on the view
+// (release ends it) in the same lock, so that no release frees it first.
+func (g *Gateway) viewHeld(filter host.ViewFilter, pinned, held bool) (*view, error) {
 	key := viewKey(filter)
 	g.mu.Lock()
 	v, ok := g.views[key]
@@ -190,6 +199,9 @@ func (g *Gateway) view(filter host.ViewFilter, pinned bool) (*view, error) {
 		g.views[key] = v
 	}
 	v.used = time.Now()
+	if held {
+		v.pipes++
+	}
 	g.mu.Unlock()
 	if !ok {
 		g.sync(v)
@@ -211,12 +223,7 @@ func (g *Gateway) roomForViewLocked() bool {
 	}
 	var idle *view
 	for _, v := range counted {
-		busy := false
-		for range v.srv.Sessions() {
-			busy = true
-			break
-		}
-		if !busy && (idle == nil || v.used.Before(idle.used)) {
+		if !v.busyLocked() && (idle == nil || v.used.Before(idle.used)) {
 			idle = v
 		}
 	}
@@ -225,6 +232,31 @@ func (g *Gateway) roomForViewLocked() bool {
 	}
 	delete(g.views, idle.key)
 	return true
+}
+
+// busyLocked reports whether a client is on the view: a ServePipe
+// session, or a session of go-sdk's (a legacy HTTP client's).
+func (v *view) busyLocked() bool {
+	if v.pipes > 0 {
+		return true
+	}
+	for range v.srv.Sessions() {
+		return true
+	}
+	return false
+}
+
+// release ends a ServePipe session's hold on v: an unpinned view no
+// client is on any more is let go at once (a daemon's attached clients
+// each name their own filter, and would otherwise fill maxViews with
+// views nobody uses, all kept in step with the host).
+func (g *Gateway) release(v *view) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	v.pipes--
+	if !v.pinned && !v.busyLocked() && g.views[v.key] == v {
+		delete(g.views, v.key)
+	}
 }
 
 // viewKey names a filter: views with the same key are one view.

@@ -24,18 +24,32 @@ import (
 // ServeStdio serves the view filter shows to one client over stdin and
 // stdout until the client leaves or ctx ends.
 func (g *Gateway) ServeStdio(ctx context.Context, filter host.ViewFilter) error {
-	return g.ServePipe(ctx, filter, os.Stdin, os.Stdout)
+	srv, err := g.View(filter) // the one view of this process: pinned
+	if err != nil {
+		return err
+	}
+	return g.runPipe(ctx, srv, os.Stdin, os.Stdout)
 }
 
 // ServePipe is ServeStdio over in and out: newline-delimited JSON-RPC,
 // framed as the host frames its stdio servers (host.PipeTransport). A line
 // that is no message, or is over the size limit, is dropped with a log
-// line.
+// line. Unlike ServeStdio's, its view is one of many (a daemon serves
+// each attached client so): it counts against the views a gateway keeps,
+// and is let go once its last client left.
 func (g *Gateway) ServePipe(ctx context.Context, filter host.ViewFilter, in io.ReadCloser, out io.Writer) error {
-	srv, err := g.View(filter)
+	v, err := g.viewHeld(filter, false, true)
+	if errors.Is(err, errTooManyViews) {
+		return fmt.Errorf("too many distinct views in use (%d): ask for one in use, or the whole gateway", maxViews)
+	}
 	if err != nil {
 		return err
 	}
+	defer g.release(v)
+	return g.runPipe(ctx, v.srv, in, out)
+}
+
+func (g *Gateway) runPipe(ctx context.Context, srv *mcp.Server, in io.ReadCloser, out io.Writer) error {
 	dropped := func(why string) { g.log.Warn("client message dropped", "why", why) }
 	return srv.Run(ctx, host.PipeTransport(in, out, dropped))
 }

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
@@ -114,7 +115,10 @@ func TestTSClients(t *testing.T) {
 			"--call", "demo__pid",
 			"--call", s, "--args", `{"text":"hi"}`,
 			"--pause",
-			"--wait-list-changed", "60000",
+			// The bridge's own list_changed comes as soon as it is back;
+			// the new daemon's view may still be taking its tools in,
+			// and says so with one of its own: wait for the tool.
+			"--wait-for-tool", s, "--within", "60000",
 			"--call", "demo__pid",
 			"--call", "demo__echo", "--args", `{"text":"after the daemon came back"}`,
 			"--call", s, "--args", `{"text":"again"}`,
@@ -140,7 +144,12 @@ func TestTSClients(t *testing.T) {
 		t.Errorf("the daemon had %d sessions, want one per client", n)
 	}
 	d1.close()
-	startDaemon(t, path, "demo", "s0", "s1")
+	d2 := startDaemon(t, path, "demo", "s0", "s1")
+	for _, st := range d2.a.Host().Status() {
+		if st.State != host.StateConnected {
+			t.Errorf("the second daemon's %s: %s %s", st.Name, st.State, st.Error)
+		}
+	}
 	close(resume)
 	wg.Wait()
 
@@ -153,7 +162,7 @@ func TestTSClients(t *testing.T) {
 		if s := r.step(t, "call", 1); s["text"] != "sampled in TypeScript" {
 			t.Errorf("client %d: sample: %v", i, s)
 		}
-		if s := r.step(t, "wait-list-changed", 0); s["ok"] != true {
+		if s := r.step(t, "wait-for-tool", 0); s["ok"] != true {
 			t.Errorf("client %d: no tools/list_changed after the reconnect: %v", i, s)
 		}
 		if s := r.step(t, "call", 3); s["text"] != "after the daemon came back" {

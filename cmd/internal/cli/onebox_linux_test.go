@@ -242,7 +242,7 @@ func TestOneSwitchboardForEveryClient(t *testing.T) {
 
 	steps := []string{"--log-level", "warning", "--list", "--call", "notes__echo", "--args", `{"text":"hi"}`,
 		"--pause", "--wait-log", "cannot open database", "--within", "60000",
-		"--pause", "--wait-list-changed", "60000", "--call", "notes__echo", "--args", `{"text":"back"}`}
+		"--pause", "--wait-for-tool", "notes__echo", "--within", "60000", "--call", "notes__echo", "--args", `{"text":"back"}`}
 	apps := []*appClient{b.launchApp(t, "claude-desktop", desktop, steps...)}
 	apps[0].next(t, "connect") // the first bridge started the daemon
 	apps = append(apps, b.launchApp(t, "cursor", cursor, steps...))
@@ -307,7 +307,7 @@ func TestOneSwitchboardForEveryClient(t *testing.T) {
 	for _, c := range apps {
 		c.resume(t)
 		c.next(t, "pause")
-		c.next(t, "wait-list-changed")
+		c.next(t, "wait-for-tool")
 		if call := c.next(t, "call"); call["text"] != "back" {
 			t.Errorf("%s after the daemon came back: %v", c.name, call)
 		}

@@ -43,7 +43,13 @@ type stdioConn struct {
 	calls *calls
 	hooks Hooks
 
-	wmu  sync.Mutex // Write is called from many goroutines
+	// wsem is the write lock (Write is called from many goroutines): a
+	// channel, so that a write waiting for it gives up as its context
+	// ends. The write holding it cannot be interrupted (an io.Writer has
+	// no deadline), but those queued behind a stalled reader are not
+	// held for ever: go-sdk bounds its notifications' contexts, the
+	// gateway its log lines'.
+	wsem chan struct{}
 	wbuf []byte
 
 	bmu     sync.Mutex
@@ -62,7 +68,7 @@ type batchReply struct {
 }
 
 func newStdioConn(in *jsonLineFilter, out io.Writer, end func() error, calls *calls, hooks Hooks) *stdioConn {
-	return &stdioConn{in: in, out: out, end: end, calls: calls, hooks: hooks}
+	return &stdioConn{in: in, out: out, end: end, calls: calls, hooks: hooks, wsem: make(chan struct{}, 1)}
 }
 
 func (c *stdioConn) SessionID() string { return "" }
@@ -107,6 +113,11 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		switch {
 		case m.IsCall():
 			c.calls.add(m.ID, m.Method)
+			err := c.write(ctx, func(b []byte) ([]byte, error) { return appendMessage(b, msg) })
+			if errors.Is(err, ErrNotWritten) {
+				c.calls.done(m.ID) // no answer will come
+			}
+			return err
 		case m.Method == methodCancelled:
 			c.forget(m.Params)
 		}
@@ -115,16 +126,21 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			if batch == nil {
 				return nil // more of its batch to come
 			}
-			return c.write(func(b []byte) ([]byte, error) { return appendBatch(b, batch) })
+			return c.write(ctx, func(b []byte) ([]byte, error) { return appendBatch(b, batch) })
 		}
 	}
-	return c.write(func(b []byte) ([]byte, error) { return appendMessage(b, msg) })
+	return c.write(ctx, func(b []byte) ([]byte, error) { return appendMessage(b, msg) })
 }
 
-// write encodes a line with enc into the kept buffer and writes it.
-func (c *stdioConn) write(enc func([]byte) ([]byte, error)) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+// write encodes a line with enc into the kept buffer and writes it, once
+// no other write holds the lock, or fails if ctx ends first.
+func (c *stdioConn) write(ctx context.Context, enc func([]byte) ([]byte, error)) error {
+	select {
+	case c.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", ErrNotWritten, context.Cause(ctx))
+	}
+	defer func() { <-c.wsem }()
 	b, err := enc(c.wbuf[:0])
 	if err != nil {
 		return err
