@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/switchboard-mcp/switchboard/cmd/internal/cli"
+	"github.com/switchboard-mcp/switchboard/daemon"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/oauthtest"
 )
 
@@ -126,6 +127,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			// A serve over stdio starts a daemon and leaves it running,
+			// as it should for a person: the script's end stops it.
+			env.Defer(func() { stopDaemons(filepath.Join(home, ".local", "state", "switchboard", "run")) })
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -135,6 +139,20 @@ func TestScripts(t *testing.T) {
 			"oauth":   cmdOAuth,
 		},
 	})
+}
+
+// stopDaemons stops every daemon listening in dir and waits until each
+// has closed its servers.
+func stopDaemons(dir string) {
+	sockets, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
+	for _, socket := range sockets {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if c, err := daemon.Dial(ctx, socket); err == nil {
+			_ = c.Stop(ctx)
+			c.Close()
+		}
+		cancel()
+	}
 }
 
 // cmdExits runs a command and checks its exit code:
