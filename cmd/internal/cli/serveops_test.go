@@ -127,7 +127,13 @@ func (p *serveProc) slowCall(t *testing.T, ms int) (*mcp.ClientSession, <-chan e
 		default:
 		}
 	}})
-	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: p.url + "/mcp", MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy})
+	// The drain ends the session's standalone stream once the slow call's
+	// reply is written, on another connection than the reply's: a client
+	// that takes the stream's end for the session's (go-sdk's with no
+	// retries) could fail the call before reading its reply. One retry
+	// is what a client does about a stream that ended (the TypeScript
+	// SDK's reconnects), and lets the reply be read.
+	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: p.url + "/mcp", MaxRetries: 1}, &mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy})
 	if err != nil {
 		t.Fatal(err)
 	}
