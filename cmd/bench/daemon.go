@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -295,21 +295,12 @@ func (d *daemonEnv) attachClients(ctx context.Context, serveArgs []string) (firs
 // daemonKiB is the running daemon's memory with its servers: the pid
 // `daemon status --json` names.
 func (d *daemonEnv) daemonKiB() float64 {
-	cmd := d.command(context.Background(), "daemon", "status", "--json")
-	out, err := cmd.Output()
-	if err != nil {
+	out, err := d.command(context.Background(), "daemon", "status", "--json").Output()
+	var st struct{ PID int }
+	if err != nil || json.Unmarshal(out, &st) != nil || st.PID == 0 {
 		return math.NaN()
 	}
-	i := bytes.Index(out, []byte(`"pid":`))
-	if i < 0 {
-		return math.NaN()
-	}
-	f := strings.FieldsFunc(string(out[i+6:]), func(r rune) bool { return r < '0' || r > '9' })
-	if len(f) == 0 {
-		return math.NaN()
-	}
-	pid, _ := strconv.Atoi(f[0])
-	rss, _ := treeRSS(pid)
+	rss, _ := treeRSS(st.PID)
 	return float64(rss)
 }
 

@@ -117,20 +117,26 @@ func runAdd(_ context.Context, o *addOptions) error {
 	if entry.Env, err = parsePairs(o.Env, "--env"); err != nil {
 		return err
 	}
-	path, err := o.ConfigPath(o.Scope)
+	return o.addEntry(o.Scope, o.Name, o.JSON, func(path string) error { return o.Edit.AddServer(path, o.Name, entry) })
+}
+
+// addEntry adds server name to the config file of scope (write writes it
+// there) and says so: what add and add-json share.
+func (f *Factory) addEntry(scope, name string, asJSON jsonFlag, write func(path string) error) error {
+	path, err := f.ConfigPath(scope)
 	if err != nil {
 		return err
 	}
-	if err := o.Edit.AddServer(path, o.Name, entry); err != nil {
+	if err := write(path); err != nil {
 		if errors.Is(err, edit.ErrServerExists) {
 			return fmt.Errorf("%w (remove it first, or choose another name)", err)
 		}
 		return err
 	}
-	if o.JSON {
-		return writeJSON(o.IO.Out, editJSON{Action: "added", Server: o.Name, File: path, Scope: o.Scope})
+	if asJSON {
+		return writeJSON(f.IO.Out, editJSON{Action: "added", Server: name, File: path, Scope: scope})
 	}
-	fmt.Fprintf(o.IO.Out, "Added %q to %s\n", o.Name, termsafe.Line(path))
+	fmt.Fprintf(f.IO.Out, "Added %q to %s\n", name, termsafe.Line(path))
 	return nil
 }
 

@@ -9,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/cmd/internal/termsafe"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/config/edit"
 	"github.com/switchboard-mcp/switchboard/config/source"
 )
 
@@ -54,21 +52,7 @@ func runAddJSON(_ context.Context, o *addJSONOptions) error {
 	if err != nil {
 		return err
 	}
-	path, err := o.ConfigPath(o.Scope)
-	if err != nil {
-		return err
-	}
-	if err := o.Edit.AddServerJSON(path, o.Name, raw); err != nil {
-		if errors.Is(err, edit.ErrServerExists) {
-			return fmt.Errorf("%w (remove it first, or choose another name)", err)
-		}
-		return err
-	}
-	if o.JSON {
-		return writeJSON(o.IO.Out, editJSON{Action: "added", Server: o.Name, File: path, Scope: o.Scope})
-	}
-	fmt.Fprintf(o.IO.Out, "Added %q to %s\n", o.Name, termsafe.Line(path))
-	return nil
+	return o.addEntry(o.Scope, o.Name, o.JSON, func(path string) error { return o.Edit.AddServerJSON(path, o.Name, raw) })
 }
 
 // checkEntryJSON reads data as our own config reads an entry, and

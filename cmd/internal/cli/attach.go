@@ -24,7 +24,7 @@ import (
 // when it runs its own host. A daemon that cannot be reached for another
 // reason than its absence is said on stderr, once, and not used.
 func (f *Factory) attachable(ctx context.Context) *daemon.Client {
-	if f.NoDaemon == nil || f.NoDaemon() || f.ownServers() {
+	if f.NoDaemon == nil || f.NoDaemon() {
 		return nil
 	}
 	c, err := f.dialDaemon(ctx)
@@ -32,6 +32,12 @@ func (f *Factory) attachable(ctx context.Context) *daemon.Client {
 		if !errors.Is(err, daemon.ErrNoDaemon) {
 			fmt.Fprintf(f.IO.Err, "switchboard: not using the daemon: %s\n", oneLine(err.Error()))
 		}
+		return nil
+	}
+	// Only with a daemon there is the project worth reading: without one,
+	// the command's own discovery reads it anyway.
+	if f.ownServers() {
+		c.Close()
 		return nil
 	}
 	return c

@@ -28,9 +28,13 @@ var standaloneFlags = []string{
 // once parsed.
 func standaloneBy(fl *pflag.FlagSet) string {
 	for _, name := range standaloneFlags {
-		if fl.Changed(name) {
-			return "--" + name
+		if !fl.Changed(name) {
+			continue
 		}
+		if on, err := fl.GetBool(name); err == nil && !on {
+			continue // --standalone=false, --no-prefix=false: not asked for
+		}
+		return "--" + name
 	}
 	return ""
 }
@@ -39,13 +43,6 @@ func standaloneBy(fl *pflag.FlagSet) string {
 // no flag that makes it standalone.
 func (o *serveOptions) bridges() bool {
 	return o.PrintConfig == "" && o.standaloneBy == ""
-}
-
-// view is the client's view of the daemon's servers (--server, --tools,
-// --profile): what a bridge's stream attaches with.
-func (o *serveOptions) view() (host.ViewFilter, error) {
-	opts, err := o.httpOptions()
-	return opts.Filter, err
 }
 
 // bridge serves the client on stdin and stdout through dial's streams to
@@ -82,18 +79,20 @@ func (o *serveOptions) throughDaemon(ctx context.Context, filter host.ViewFilter
 	if o.ownServers() {
 		return false, nil
 	}
-	// The view's names are checked against what the daemon of these
-	// flags reads, before a daemon starts for a view that names nothing.
-	d, err := o.Discover(namesOnly)
-	if err != nil {
-		return true, err
-	}
-	var known []string
-	for _, s := range d.Servers {
-		known = append(known, s.Name)
-	}
-	if err := o.checkServed(known, filter); err != nil {
-		return true, err
+	// A view's names are checked against what the daemon of these flags
+	// reads, before a daemon starts for a view that names nothing.
+	if len(filter.Servers) > 0 {
+		d, err := o.Discover(namesOnly)
+		if err != nil {
+			return true, err
+		}
+		var known []string
+		for _, s := range d.Servers {
+			known = append(known, s.Name)
+		}
+		if err := o.checkServed(known, filter); err != nil {
+			return true, err
+		}
 	}
 	c, err := o.ensureDaemon(ctx)
 	if err != nil {

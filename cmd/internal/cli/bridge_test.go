@@ -34,6 +34,7 @@ func TestStandaloneBy(t *testing.T) {
 		{[]string{"--server", "a", "--tools", "x*", "--profile", "p", "--verbose", "--state-dir", "/s"}, ""},
 		{[]string{"--config", "x.json", "--project", "/p"}, ""}, // a daemon of their own
 		{[]string{"--standalone"}, "--standalone"},
+		{[]string{"--standalone=false", "--no-prefix=false"}, ""}, // given, but not asked for
 		{[]string{"--no-prefix"}, "--no-prefix"},
 		{[]string{"--max-result", "100"}, "--max-result"},
 		{[]string{"--http", "127.0.0.1:0"}, "--http"},
