@@ -82,12 +82,12 @@ func (o *serveOptions) throughDaemon(ctx context.Context, filter host.ViewFilter
 	// A view's names are checked against what the daemon of these flags
 	// reads, before a daemon starts for a view that names nothing.
 	if len(filter.Servers) > 0 {
-		d, err := o.Discover(namesOnly)
+		l, err := o.Load(namesOnly) // the demo's names too, when it stands in
 		if err != nil {
 			return true, err
 		}
 		var known []string
-		for _, s := range d.Servers {
+		for _, s := range l.Servers {
 			known = append(known, s.Name)
 		}
 		if err := o.checkServed(known, filter); err != nil {
