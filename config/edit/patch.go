@@ -167,6 +167,12 @@ func (o object) add(name string, value any) error {
 		return err
 	}
 	nv.BeforeExtra = hujson.Extra(" ")
+	if !strings.ContainsAny(lead, "\r\n") && strings.TrimSpace(head(obj.AfterExtra)) != "" && strings.ContainsAny(string(obj.AfterExtra), "\r\n") {
+		// A comment after the last member of a one-line object, up to the
+		// line's end, is that member's: the new one goes on a line of its
+		// own below it, so that removing it leaves the comment in place.
+		lead = o.nl + o.indent
+	}
 	if strings.ContainsAny(lead, "\r\n") && strings.ContainsAny(string(obj.AfterExtra), "\r\n") {
 		// A comment on the last member's line stays on that line.
 		lead = head(obj.AfterExtra) + lead
