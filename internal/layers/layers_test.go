@@ -34,7 +34,8 @@ var allowed = map[string][]string{
 	"host/internal/transport":  {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"host/internal/toolsearch": {},
 	"watch":                    {"config", "host"},
-	"gateway":                  {"config", "host", "internal/clip"},
+	"gateway":                  {"config", "host", "internal/clip", "gateway/store"},
+	"gateway/store":            {},
 	// The parts assembled: what serve, watch and an embedder run.
 	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
