@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"host/internal/toolsearch": {},
 	"watch":                    {"config", "host"},
 	"gateway":                  {"config", "host", "internal/clip", "gateway/store"},
-	"gateway/store":            {},
+	"gateway/store":            {"internal/redact"},
 	// The parts assembled: what serve, watch and an embedder run.
 	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
@@ -64,6 +64,7 @@ var allowed = map[string][]string{
 	"internal/testkit/benchpeer": {},
 	"internal/testkit/benchcall": {},
 	"internal/testkit/otlptest":  {},
+	"internal/testkit/redistest": {},
 
 	// Programs and the command line on top.
 	"cmd/internal/cli":      {"*"},
