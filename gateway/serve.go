@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
@@ -69,6 +70,11 @@ type HTTPOptions struct {
 	// long (its client starts a new one when it comes back). Zero means
 	// DefaultSessionIdle; negative, never.
 	SessionIdle time.Duration
+	// Store, when set, is what the replicas behind one load balancer
+	// share (DESIGN.md F64): its Events keep the legacy sessions'
+	// streams, so a client resumes with Last-Event-ID on any replica.
+	// Nil: this process alone, with no resumption.
+	Store store.Store
 }
 
 // Sessions are bounded: each holds some 13 KB, and 20,000 initializes
@@ -115,7 +121,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		}
 		return v.srv
 	}
-	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle})
+	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle, EventStore: eventStore(opts.Store)})
 	// A new-era request is its whole POST: a client that gives it up
 	// closes the request, and the call (a round's upstream call too) ends.
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, Stateless: true, PropagateRequestCancellation: true})
