@@ -303,3 +303,34 @@ func TestRedisEventsLost(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRedis: what each shared-state call costs a request, one
+// round trip to a loopback Redis each.
+func BenchmarkRedis(b *testing.B) {
+	srv := redistest.Start(b)
+	s, err := store.Open(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	_ = s.Events().Open(ctx, "bench", "1")
+	data := make([]byte, 512)
+	for _, bc := range []struct {
+		name string
+		fn   func() error
+	}{
+		{"Revoked", func() error { _, err := s.Revoked(ctx, "s"); return err }},
+		{"Take", func() error { _, _, err := s.Take(ctx, "u", 1e9, 1e9); return err }},
+		{"Append512B", func() error { return s.Events().Append(ctx, "bench", "1", data) }},
+		{"PutSession", func() error { return s.PutSession(ctx, "s", data[:64], time.Hour) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := bc.fn(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit/redistest"
 )
@@ -97,6 +98,22 @@ func TestServeStore(t *testing.T) {
 	case <-p.exited:
 		t.Fatal("serve exited when Redis stopped")
 	default:
+	}
+	// Back: ready once go-redis dials again (a second at most after its
+	// failed dials).
+	srv.Restart()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(watchBound)
+	for {
+		if code, _ := ready(); code == http.StatusOK {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("/readyz never 200 again after Redis came back")
+		}
 	}
 	http.DefaultClient.CloseIdleConnections()
 }
