@@ -188,7 +188,7 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 			return nil, ctx.Err()
 		}
 	}
-	if err := a.startFanout(first.Servers); err != nil {
+	if err := a.startFanout(); err != nil {
 		a.Close()
 		return nil, err
 	}
