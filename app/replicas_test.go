@@ -260,3 +260,88 @@ func TestStoreStreams(t *testing.T) {
 		t.Fatalf("no event of session %s holds the call's reply; streams %q", sess.ID(), keys)
 	}
 }
+
+// sseEvents reads an SSE body to its end: each event's id and data.
+func sseEvents(t *testing.T, r io.Reader) (ids, data []string) {
+	t.Helper()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range strings.Split(string(b), "\n\n") {
+		id, d := "", ""
+		for _, line := range strings.Split(ev, "\n") {
+			if v, ok := strings.CutPrefix(line, "id: "); ok {
+				id = v
+			}
+			if v, ok := strings.CutPrefix(line, "data: "); ok {
+				d = v
+			}
+		}
+		if id != "" {
+			ids, data = append(ids, id), append(data, d)
+		}
+	}
+	return ids, data
+}
+
+// TestStoreResume: go-sdk's own Last-Event-ID replay, against events in
+// Redis: a call's reply, missed by a client, comes again from the event
+// after the one it saw, with the id go-sdk gave it. Raw HTTP, as a client
+// that lost the response's connection sends it.
+func TestStoreResume(t *testing.T) {
+	srv := redistest.Start(t)
+	st := openStore(t, srv.URL)
+	_, base := serveHTTP(t, &app.Options{Store: st}, "")
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+	session := ""
+	post := func(body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, base+gateway.Path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	init := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + config.ProtocolLegacy + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	session = init.Header.Get("Mcp-Session-Id")
+	_, _ = io.Copy(io.Discard, init.Body)
+	if session == "" {
+		t.Fatalf("initialize: %s, no session", init.Status)
+	}
+	_ = post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"demo__echo","arguments":{"text":"resumed"}}}`)
+	ids, data := sseEvents(t, call.Body)
+	if len(ids) < 2 || !strings.Contains(data[len(data)-1], "resumed") {
+		t.Fatalf("the call's stream: ids %q, data %q; want a priming event and the reply", ids, data)
+	}
+	t.Logf("the call's events: %q", ids)
+	// The client saw the priming event only: it asks for what followed.
+	req, _ := http.NewRequest(http.MethodGet, base+gateway.Path, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
+	req.Header.Set("Last-Event-ID", ids[0])
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("resume from %s: %s", ids[0], resp.Status)
+	}
+	rids, rdata := sseEvents(t, resp.Body)
+	if !slices.Equal(rids, ids[1:]) || !slices.Equal(rdata, data[1:]) {
+		t.Fatalf("replay from %s: ids %q data %q; want ids %q data %q", ids[0], rids, rdata, ids[1:], data[1:])
+	}
+}
