@@ -334,3 +334,36 @@ func BenchmarkRedis(b *testing.B) {
 		})
 	}
 }
+
+// TestRedisSessionClosed: a replica closing a session leaves its events
+// a minute, for the replica the session goes on on; an Append there
+// keeps them an hour again.
+func TestRedisSessionClosed(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := openRedis(t, srv.URL), openRedis(t, srv.URL)
+	c := raw(t, srv)
+	ctx := context.Background()
+	for _, stream := range []string{"", "1"} {
+		_ = a.Events().Open(ctx, "s", stream)
+		_ = a.Events().Append(ctx, "s", stream, []byte("kept"))
+	}
+	if err := a.Events().SessionClosed(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := c.Keys(ctx, "switchboard:ev*").Result()
+	if len(keys) != 5 {
+		t.Fatalf("keys after SessionClosed: %q, want the set and two per stream", keys)
+	}
+	for _, k := range keys {
+		if ttl, _ := c.PTTL(ctx, k).Result(); ttl <= 0 || ttl > store.EventGrace {
+			t.Errorf("%s: ttl %v, want in (0, %v]", k, ttl, store.EventGrace)
+		}
+	}
+	if got := collect(t, b.Events().After(ctx, "s", "1", -1)); got != "kept" {
+		t.Fatalf("the other replica resumes a session closed here: %q", got)
+	}
+	_ = b.Events().Append(ctx, "s", "1", []byte("more"))
+	if ttl, _ := c.PTTL(ctx, "switchboard:evlist:1:s:1:1").Result(); ttl <= store.EventGrace {
+		t.Errorf("an Append after SessionClosed left the stream's ttl at %v", ttl)
+	}
+}
