@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway/resource"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
@@ -59,6 +60,10 @@ type HTTPOptions struct {
 	// Token, when set, is required of every request as
 	// "Authorization: Bearer TOKEN" (compared in constant time).
 	Token string
+	// Resource, when set, makes the gateway an OAuth protected resource
+	// (DESIGN.md F65): it serves its RFC 9728 metadata, and a request
+	// needs an access token of its issuers for this gateway, or Token.
+	Resource *resource.Guard
 	// Filter is the view of a request that names no servers.
 	Filter host.ViewFilter
 	// MaxSessions bounds the sessions of legacy clients held at once; a
@@ -119,7 +124,11 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 	// A new-era request is its whole POST: a client that gives it up
 	// closes the request, and the call (a round's upstream call too) ends.
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, Stateless: true, PropagateRequestCancellation: true})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	token := opts.Token
+	if opts.Resource != nil {
+		token = "" // the guard checks it, outside
+	}
+	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != Path {
 			http.NotFound(w, r)
 			return
@@ -131,7 +140,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			http.Error(w, "switchboard: Host not allowed", http.StatusForbidden)
 			return
 		}
-		if opts.Token != "" && !bearer(r, opts.Token) {
+		if token != "" && !bearer(r, token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			http.Error(w, "switchboard: a token is needed (Authorization: Bearer …)", http.StatusUnauthorized)
 			return
@@ -166,6 +175,10 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		}
 		stateful.ServeHTTP(w, r)
 	})
+	if opts.Resource != nil {
+		return opts.Resource.Handler(serve, opts.Token)
+	}
+	return serve
 }
 
 // sessions counts the clients' sessions of every view.

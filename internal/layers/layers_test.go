@@ -34,10 +34,12 @@ var allowed = map[string][]string{
 	"host/internal/transport":  {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"host/internal/toolsearch": {},
 	"watch":                    {"config", "host"},
-	"gateway":                  {"config", "host", "internal/clip", "gateway/store"},
+	"gateway":                  {"config", "host", "internal/clip", "gateway/store", "gateway/resource"},
 	"gateway/store":            {},
+	// serve as an OAuth protected resource (DESIGN.md F65).
+	"gateway/resource": {"internal/clip"},
 	// The parts assembled: what serve, watch and an embedder run.
-	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway"},
+	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "gateway/resource"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
 	"app/bridge": {},
 	// One app per person, on a unix socket, and the client that attaches
@@ -61,6 +63,7 @@ var allowed = map[string][]string{
 	"internal/testkit/peers":     {"internal/procgroup"},
 	"internal/testkit/proctest":  {},
 	"internal/testkit/oauthtest": {},
+	"internal/testkit/idptest":   {},
 	"internal/testkit/benchpeer": {},
 	"internal/testkit/benchcall": {},
 	"internal/testkit/otlptest":  {},
