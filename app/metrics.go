@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -147,7 +148,7 @@ var (
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descServers, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped} {
+	for _, d := range []*prometheus.Desc{descServers, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped, descAuthRefusals} {
 		ch <- d
 	}
 }
@@ -169,6 +170,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for st, n := range states {
 		ch <- prometheus.MustNewConstMetric(descServers, prometheus.GaugeValue, float64(n), string(st))
 	}
+	a.collectAuth(ch)
 	if a.gw == nil {
 		return
 	}
@@ -186,11 +188,11 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 
 // withMetrics serves the app's metrics at MetricsPath and next elsewhere;
 // next alone without Options.Metrics.
-func (a *App) withMetrics(next http.Handler, token string) http.Handler {
+func (a *App) withMetrics(next http.Handler, opts gateway.HTTPOptions) http.Handler {
 	if a.opts.Metrics == nil {
 		return next
 	}
-	metrics := a.opts.Metrics.Handler(token)
+	metrics := a.opts.Metrics.protected(opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == MetricsPath {
 			metrics.ServeHTTP(w, r)

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/gateway/resource"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
@@ -44,6 +45,9 @@ type serveOptions struct {
 	// Command is the binary --print-config's entry runs; "" is this one.
 	Command string
 	opsFlags
+	authFlags
+	// auth is what --auth-issuer asks for, nil without it.
+	auth    *resource.Options
 	tracing trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
 
@@ -131,6 +135,7 @@ go deletes it; --command PATH names the binary to run instead.`,
 	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
 	o.opsFlags.add(fl)
+	o.authFlags.add(fl)
 	fl.BoolVar(&o.Standalone, "standalone", false, "serve in this process with servers of its own, not through the switchboard daemon")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
 	fl.StringVar(&o.Command, "command", "", "with --print-config: the switchboard binary (`PATH`) the entry runs, instead of this one")
@@ -187,13 +192,20 @@ func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
 	if err != nil {
 		return gateway.HTTPOptions{}, err
 	}
+	loopback := true
 	if o.HTTP != "" {
 		h, _, err := net.SplitHostPort(o.HTTP)
 		if err != nil {
 			return gateway.HTTPOptions{}, usagef("--http %s: want host:port, like 127.0.0.1:8976", o.HTTP)
 		}
-		if !gateway.IsLoopback(h) && token == "" {
-			return gateway.HTTPOptions{}, usagef("--http %s is not a loopback address: anyone who can reach it could use your servers; give --token (or $SWITCHBOARD_TOKEN)", o.HTTP)
+		loopback = gateway.IsLoopback(h)
+	}
+	if o.auth, err = o.checkAuth(loopback); err != nil {
+		return gateway.HTTPOptions{}, err
+	}
+	if o.HTTP != "" {
+		if !loopback && token == "" && o.auth == nil {
+			return gateway.HTTPOptions{}, usagef("--http %s is not a loopback address: anyone who can reach it could use your servers; give --token (or $SWITCHBOARD_TOKEN) or --auth-issuer", o.HTTP)
 		}
 	}
 	filter := host.ViewFilter{Servers: o.Servers, Tools: config.ToolFilter{Allow: o.Tools}}
@@ -414,6 +426,12 @@ func (o *serveOptions) serveHTTP(ctx context.Context, a *app.App, opts gateway.H
 		return fmt.Errorf("serve: %w", err)
 	}
 	status.Address = fmt.Sprintf("http://%s%s", ln.Addr(), gateway.Path)
+	if o.auth != nil {
+		if opts.Resource, err = guard(o.auth, ln); err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	defer writeServeStatus(o.StateDir(), status)()
 	fmt.Fprintf(o.IO.Err, "serving on %s\n", status.Address)
 	// The interrupt drains (serveops.go): serving goes on meanwhile.
