@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -133,4 +134,55 @@ func TestCallerTokenStaysHere(t *testing.T) {
 	if _, err := connectWith(t, url, idp.Mint(idptest.Mint{Audience: []string{up.URL}})); err == nil {
 		t.Error("a token meant for the upstream was accepted by the gateway")
 	}
+}
+
+// A legacy session belongs to the user whose token began it (go-sdk
+// checks the TokenInfo's UserID): another user's token, or the shared
+// one, cannot use its id.
+func TestSessionBelongsToItsUser(t *testing.T) {
+	s := serve(t, gateway.HTTPOptions{}, demoServer(t, "a"))
+	idp := idptest.New(t, idptest.Options{})
+	url := protectedGateway(t, s, idp, "shared-9e0b")
+	alice := idp.Mint(idptest.Mint{Audience: []string{url}, Subject: "alice"})
+	bob := idp.Mint(idptest.Mint{Audience: []string{url}, Subject: "bob"})
+	post := func(token, session, body string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post(alice, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize as alice: %d, session %q", resp.StatusCode, id)
+	}
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	for name, tok := range map[string]string{"bob": bob, "the shared token": "shared-9e0b"} {
+		if code := post(tok, id, ping).StatusCode; code != http.StatusForbidden {
+			t.Errorf("alice's session with %s: %d, want 403", name, code)
+		}
+	}
+	if code := post(alice, id, ping).StatusCode; code != http.StatusOK && code != http.StatusAccepted {
+		t.Errorf("alice's session with alice's token: %d", code)
+	}
+	// Alice ends her session (DELETE), as a client that leaves does.
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Authorization", "Bearer "+alice)
+	req.Header.Set("Mcp-Session-Id", id)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode >= 300 {
+		t.Errorf("ending alice's session: %v, %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	http.DefaultClient.CloseIdleConnections()
 }

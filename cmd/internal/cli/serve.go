@@ -74,6 +74,19 @@ With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER=otlp) set, each
 request and each call to a server is a span, sent over OTLP/HTTP, under
 the trace a client's params._meta.traceparent names.
 
+With --auth-issuer URL (repeatable) serve --http is an OAuth 2.1
+protected resource, as the MCP authorization spec asks: it publishes
+/.well-known/oauth-protected-resource naming those authorization servers,
+and a request needs an access token one of them issued for this gateway
+(aud = --resource, by default http://ADDR/mcp; give it off loopback). A
+JWT is checked against the issuer's published keys (RS256 or ES256; keys
+it rotates in are fetched when first seen; 30s of clock skew); an opaque
+token is asked about at the issuer's introspection endpoint, as client
+--auth-client-id with the secret in --auth-client-secret-file or
+$SWITCHBOARD_AUTH_CLIENT_SECRET. MCP clients find all of it from the 401
+and sign their user in. --token still works beside it. A caller's token
+is never sent on to a server.
+
 While it runs, config changes apply live (as in 'watch'): clients get
 list_changed notifications. Progress, cancellation, logs, resource
 subscriptions and completion pass through; a server's sampling or
@@ -112,6 +125,7 @@ go deletes it; --command PATH names the binary to run instead.`,
 		Example: `  $ switchboard serve --print-config claude-desktop
   $ switchboard serve --print-config codex --command ~/bin/switchboard
   $ switchboard serve --http 127.0.0.1:8976
+  $ switchboard serve --http 0.0.0.0:8976 --auth-issuer https://login.example.com --resource https://mcp.example.com/mcp
   $ switchboard serve --server github --server linear --no-prefix
   $ switchboard serve --profile work
   $ switchboard serve --standalone --profile work`,

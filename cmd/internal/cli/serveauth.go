@@ -38,9 +38,12 @@ func (o *authFlags) add(fl *pflag.FlagSet) {
 func (o *serveOptions) checkAuth(loopback bool) (*resource.Options, error) {
 	f := o.authFlags
 	if len(f.AuthIssuers) == 0 {
-		for flag, set := range map[string]bool{"--resource": f.Resource != "", "--auth-client-id": f.AuthClientID != "", "--auth-client-secret-file": f.AuthClientSecret != ""} {
-			if set {
-				return nil, usagef("%s needs --auth-issuer", flag)
+		for _, c := range []struct {
+			flag string
+			set  bool
+		}{{"--resource", f.Resource != ""}, {"--auth-client-id", f.AuthClientID != ""}, {"--auth-client-secret-file", f.AuthClientSecret != ""}} {
+			if c.set {
+				return nil, usagef("%s needs --auth-issuer", c.flag)
 			}
 		}
 		return nil, nil
