@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -21,9 +22,11 @@ import (
 // the metadata, the authorization server's discovery, registration, PKCE
 // S256 with the gateway as the resource, the token, then a tool call. The
 // shared token ($SWITCHBOARD_TOKEN) works beside it, and /metrics (behind
-// either) counts the client's first, tokenless request as a refusal.
+// either, promtool-clean) counts the client's first, tokenless request as
+// a refusal.
 func TestTSClientOAuth(t *testing.T) {
 	node := peers.Node(t)
+	promtool := peers.Promtool(t)
 	script := tsScriptBesidePeers(t, "oauth-client.mjs")
 	idp := idptest.New(t, idptest.Options{User: idptest.User{Subject: "carol", Groups: []string{"dev"}}})
 	t.Setenv("SWITCHBOARD_TOKEN", "shared-token-41d7")
@@ -83,6 +86,11 @@ func TestTSClientOAuth(t *testing.T) {
 		// The TS client's first request, and ours above.
 		if n, _ := strconv.Atoi(m[1]); n < 2 {
 			t.Errorf("no_token refusals %d, want at least 2", n)
+		}
+		check := exec.Command(promtool, "check", "metrics")
+		check.Stdin = strings.NewReader(body)
+		if out, err := check.CombinedOutput(); err != nil {
+			t.Errorf("promtool check metrics: %v\n%s", err, out)
 		}
 	}
 	http.DefaultClient.CloseIdleConnections()
