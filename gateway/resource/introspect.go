@@ -38,7 +38,7 @@ const maxIntrospecting = 4
 type introspectCache struct {
 	mu      sync.Mutex
 	entries map[[32]byte]introspected
-	slots   chan struct{}
+	slots   chan struct{} // maxIntrospecting: a request takes one while it asks
 }
 
 type introspected struct {
@@ -87,15 +87,9 @@ func (g *Guard) introspect(ctx context.Context, raw string) (*auth.TokenInfo, *r
 	if e, ok := g.introspects.get(key); ok {
 		return e.ti, e.why
 	}
-	g.introspects.mu.Lock()
-	if g.introspects.slots == nil {
-		g.introspects.slots = make(chan struct{}, maxIntrospecting)
-	}
-	slots := g.introspects.slots
-	g.introspects.mu.Unlock()
 	select {
-	case slots <- struct{}{}:
-		defer func() { <-slots }()
+	case g.introspects.slots <- struct{}{}:
+		defer func() { <-g.introspects.slots }()
 	case <-ctx.Done():
 		return nil, refuse(ReasonUnavailable, "the request ended before its token could be checked")
 	}

@@ -120,6 +120,7 @@ func New(opts Options) (*Guard, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	g := &Guard{opts: opts, issuers: map[string]*issuer{}}
+	g.introspects.slots = make(chan struct{}, maxIntrospecting)
 	for _, id := range opts.Issuers {
 		u, err := url.Parse(id)
 		if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {

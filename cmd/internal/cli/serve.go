@@ -441,7 +441,7 @@ func (o *serveOptions) serveHTTP(ctx context.Context, a *app.App, opts gateway.H
 	}
 	status.Address = fmt.Sprintf("http://%s%s", ln.Addr(), gateway.Path)
 	if o.auth != nil {
-		if opts.Resource, err = guard(o.auth, ln); err != nil {
+		if opts.Resource, err = o.guard(ln); err != nil {
 			ln.Close()
 			return fmt.Errorf("serve: %w", err)
 		}

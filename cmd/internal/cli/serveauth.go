@@ -86,9 +86,17 @@ func (o *serveOptions) checkAuth(loopback bool) (*resource.Options, error) {
 }
 
 // guard is the token guard served on ln: the resource is --resource, or
-// the address serve listens at (the port :0 chose).
-func guard(opts *resource.Options, ln net.Listener) (*resource.Guard, error) {
-	o := *opts
+// the address serve listens at (the port :0 chose). An issuer that cannot
+// be reached is logged where the host logs (-v).
+func (o *serveOptions) guard(ln net.Listener) (*resource.Guard, error) {
+	opts := *o.auth
+	if o.Logger != nil {
+		opts.Logger = o.Logger()
+	}
+	return guardAt(opts, ln)
+}
+
+func guardAt(o resource.Options, ln net.Listener) (*resource.Guard, error) {
 	if o.Resource == "" {
 		o.Resource = fmt.Sprintf("http://%s%s", ln.Addr(), gateway.Path)
 	}
