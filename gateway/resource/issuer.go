@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -95,11 +96,12 @@ func discoveryURLs(issuer string) []string {
 	u, _ := url.Parse(issuer) // checked by New
 	path := strings.TrimSuffix(u.Path, "/")
 	origin := u.Scheme + "://" + u.Host
-	return []string{
+	// Without a path the two OpenID forms are one URL: asked once.
+	return slices.Compact([]string{
 		origin + "/.well-known/oauth-authorization-server" + path,
 		origin + "/.well-known/openid-configuration" + path,
 		origin + path + "/.well-known/openid-configuration",
-	}
+	})
 }
 
 // keysFor returns the keys of kid ("" matches every key), fetching the

@@ -203,23 +203,9 @@ func (g *Guard) Handler(next http.Handler, token string) http.Handler {
 	})
 }
 
-// Error is a refusal as Verify returns it.
-type Error struct{ Reason, Text string }
-
-func (e *Error) Error() string { return e.Text }
-
-// Verify checks an access token as Handler does: a JWT against its
-// issuer's keys, else by introspection.
-func (g *Guard) Verify(ctx context.Context, raw string) (*auth.TokenInfo, *Error) {
-	ti, why := g.check(ctx, raw)
-	if why != nil {
-		return nil, &Error{Reason: why.reason, Text: why.text}
-	}
-	return ti, nil
-}
-
-// check is Verify with the refusal as Handler answers it. Three
-// dot-separated parts are a JWS (a JWT); anything else is opaque.
+// check verifies an access token: three dot-separated parts are a JWS
+// (a JWT), checked against its issuer's keys; anything else is opaque,
+// and introspected.
 func (g *Guard) check(ctx context.Context, raw string) (*auth.TokenInfo, *refusal) {
 	if strings.Count(raw, ".") == 2 {
 		return g.verifyJWT(ctx, raw)
