@@ -206,7 +206,13 @@ func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
 		filter.Tools.Allow = append(filter.Tools.Allow, p.Tools.Allow...)
 		filter.Tools.Deny = p.Tools.Deny
 	}
-	return gateway.HTTPOptions{Token: token, Filter: filter}, nil
+	opts := gateway.HTTPOptions{Token: token, Filter: filter}
+	if o.HTTP != "" {
+		if opts.Access, opts.Limits, err = o.accessRules(); err != nil {
+			return gateway.HTTPOptions{}, err
+		}
+	}
+	return opts, nil
 }
 
 // maxTokenFile bounds a token file: a token is a line, not a document.
