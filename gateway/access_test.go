@@ -65,8 +65,14 @@ type team struct {
 
 func serveTeam(t testing.TB, opts gateway.HTTPOptions, configs ...config.ServerConfig) *team {
 	t.Helper()
+	return serveTeamWith(t, nil, opts, configs...)
+}
+
+// serveTeamWith is serveTeam with the gateway's options.
+func serveTeamWith(t testing.TB, gopts *gateway.Options, opts gateway.HTTPOptions, configs ...config.ServerConfig) *team {
+	t.Helper()
 	h := host.New(&host.Options{ToolPrefix: host.NoToolPrefix})
-	gw := gateway.New(h, nil)
+	gw := gateway.New(h, gopts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- gw.Run(ctx) }()
@@ -407,5 +413,107 @@ func TestLimitsSharedAcrossReplicas(t *testing.T) {
 	// Bob's bucket is his own.
 	if msg := limitedCall(t, two.as(t, "bob-tok", "", config.ProtocolLegacy, nil), "a__echo"); msg != "" {
 		t.Errorf("bob refused: %s", msg)
+	}
+}
+
+// TestProfilesThroughToolSearch: with tool search, a tool outside the
+// caller's view is not found, described nor called through the
+// meta-tools, whatever name is given; call_tool draws on the rate limits
+// of the tool it calls.
+func TestProfilesThroughToolSearch(t *testing.T) {
+	limits := &gateway.Limits{PerTool: map[string]gateway.Rate{"a__echo": {Rate: 0.001, Burst: 1}}}
+	s := serveTeamWith(t, &gateway.Options{ToolSearch: true}, gateway.HTTPOptions{Access: teamAccess, Limits: limits}, demoServer(t, "a"), demoServer(t, "b"))
+	sess := s.as(t, "alice-tok", "", config.ProtocolLegacy, nil)
+	ctx := context.Background()
+	meta := func(tool string, args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool, err)
+		}
+		return res
+	}
+	found := textOf(meta("search_tools", map[string]any{"query": "echo text back", "limit": 50}))
+	if !strings.Contains(found, "a__echo") || strings.Contains(found, "b__") {
+		t.Errorf("search as alice:\n%s", found)
+	}
+	for _, name := range []string{"b__echo", "b/echo", "mcp__b__echo"} {
+		hidden, unknown := meta("describe_tool", map[string]any{"name": name}), meta("describe_tool", map[string]any{"name": "zz__nothing"})
+		if !hidden.IsError || strings.ReplaceAll(textOf(hidden), name, "N") != strings.ReplaceAll(textOf(unknown), "zz__nothing", "N") {
+			t.Errorf("describe_tool %s: %q; of an unknown tool: %q", name, textOf(hidden), textOf(unknown))
+		}
+		hidden = meta("call_tool", map[string]any{"name": name, "arguments": map[string]any{"text": "x"}})
+		unknown = meta("call_tool", map[string]any{"name": "zz__nothing", "arguments": map[string]any{"text": "x"}})
+		if !hidden.IsError || strings.ReplaceAll(textOf(hidden), name, "N") != strings.ReplaceAll(textOf(unknown), "zz__nothing", "N") {
+			t.Errorf("call_tool %s: %q; of an unknown tool: %q", name, textOf(hidden), textOf(unknown))
+		}
+	}
+	if res := meta("call_tool", map[string]any{"name": "a__echo", "arguments": map[string]any{"text": "hi"}}); res.IsError || textOf(res) != "hi" {
+		t.Errorf("call_tool a__echo: %q", textOf(res))
+	}
+	if res := meta("call_tool", map[string]any{"name": "a__echo", "arguments": map[string]any{"text": "hi"}}); !res.IsError || !retryIn.MatchString(textOf(res)) {
+		t.Errorf("call_tool a__echo past its limit: %q", textOf(res))
+	}
+}
+
+// TestProfilesHideResources: a caller lists and reads the resources and
+// templates of their profile's servers only.
+func TestProfilesHideResources(t *testing.T) {
+	s := serveTeam(t, gateway.HTTPOptions{Access: teamAccess}, templated(t, "a", "file:///{+path}"), templated(t, "b", "mem:///{+key}"))
+	ctx := context.Background()
+	for _, tc := range []struct {
+		token, mine, theirs string
+		readme              bool // demo://readme is a's: both list it, a first
+	}{
+		{"alice-tok", "file:///x", "mem:///y", true},
+		{"bob-tok", "mem:///y", "file:///x", false},
+	} {
+		sess := s.as(t, tc.token, "", config.ProtocolLegacy, nil)
+		if res, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: tc.mine}); err != nil || !strings.HasSuffix(res.Contents[0].Text, ": "+tc.mine) {
+			t.Errorf("%s reads %s: %v", tc.token, tc.mine, err)
+		}
+		if _, err := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: tc.theirs}); err == nil {
+			t.Errorf("%s read %s, of a server outside their profile", tc.token, tc.theirs)
+		}
+		tpls, err := sess.ListResourceTemplates(ctx, nil)
+		if err != nil || len(tpls.ResourceTemplates) != 1 || !strings.HasPrefix(tpls.ResourceTemplates[0].URITemplate, tc.mine[:4]) {
+			t.Errorf("%s's templates: %v %v", tc.token, tpls, err)
+		}
+		list, err := sess.ListResources(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := slices.ContainsFunc(list.Resources, func(r *mcp.Resource) bool { return r.URI == "demo://readme" })
+		_, readErr := sess.ReadResource(ctx, &mcp.ReadResourceParams{URI: "demo://readme"})
+		if listed != tc.readme || (readErr == nil) != tc.readme {
+			t.Errorf("%s: demo://readme listed %v, read error %v; want it only for a's callers", tc.token, listed, readErr)
+		}
+	}
+}
+
+// TestAccessDefaultAndOperator: a default profile covers callers no rule
+// names; a caller without a TokenInfo (the shared --token's, or an
+// unauthenticated one on loopback) is the operator and sees it all.
+func TestAccessDefaultAndOperator(t *testing.T) {
+	withDefault := *teamAccess
+	withDefault.Default = []string{"ops"}
+	s := serveTeam(t, gateway.HTTPOptions{Access: &withDefault}, demoServer(t, "a"), demoServer(t, "b"))
+	names := toolNames(t, s.as(t, "eve-tok", "", config.ProtocolLegacy, nil))
+	if !slices.Contains(names, "b__echo") || slices.Contains(names, "a__echo") || slices.Contains(names, "b__sleep") {
+		t.Errorf("eve, by default ops: %v", names)
+	}
+	// alice's own rule, not the default, decides hers.
+	if names := toolNames(t, s.as(t, "alice-tok", "", config.ProtocolLegacy, nil)); slices.Contains(names, "b__echo") || !slices.Contains(names, "a__echo") {
+		t.Errorf("alice: %v", names)
+	}
+	op := serve(t, gateway.HTTPOptions{Token: "operator-token", Access: teamAccess}, demoServer(t, "a"), demoServer(t, "b"))
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: op.url, HTTPClient: &http.Client{Transport: bearerTransport("operator-token")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if names := toolNames(t, sess); !slices.Contains(names, "a__echo") || !slices.Contains(names, "b__sleep") {
+		t.Errorf("the operator's view: %v, want every tool", names)
 	}
 }
