@@ -1,10 +1,15 @@
 package source
 
 import (
+	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-mcp/switchboard/config"
 )
 
 const accessProfiles = `"profiles": {"work": {"servers": ["github"]}, "ops": {"tools": {"allow": ["*__read*"]}}}`
@@ -96,4 +101,48 @@ func TestParseAccessErrors(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant one line with %q", tc.data, msg, tc.want)
 		}
 	}
+}
+
+// FuzzParseAccess: any file gives rules that name only its profiles and
+// rates a bucket can hold, or one positioned error.
+func FuzzParseAccess(f *testing.F) {
+	for _, s := range []string{
+		"", "{}", `{"access": null}`, `{"access": {"users": {"a": "work"}}, ` + accessProfiles + `}`,
+		`{` + accessProfiles + `, "access": {"groups": {"g": ["ops", "work"]}, "default": ["ops"]}}`,
+		`{"limits": {"perUser": {"rate": 1e308, "burst": 2147483647}, "perTool": {"t": {"rate": 0.5}}}}`,
+		`{"limits": {"perUser": {"rate": -1}}}`, `{"access": {"default": "none"}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, l, err := ParseAccess("f.json", data)
+		if err != nil {
+			var d *config.Diagnostic
+			if !errors.As(err, &d) || d.Line < 1 || d.Column < 1 {
+				t.Errorf("badly positioned error %q", err)
+			}
+			return
+		}
+		if a != nil {
+			profiles, _ := ParseProfiles("f.json", data)
+			for _, names := range append(slices.Collect(maps.Values(a.Users)), append(slices.Collect(maps.Values(a.Groups)), a.Default)...) {
+				for _, n := range names {
+					if _, ok := profiles[n]; !ok {
+						t.Errorf("rule names profile %q, which the file lacks", n)
+					}
+				}
+			}
+		}
+		if l != nil {
+			rates := slices.Collect(maps.Values(l.PerTool))
+			if l.PerUser != nil {
+				rates = append(rates, *l.PerUser)
+			}
+			for _, r := range rates {
+				if !(r.Rate > 0) || r.Burst < 1 {
+					t.Errorf("rate %+v a bucket cannot hold", r)
+				}
+			}
+		}
+	})
 }
