@@ -254,8 +254,9 @@ func IsLoopback(host string) bool {
 }
 
 // viewServers is the servers a ?servers= list asks for, sorted, each once:
-// within what the caller's view shows (within) and known to the host. An empty view would show everything, so a list naming nothing
-// allowed is refused, and so is a name outside it: a client narrows its
+// within what the caller's view shows (within) and known to the host. An
+// empty view would show everything, so a list naming nothing allowed is
+// refused, and so is a name outside it: a client narrows its
 // window, it never widens it, and names it makes up cannot fill the
 // gateway's views.
 func (g *Gateway) viewServers(query string, within host.ViewFilter) ([]string, error) {
