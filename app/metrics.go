@@ -145,10 +145,12 @@ var (
 		"Log lines and resource updates handed to clients.", nil, nil)
 	descClientsDropped = prometheus.NewDesc("switchboard_gateway_clients_dropped_total",
 		"Client sessions closed because they took no write in time.", nil, nil)
+	descRateLimited = prometheus.NewDesc("switchboard_gateway_rate_limited_total",
+		"Tool calls refused by a rate limit, by limit (user, tool; store: the shared store did not answer).", []string{"limit"}, nil)
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descServers, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped, descAuthRefusals} {
+	for _, d := range []*prometheus.Desc{descServers, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped, descAuthRefusals, descRateLimited} {
 		ch <- d
 	}
 }
@@ -184,6 +186,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(s.Dropped))
 	ch <- prometheus.MustNewConstMetric(descForwarded, prometheus.CounterValue, float64(s.Forwarded))
 	ch <- prometheus.MustNewConstMetric(descClientsDropped, prometheus.CounterValue, float64(s.ClientsDropped))
+	for limit, n := range s.RateLimited {
+		ch <- prometheus.MustNewConstMetric(descRateLimited, prometheus.CounterValue, float64(n), limit)
+	}
 }
 
 // withMetrics serves the app's metrics at MetricsPath and next elsewhere;

@@ -14,10 +14,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway/resource"
+	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
@@ -74,6 +76,14 @@ type HTTPOptions struct {
 	// long (its client starts a new one when it comes back). Zero means
 	// DefaultSessionIdle; negative, never.
 	SessionIdle time.Duration
+	// Access narrows what each authenticated user sees to their profiles
+	// (access.go); nil shows every caller Filter.
+	Access *Access
+	// Limits bound callers' tool calls (limits.go); nil bounds none.
+	Limits *Limits
+	// Store holds what replicas share, the rate buckets among it; nil is
+	// a store.NewMemory of this handler's own.
+	Store store.Store
 }
 
 // Sessions are bounded: each holds some 13 KB, and 20,000 initializes
@@ -104,13 +114,19 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 	case idle < 0:
 		idle = 0 // go-sdk: never
 	}
+	acc := newAccess(opts.Access, opts.Filter)
+	tag := g.handlerTag(opts)
+	// A request's view: its caller's (access.go), narrowed by ?servers=.
 	viewOf := func(r *http.Request) (*view, error) {
-		filter := opts.Filter
+		filter, narrowed, err := acc.filterOf(auth.TokenInfoFromContext(r.Context()))
+		if err != nil {
+			return nil, err
+		}
 		s := r.URL.Query().Get("servers")
 		if s != "" {
-			filter.Servers, _ = g.viewServers(s, opts.Filter.Servers) // checked by the handler below
+			filter.Servers, _ = g.viewServers(s, filter) // checked by the handler below
 		}
-		return g.view(filter, s == "")
+		return g.view(filter, s == "" && !narrowed)
 	}
 	getServer := func(r *http.Request) *mcp.Server {
 		v, err := viewOf(r)
@@ -149,19 +165,30 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			http.Error(w, "switchboard: Origin not allowed", http.StatusForbidden)
 			return
 		}
+		filter, _, err := acc.filterOf(auth.TokenInfoFromContext(r.Context()))
+		if err != nil {
+			http.Error(w, "switchboard: "+err.Error(), http.StatusForbidden)
+			return
+		}
 		if s := r.URL.Query().Get("servers"); s != "" {
-			if _, err := g.viewServers(s, opts.Filter.Servers); err != nil {
+			if _, err := g.viewServers(s, filter); err != nil {
 				// One answer for a made-up name and a real one kept out of
 				// the view: a caller learns no name it did not know.
 				http.Error(w, "switchboard: ?servers= names a server not served here", http.StatusForbidden)
 				return
 			}
 		}
-		if _, err := viewOf(r); err != nil {
+		v, err := viewOf(r)
+		if err != nil {
 			w.Header().Set("Retry-After", "30")
 			http.Error(w, "switchboard: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
+		if !g.sessionAllowed(r, v, opts.Access != nil) {
+			http.Error(w, "switchboard: this session was begun by another caller", http.StatusForbidden)
+			return
+		}
+		tagRequest(r, tag)
 		if v := r.Header.Get("Mcp-Protocol-Version"); v >= config.ProtocolModern {
 			g.counts.modernRequests.Add(1)
 			stateless.ServeHTTP(w, r)
@@ -240,15 +267,15 @@ func IsLoopback(host string) bool {
 }
 
 // viewServers is the servers a ?servers= list asks for, sorted, each once:
-// within what serve itself shows (allowed, when set) and known to the
-// host. An empty view would show everything, so a list naming nothing
-// allowed is refused, and so is a name outside it: a client narrows its
+// within what the caller's view shows (within) and known to the host. An
+// empty view would show everything, so a list naming nothing allowed is
+// refused, and so is a name outside it: a client narrows its
 // window, it never widens it, and names it makes up cannot fill the
 // gateway's views.
-func (g *Gateway) viewServers(query string, allowed []string) ([]string, error) {
+func (g *Gateway) viewServers(query string, within host.ViewFilter) ([]string, error) {
 	known := map[string]bool{}
 	for _, name := range g.h.ServerNames() {
-		known[name] = len(allowed) == 0 || slices.Contains(allowed, name)
+		known[name] = within.ShowsServer(name)
 	}
 	var out []string
 	for _, name := range splitList(query) {

@@ -106,6 +106,14 @@ no new calls or sessions, /readyz 503, calls in flight finish within
 --drain-timeout, then exit 0; a second SIGTERM stops at once.
 --audit-log FILE keeps a JSON line per call (SIGHUP reopens it).
 
+Over HTTP, "access" in your own config file gives each user and group a
+token names their profiles ("access": {"users": {"alice": ["work"]},
+"groups": {"sre": ["ops"]}, "default": "none"}): a caller sees the union
+of theirs, and one no rule covers is refused; the shared token's caller
+sees everything. "limits" ({"perUser": {"rate": 5, "burst": 10},
+"perTool": {"TOOL": {"rate": 1}}}) refuse calls past a rate with a tool
+error saying when to try again.
+
 Over stdio, serve is a thin bridge to your switchboard daemon, starting
 it when none runs (and again if it goes): every client shares one set of
 servers, each with its own session and view, and a server that fails is
@@ -232,7 +240,13 @@ func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
 		filter.Tools.Allow = append(filter.Tools.Allow, p.Tools.Allow...)
 		filter.Tools.Deny = p.Tools.Deny
 	}
-	return gateway.HTTPOptions{Token: token, Filter: filter}, nil
+	opts := gateway.HTTPOptions{Token: token, Filter: filter}
+	if o.HTTP != "" {
+		if opts.Access, opts.Limits, err = o.accessRules(); err != nil {
+			return gateway.HTTPOptions{}, err
+		}
+	}
+	return opts, nil
 }
 
 // maxTokenFile bounds a token file: a token is a line, not a document.
