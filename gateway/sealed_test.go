@@ -33,8 +33,14 @@ type replica struct {
 
 func startReplica(t *testing.T, opts gateway.HTTPOptions, configs ...config.ServerConfig) *replica {
 	t.Helper()
-	h := host.New(&host.Options{ToolPrefix: host.NoToolPrefix})
-	gw := gateway.New(h, nil)
+	var gw *gateway.Gateway
+	h := host.New(&host.Options{
+		ToolPrefix: host.NoToolPrefix,
+		Elicitation: func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return gw.Elicitation(ctx, server, req)
+		},
+	})
+	gw = gateway.New(h, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- gw.Run(ctx) }()
