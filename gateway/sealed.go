@@ -87,6 +87,9 @@ type sealedSessions struct {
 	idle   time.Duration
 	max    int // sessions, of all views
 	viewOf func(servers string) (*view, error)
+	// versions are the protocol versions go-sdk speaks, as its handler
+	// checks the header against them.
+	versions []string
 	// subscribed is whether revocations reach this replica by the store's
 	// fan-out; when not, each request checks Revoked itself.
 	subscribed bool
@@ -114,7 +117,7 @@ type heldSession struct {
 }
 
 func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.Duration, max int, viewOf func(string) (*view, error)) *sealedSessions {
-	t := &sealedSessions{g: g, keys: keys.kr, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}}
+	t := &sealedSessions{g: g, keys: keys.kr, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}, versions: mcp.SupportedProtocolVersions()}
 	// The subscription and the sessions live as long as the gateway runs.
 	if err := st.Subscribe(g.life, revokedTopic, t.revoked); err != nil {
 		g.log.Error("sessions ended on other replicas are checked per request: the store's fan-out failed", "error", err)
@@ -127,8 +130,8 @@ func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.
 
 // serve serves a legacy request (servers is its ?servers=).
 func (t *sealedSessions) serve(w http.ResponseWriter, r *http.Request, servers string) {
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v) {
-		http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)", strings.Join(mcp.SupportedProtocolVersions(), ",")), http.StatusBadRequest)
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(t.versions, v) {
+		http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)", strings.Join(t.versions, ",")), http.StatusBadRequest)
 		return
 	}
 	if r.Body != nil {

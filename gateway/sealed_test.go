@@ -448,3 +448,31 @@ func BenchmarkSessionRebuild(b *testing.B) {
 	}
 	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(b.N), "held-µs/op")
 }
+
+// The table keeps go-sdk's bounds: past MaxSessions a new session is
+// refused with 503, and an idle session is closed; its id stays good, so
+// the client's next request rebuilds it rather than failing.
+func TestSealedSessionBounds(t *testing.T) {
+	opts := gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t)), MaxSessions: 1, SessionIdle: 200 * time.Millisecond}
+	r := startReplica(t, opts, demoServer(t, "demo"))
+	lb := &balancer{}
+	lb.to.Store(r)
+	sess := connectVia(t, lb, nil)
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"second","version":"1"}}}`
+	if code, body := rawRequest(t, r, http.MethodPost, "", "", initialize); code != http.StatusServiceUnavailable || !strings.Contains(body, "too many sessions") {
+		t.Errorf("a session past MaxSessions: %d %q, want 503", code, body)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for r.gw.Stats().Sessions != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session was not closed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := sess.Ping(context.Background(), nil); err != nil {
+		t.Fatalf("ping after the idle close: %v", err)
+	}
+	if r.gw.Rebuilt() != 1 {
+		t.Fatalf("rebuilt %d, want 1", r.gw.Rebuilt())
+	}
+}
