@@ -236,7 +236,7 @@ func (t *sealedSessions) begin(w http.ResponseWriter, r *http.Request, servers s
 // is a rebuild, and holds it until it closes. fresh is false when another
 // request connected it first, and that one is returned.
 func (t *sealedSessions) connect(ctx context.Context, v *view, id, caller string, expires time.Time, state *mcp.ServerSessionState) (h *heldSession, fresh bool, err error) {
-	tr := &mcp.StreamableServerTransport{SessionID: id, EventStore: t.store.Events()}
+	tr := &mcp.StreamableServerTransport{SessionID: id, EventStore: keptEvents{t.store.Events()}}
 	ss, err := v.srv.Connect(ctx, tr, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return nil, false, err
@@ -389,6 +389,9 @@ func (t *sealedSessions) delete(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = t.store.Publish(r.Context(), revokedTopic, []byte(id))
 	}
+	if err == nil {
+		err = t.store.Events().SessionClosed(r.Context(), id)
+	}
 	if err != nil {
 		t.g.log.Warn("session store unavailable: a DELETE may not reach every replica", "error", err)
 		w.Header().Set("Retry-After", "5")
@@ -420,6 +423,14 @@ func (t *sealedSessions) closeAll() {
 		h.ss.Close()
 	}
 }
+
+// keptEvents is the store's event store, but for a session closing on
+// this replica (idle, drain, the gateway's end), whose events it keeps:
+// the session goes on elsewhere, or here again, and its client may
+// resume from them. DELETE drops them; the store bounds the rest.
+type keptEvents struct{ mcp.EventStore }
+
+func (keptEvents) SessionClosed(context.Context, string) error { return nil }
 
 // startPOST and endPOST pause the idle timer while a POST is served, as
 // go-sdk's handler does.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -71,8 +72,12 @@ type balancer struct {
 }
 
 func (b *balancer) RoundTrip(r *http.Request) (*http.Response, error) {
+	to := b.to.Load()
+	if to == nil {
+		return nil, errors.New("balancer: no replica up")
+	}
 	r = r.Clone(r.Context())
-	u, _ := url.Parse(b.to.Load().srv.URL)
+	u, _ := url.Parse(to.srv.URL)
 	r.URL.Host, r.Host = u.Host, u.Host
 	if b.token != "" {
 		r.Header.Set("Authorization", "Bearer "+b.token)
@@ -474,5 +479,57 @@ func TestSealedSessionBounds(t *testing.T) {
 	}
 	if r.gw.Rebuilt() != 1 {
 		t.Fatalf("rebuilt %d, want 1", r.gw.Rebuilt())
+	}
+}
+
+// A session that closes on one replica (here by its idle timer; a drain
+// or an exit alike) keeps its events in the store, for its client to
+// resume from on any replica; a DELETE drops them.
+func TestSealedSessionKeepsEvents(t *testing.T) {
+	shared := store.NewMemory()
+	opts := gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t)), Store: shared, SessionIdle: 200 * time.Millisecond}
+	r := startReplica(t, opts, demoServer(t, "demo", "--test-tools"))
+	lb := &balancer{}
+	lb.to.Store(r)
+	logs := make(chan struct{}, 8)
+	sess := connectVia(t, lb, &mcp.ClientOptions{LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) { logs <- struct{}{} }})
+	ctx := context.Background()
+	if err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__log", Arguments: map[string]any{"message": "kept"}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-logs:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no log line reached the client")
+	}
+	id := sess.ID()
+	events := func() (n int, err error) {
+		for _, err := range shared.Events().After(ctx, id, "", -1) {
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, nil
+	}
+	lb.to.Store(nil) // the client goes away, and the session idles out
+	deadline := time.Now().Add(10 * time.Second)
+	for r.gw.Stats().Sessions != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session was not closed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n, err := events(); err != nil || n == 0 {
+		t.Fatalf("after the session closed here, its standalone stream's events: %d, %v; want them kept", n, err)
+	}
+	if code, _ := rawRequest(t, r, http.MethodDelete, id, "", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", code)
+	}
+	if _, err := events(); err == nil {
+		t.Fatal("after DELETE the session's events are still kept")
 	}
 }
