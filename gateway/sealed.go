@@ -116,6 +116,29 @@ type heldSession struct {
 	subs    []string
 }
 
+// sealedSessions is the table of a Handler with opts, nil when opts have
+// no keys. It also has the gateway seal requestState.
+func (g *Gateway) sealedSessions(opts HTTPOptions, idle time.Duration, max int) *sealedSessions {
+	if opts.SessionKeys == nil {
+		return nil
+	}
+	st := opts.Store
+	if st == nil {
+		st = store.NewMemory()
+	}
+	g.roundKeys.Store(opts.SessionKeys)
+	return newSealedSessions(g, opts.SessionKeys, st, idle, max, func(servers string) (*view, error) {
+		filter := opts.Filter
+		if servers != "" {
+			var err error
+			if filter.Servers, err = g.viewServers(servers, opts.Filter.Servers); err != nil {
+				return nil, err
+			}
+		}
+		return g.view(filter, servers == "")
+	})
+}
+
 func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.Duration, max int, viewOf func(string) (*view, error)) *sealedSessions {
 	t := &sealedSessions{g: g, keys: keys.kr, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}, versions: mcp.SupportedProtocolVersions()}
 	// The subscription and the sessions live as long as the gateway runs.
