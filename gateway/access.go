@@ -11,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
@@ -213,9 +212,5 @@ func (g *Gateway) handlerTag(opts HTTPOptions) string {
 	if opts.Limits == nil {
 		return ""
 	}
-	st := opts.Store
-	if st == nil {
-		st = store.NewMemory()
-	}
-	return g.addHandler(&handlerState{limits: opts.Limits, store: st})
+	return g.addHandler(&handlerState{limits: opts.Limits, store: opts.Store})
 }

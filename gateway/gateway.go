@@ -100,6 +100,14 @@ type Gateway struct {
 	// handlers are the HTTP handlers' limits, by their tag (limits.go),
 	// under mu.
 	handlers map[string]*handlerState
+	// Sealed sessions (sealed.go): those held, by id, for keepState; how
+	// many were rebuilt from their ids; the life Run gives them, and the
+	// keys that seal requestState when set.
+	held      sync.Map
+	rebuilt   atomic.Int64
+	life      context.Context
+	endLife   context.CancelFunc
+	roundKeys atomic.Pointer[SessionKeys]
 }
 
 // caller is who a call in flight is for: a session of the legacy era, or
@@ -125,7 +133,9 @@ func New(h *host.Host, opts *Options) *Gateway {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[caller]int{}, synced: make(chan struct{}), notes: make(chan host.Event, noteQueue)}
+	g := &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[caller]int{}, synced: make(chan struct{}), notes: make(chan host.Event, noteQueue)}
+	g.life, g.endLife = context.WithCancel(context.Background())
+	return g
 }
 
 // view is one window on the host (host.ViewFilter): an MCP server with
@@ -191,7 +201,7 @@ func (g *Gateway) viewHeld(filter host.ViewFilter, pinned, held bool) (*view, er
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
 		v.srv.AddReceivingMiddleware(g.opts.Middleware...)
-		v.srv.AddReceivingMiddleware(g.greet(v))
+		v.srv.AddReceivingMiddleware(g.greet(v), g.keepState)
 		if g.opts.ToolSearch {
 			g.addSearchTools(v)
 		}
@@ -285,6 +295,7 @@ func keyParts(f host.ViewFilter) []any {
 func (g *Gateway) Run(ctx context.Context) error {
 	sub := g.h.Subscribe()
 	defer sub.Close()
+	defer g.endLife() // closes sealed sessions (sealed.go)
 	defer g.endRounds()
 	notifying := make(chan struct{})
 	go func() {

@@ -81,8 +81,13 @@ type HTTPOptions struct {
 	Access *Access
 	// Limits bound callers' tool calls (limits.go); nil bounds none.
 	Limits *Limits
-	// Store holds what replicas share, the rate buckets among it; nil is
-	// a store.NewMemory of this handler's own.
+	// SessionKeys, when set, seal legacy session ids and requestState, so
+	// that replicas sharing them serve each other's sessions (sealed.go,
+	// DESIGN.md F64). Nil: go-sdk's sessions, as ever.
+	SessionKeys *SessionKeys
+	// Store is what the replicas share (revocations, session state and
+	// events with SessionKeys, rate buckets with Limits); nil is a
+	// store.NewMemory of this handler's own.
 	Store store.Store
 }
 
@@ -114,20 +119,25 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 	case idle < 0:
 		idle = 0 // go-sdk: never
 	}
+	if opts.Store == nil {
+		opts.Store = store.NewMemory() // one for the handler's sessions and limits
+	}
 	acc := newAccess(opts.Access, opts.Filter)
 	tag := g.handlerTag(opts)
 	// A request's view: its caller's (access.go), narrowed by ?servers=.
-	viewOf := func(r *http.Request) (*view, error) {
+	viewFor := func(r *http.Request, servers string) (*view, error) {
 		filter, narrowed, err := acc.filterOf(auth.TokenInfoFromContext(r.Context()))
 		if err != nil {
 			return nil, err
 		}
-		s := r.URL.Query().Get("servers")
-		if s != "" {
-			filter.Servers, _ = g.viewServers(s, filter) // checked by the handler below
+		if servers != "" {
+			if filter.Servers, err = g.viewServers(servers, filter); err != nil {
+				return nil, err
+			}
 		}
-		return g.view(filter, s == "" && !narrowed)
+		return g.view(filter, servers == "" && !narrowed)
 	}
+	viewOf := func(r *http.Request) (*view, error) { return viewFor(r, r.URL.Query().Get("servers")) }
 	getServer := func(r *http.Request) *mcp.Server {
 		v, err := viewOf(r)
 		if err != nil {
@@ -136,6 +146,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		}
 		return v.srv
 	}
+	sealed := g.sealedSessions(opts, idle, maxSessions, viewFor) // nil without keys
 	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle})
 	// A new-era request is its whole POST: a client that gives it up
 	// closes the request, and the call (a round's upstream call too) ends.
@@ -198,6 +209,10 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && g.sessions() >= maxSessions {
 			w.Header().Set("Retry-After", "30")
 			http.Error(w, fmt.Sprintf("switchboard: too many sessions (%d): close clients you do not use, or try again once one ends", maxSessions), http.StatusServiceUnavailable)
+			return
+		}
+		if sealed != nil {
+			sealed.serve(w, r, r.URL.Query().Get("servers"))
 			return
 		}
 		stateful.ServeHTTP(w, r)

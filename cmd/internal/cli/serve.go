@@ -31,6 +31,7 @@ type serveOptions struct {
 	HTTP        string
 	Token       string
 	TokenFile   string
+	KeyFile     string // --session-key-file (servekeys.go)
 	NoPrefix    bool
 	Servers     []string
 	Tools       []string
@@ -105,6 +106,9 @@ Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
 no new calls or sessions, /readyz 503, calls in flight finish within
 --drain-timeout, then exit 0; a second SIGTERM stops at once.
 --audit-log FILE keeps a JSON line per call (SIGHUP reopens it).
+--session-key-file FILE seals session ids and input rounds' requestState
+(AES-256-GCM, caller-bound): replicas behind
+a load balancer that share the file go on with each other's sessions.
 
 Over HTTP, "access" in your own config file gives each user and group a
 token names their profiles ("access": {"users": {"alice": ["work"]},
@@ -147,6 +151,7 @@ go deletes it; --command PATH names the binary to run instead.`,
 	fl.StringVar(&o.HTTP, "http", "", "serve streamable HTTP at `ADDR` (host:port; path /mcp) instead of stdio")
 	fl.StringVar(&o.TokenFile, "token-file", "", "require the bearer token in this `file` of HTTP clients (needed off loopback; or $SWITCHBOARD_TOKEN)")
 	fl.StringVar(&o.Token, "token", "", "require this bearer `token` of HTTP clients; other users can read it in the process list, so prefer --token-file or $SWITCHBOARD_TOKEN")
+	fl.StringVar(&o.KeyFile, "session-key-file", "", "with --http: seal session ids with the keys of this `file`, so replicas sharing it serve each other's sessions (one base64 32-byte key a line, first seals: head -c32 /dev/urandom | base64)")
 	fl.BoolVar(&o.NoPrefix, "no-prefix", false, "expose tool and prompt names unchanged where they do not collide")
 	addServerFlag(cmd, f, &o.Servers, true, "serve only server `NAME`")
 	// --servers a,b was the spelling before --server; scripts still give it.
@@ -240,7 +245,11 @@ func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
 		filter.Tools.Allow = append(filter.Tools.Allow, p.Tools.Allow...)
 		filter.Tools.Deny = p.Tools.Deny
 	}
-	opts := gateway.HTTPOptions{Token: token, Filter: filter}
+	keys, err := o.sessionKeys()
+	if err != nil {
+		return gateway.HTTPOptions{}, err
+	}
+	opts := gateway.HTTPOptions{Token: token, Filter: filter, SessionKeys: keys}
 	if o.HTTP != "" {
 		if opts.Access, opts.Limits, err = o.accessRules(); err != nil {
 			return gateway.HTTPOptions{}, err
