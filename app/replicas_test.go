@@ -1,10 +1,13 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,13 +15,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/redistest"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
@@ -230,37 +233,6 @@ func legacySession(t *testing.T, base string) *mcp.ClientSession {
 	return sess
 }
 
-// TestStoreStreams: with a store, a legacy session's stream events are
-// kept in Redis, where another replica would resume them from.
-func TestStoreStreams(t *testing.T) {
-	srv := redistest.Start(t)
-	st := openStore(t, srv.URL)
-	_, base := serveHTTP(t, &app.Options{Store: st}, "")
-	sess := legacySession(t, base)
-	res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "kept"}})
-	if err != nil || res.IsError {
-		t.Fatalf("echo: %+v, %v", res, err)
-	}
-	// The call's reply went out on its POST's stream, and was kept.
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr, DisableIdentity: true})
-	defer c.Close()
-	keys, err := c.Keys(context.Background(), "switchboard:evlist:*").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, k := range keys {
-		if !strings.Contains(k, sess.ID()) {
-			continue
-		}
-		events, _ := c.LRange(context.Background(), k, 0, -1).Result()
-		found = found || slices.ContainsFunc(events, func(e string) bool { return strings.Contains(e, `"kept"`) })
-	}
-	if !found {
-		t.Fatalf("no event of session %s holds the call's reply; streams %q", sess.ID(), keys)
-	}
-}
-
 // sseEvents reads an SSE body to its end: each event's id and data.
 func sseEvents(t *testing.T, r io.Reader) (ids, data []string) {
 	t.Helper()
@@ -285,26 +257,62 @@ func sseEvents(t *testing.T, r io.Reader) (ids, data []string) {
 	return ids, data
 }
 
-// TestStoreResume: go-sdk's own Last-Event-ID replay, against events in
-// Redis: a call's reply, missed by a client, comes again from the event
-// after the one it saw, with the id go-sdk gave it. Raw HTTP, as a client
-// that lost the response's connection sends it.
+// replica is an app over the demo server serving HTTP on loopback with
+// keys and st shared: one of the replicas behind a load balancer.
+func replica(t *testing.T, keys *gateway.SessionKeys, st store.Store) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &app.Loaded{Servers: []config.ServerConfig{{Name: "demo", Command: exe, Args: []string{"--test-tools"}, Env: map[string]string{demo.EnvServerMode: "1"}}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := app.Start(ctx, first, &app.Options{Store: st, Host: &host.Options{ToolPrefix: host.NoToolPrefix}, Gateway: &gateway.Options{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- a.ServeHTTP(ctx, ln, gateway.HTTPOptions{SessionKeys: keys}) }()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+		a.Close()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// TestStoreResume: go-sdk's own Last-Event-ID replay, on another
+// replica, from the events in Redis: a client that saw the first event
+// of a call's stream on replica A asks replica B for the rest, and gets
+// them, the same ids and data, once and in order. Raw HTTP, as a client
+// whose connection to A broke sends it.
 func TestStoreResume(t *testing.T) {
 	srv := redistest.Start(t)
-	st := openStore(t, srv.URL)
-	_, base := serveHTTP(t, &app.Options{Store: st}, "")
+	keys, err := gateway.NewSessionKeys(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseA := replica(t, keys, openStore(t, srv.URL))
+	baseB := replica(t, keys, openStore(t, srv.URL))
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	hc := &http.Client{Transport: tr}
 	session := ""
-	post := func(body string) *http.Response {
+	send := func(method, base, body string, header ...string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, base+gateway.Path, strings.NewReader(body))
+		req, _ := http.NewRequest(method, base+gateway.Path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if session != "" {
 			req.Header.Set("Mcp-Session-Id", session)
 			req.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
@@ -313,35 +321,27 @@ func TestStoreResume(t *testing.T) {
 		t.Cleanup(func() { resp.Body.Close() })
 		return resp
 	}
-	init := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + config.ProtocolLegacy + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	init := send(http.MethodPost, baseA, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+config.ProtocolLegacy+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	session = init.Header.Get("Mcp-Session-Id")
 	_, _ = io.Copy(io.Discard, init.Body)
 	if session == "" {
 		t.Fatalf("initialize: %s, no session", init.Status)
 	}
-	_ = post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	call := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"demo__echo","arguments":{"text":"resumed"}}}`)
+	_ = send(http.MethodPost, baseA, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call := send(http.MethodPost, baseA, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"demo__progress","arguments":{"steps":3},"_meta":{"progressToken":"p"}}}`)
 	ids, data := sseEvents(t, call.Body)
-	if len(ids) < 2 || !strings.Contains(data[len(data)-1], "resumed") {
-		t.Fatalf("the call's stream: ids %q, data %q; want a priming event and the reply", ids, data)
+	t.Logf("the call's events on A: %q", ids)
+	if len(ids) < 2 || !strings.Contains(data[len(data)-1], `"result"`) {
+		t.Fatalf("the call's stream on A: ids %q, data %q; want progress, then the reply", ids, data)
 	}
-	t.Logf("the call's events: %q", ids)
-	// The client saw the priming event only: it asks for what followed.
-	req, _ := http.NewRequest(http.MethodGet, base+gateway.Path, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
-	req.Header.Set("Last-Event-ID", ids[0])
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	// The client saw the first event only: it asks B for what followed.
+	resp := send(http.MethodGet, baseB, "", "Last-Event-ID", ids[0], "Accept", "text/event-stream")
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("resume from %s: %s", ids[0], resp.Status)
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("resume on B from %s: %s %s", ids[0], resp.Status, b)
 	}
 	rids, rdata := sseEvents(t, resp.Body)
 	if !slices.Equal(rids, ids[1:]) || !slices.Equal(rdata, data[1:]) {
-		t.Fatalf("replay from %s: ids %q data %q; want ids %q data %q", ids[0], rids, rdata, ids[1:], data[1:])
+		t.Fatalf("replay on B from %s: ids %q data %q; want ids %q data %q", ids[0], rids, rdata, ids[1:], data[1:])
 	}
 }

@@ -22,9 +22,6 @@ const (
 	EventsPerStream     = 1000
 	EventBytesPerStream = 4 << 20
 	EventTTL            = time.Hour
-	// EventGrace is how long a session's events stay once a replica
-	// closed it (SessionClosed).
-	EventGrace = time.Minute
 )
 
 // redisEvents is go-sdk's EventStore on Redis. A stream is a list of its
@@ -196,12 +193,10 @@ func (e *redisEvents) After(ctx context.Context, session, stream string, index i
 	}
 }
 
-// SessionClosed leaves the session's events EventGrace more, not gone:
-// go-sdk calls it when the session ends here, which is its client's
-// DELETE but also this replica closing (a drain, a rolling restart),
-// when the session goes on on another replica that resumes its streams
-// (and an Append there keeps them an EventTTL again). A session ended
-// for good is revoked, and its events are not replayed to anyone.
+// SessionClosed drops the session's events on every replica. The gateway
+// calls it for a DELETE alone: a session that closes on one replica (a
+// drain, its idle time) goes on on another, which resumes its streams
+// (DESIGN.md, "Sealed sessions").
 func (e *redisEvents) SessionClosed(ctx context.Context, session string) error {
 	e.mu.Lock()
 	for id := range e.missed {
@@ -220,13 +215,7 @@ func (e *redisEvents) SessionClosed(ctx context.Context, session string) error {
 	for _, s := range streams {
 		keys = append(keys, e.keys(session, s)[:2]...)
 	}
-	_, err = r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, k := range keys {
-			p.PExpire(ctx, k, EventGrace)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := r.c.Del(ctx, keys...).Err(); err != nil {
 		return r.err("events session closed", err)
 	}
 	return nil
