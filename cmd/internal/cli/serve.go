@@ -120,9 +120,10 @@ sees everything. "limits" ({"perUser": {"rate": 5, "burst": 10},
 error saying when to try again.
 
 Replicas of serve --http behind one load balancer share, with --store
-redis://HOST:PORT/DB, which sessions were ended, their state, the events
-a client resumes from on another replica, rate limits, and config
-changes: a reload one replica sees reaches clients on all. If Redis does
+redis://HOST:PORT/DB, which sessions were ended, their state and the
+events a client resumes from on another replica (sessions that move need
+--session-key-file), rate limits, and config changes: a reload one
+replica sees reaches clients on all. If Redis does
 not answer at start, serve refuses to start. If it stops answering while
 serving, serve goes on with the sessions it holds but /readyz answers
 503 ("store"), switchboard_store_up is 0, and what needs the store
