@@ -257,6 +257,55 @@ func sseEvents(t *testing.T, r io.Reader) (ids, data []string) {
 	return ids, data
 }
 
+// rawClient speaks streamable HTTP itself, a request at a time, to
+// whichever replica a test names: a load balancer's choice, made by hand.
+type rawClient struct {
+	t       *testing.T
+	hc      *http.Client
+	session string
+}
+
+func newRawClient(t *testing.T) *rawClient {
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &rawClient{t: t, hc: &http.Client{Transport: tr}}
+}
+
+// send sends a request with the session's headers, and header's pairs.
+func (c *rawClient) send(method, base, body string, header ...string) *http.Response {
+	t := c.t
+	t.Helper()
+	req, _ := http.NewRequest(method, base+gateway.Path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+		req.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// initialize begins a legacy session on the replica at base.
+func (c *rawClient) initialize(base string) {
+	t := c.t
+	t.Helper()
+	init := c.send(http.MethodPost, base, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+config.ProtocolLegacy+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	c.session = init.Header.Get("Mcp-Session-Id")
+	_, _ = io.Copy(io.Discard, init.Body)
+	if c.session == "" {
+		t.Fatalf("initialize: %s, no session", init.Status)
+	}
+	_ = c.send(http.MethodPost, base, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
 // replica is an app over the demo server serving HTTP on loopback with
 // keys and st shared: one of the replicas behind a load balancer.
 func replica(t *testing.T, keys *gateway.SessionKeys, st store.Store) string {
@@ -298,36 +347,9 @@ func TestStoreResume(t *testing.T) {
 	}
 	baseA := replica(t, keys, openStore(t, srv.URL))
 	baseB := replica(t, keys, openStore(t, srv.URL))
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	hc := &http.Client{Transport: tr}
-	session := ""
-	send := func(method, base, body string, header ...string) *http.Response {
-		t.Helper()
-		req, _ := http.NewRequest(method, base+gateway.Path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
-		}
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { resp.Body.Close() })
-		return resp
-	}
-	init := send(http.MethodPost, baseA, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+config.ProtocolLegacy+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	session = init.Header.Get("Mcp-Session-Id")
-	_, _ = io.Copy(io.Discard, init.Body)
-	if session == "" {
-		t.Fatalf("initialize: %s, no session", init.Status)
-	}
-	_ = send(http.MethodPost, baseA, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c := newRawClient(t)
+	send := c.send
+	c.initialize(baseA)
 	call := send(http.MethodPost, baseA, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"demo__progress","arguments":{"steps":3},"_meta":{"progressToken":"p"}}}`)
 	ids, data := sseEvents(t, call.Body)
 	t.Logf("the call's events on A: %q", ids)
@@ -343,5 +365,37 @@ func TestStoreResume(t *testing.T) {
 	rids, rdata := sseEvents(t, resp.Body)
 	if !slices.Equal(rids, ids[1:]) || !slices.Equal(rdata, data[1:]) {
 		t.Fatalf("replay on B from %s: ids %q data %q; want ids %q data %q", ids[0], rids, rdata, ids[1:], data[1:])
+	}
+}
+
+// TestRevokeAcrossReplicas: with the store on Redis, a DELETE on one
+// replica ends the session on the others: one that rebuilt it, and one
+// that never held it.
+func TestRevokeAcrossReplicas(t *testing.T) {
+	srv := redistest.Start(t)
+	keys, err := gateway.NewSessionKeys(bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bases []string
+	for range 3 {
+		bases = append(bases, replica(t, keys, openStore(t, srv.URL)))
+	}
+	c := newRawClient(t)
+	c.initialize(bases[0])
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if resp := c.send(http.MethodPost, bases[1], list); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the session on replica B: %s", resp.Status)
+	}
+	if resp := c.send(http.MethodDelete, bases[0], ""); resp.StatusCode != http.StatusNoContent {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("DELETE on A: %s %s", resp.Status, b)
+	}
+	for i, base := range bases[1:] {
+		resp := c.send(http.MethodPost, base, list)
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(b), "ended") {
+			t.Errorf("the session on replica %c after DELETE on A: %s %s; want 404, ended", 'B'+i, resp.Status, b)
+		}
 	}
 }
