@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -379,12 +380,22 @@ func TestStoreResume(t *testing.T) {
 	c := newRawClient(t)
 	send := c.send
 	c.initialize(baseA)
-	call := send(http.MethodPost, baseA, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"demo__progress","arguments":{"steps":3},"_meta":{"progressToken":"p"}}}`)
-	ids, data := sseEvents(t, call.Body)
-	t.Logf("the call's events on A: %q", ids)
-	if len(ids) < 2 || !strings.Contains(data[len(data)-1], `"result"`) {
-		t.Fatalf("the call's stream on A: ids %q, data %q; want progress, then the reply", ids, data)
+	// A stream of two events or more: progress, then the reply. go-sdk
+	// hands progress on apart from results, so a progress can come
+	// after its reply and be dropped (README); the sleep makes that rare,
+	// and a call whose progress was dropped is made again.
+	var ids, data []string
+	for i := 2; len(ids) < 2; i++ {
+		if i > 50 {
+			t.Fatalf("50 calls, and no stream with progress before the reply: ids %q, data %q", ids, data)
+		}
+		call := send(http.MethodPost, baseA, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"demo__sleep","arguments":{"ms":50},"_meta":{"progressToken":"p"}}}`, i))
+		ids, data = sseEvents(t, call.Body)
+		if len(ids) == 0 || !strings.Contains(data[len(data)-1], `"result"`) {
+			t.Fatalf("the call's stream on A: ids %q, data %q; want the reply last", ids, data)
+		}
 	}
+	t.Logf("the call's events on A: %q", ids)
 	// The client saw the first event only: it asks B for what followed.
 	resp := send(http.MethodGet, baseB, "", "Last-Event-ID", ids[0], "Accept", "text/event-stream")
 	if resp.StatusCode != http.StatusOK {
