@@ -51,10 +51,21 @@ func readJSON(t testing.TB, name string, v any) {
 var querySets = []string{"queries", "heldout", "heldout2", "heldout3"}
 
 func corpus(t testing.TB, set string) ([]Doc, []query) {
-	var tools []corpusTool
 	var queries []query
-	readJSON(t, "testdata/corpus.json", &tools)
 	readJSON(t, "testdata/"+set+".json", &queries)
+	return corpusDocs(t, "corpus"), queries
+}
+
+// corpusDocs reads the tools of testdata's corpus files named: corpus
+// (the pinned npm servers) and corpus-extra (other real servers, taken
+// by testdata/snapshot-extra.mjs).
+func corpusDocs(t testing.TB, files ...string) []Doc {
+	var tools []corpusTool
+	for _, f := range files {
+		var more []corpusTool
+		readJSON(t, "testdata/"+f+".json", &more)
+		tools = append(tools, more...)
+	}
 	docs := make([]Doc, 0, len(tools))
 	for _, ct := range tools {
 		d := Doc{ID: exposed(ct.Server, ct.Name), Name: exposed(ct.Server, ct.Name), Description: ct.Description}
@@ -64,7 +75,7 @@ func corpus(t testing.TB, set string) ([]Doc, []query) {
 		slices.SortFunc(d.Params, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
 		docs = append(docs, d)
 	}
-	return docs, queries
+	return docs
 }
 
 // recall runs every query and counts those whose tool is first, and in the
