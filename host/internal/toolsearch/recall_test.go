@@ -21,6 +21,10 @@ type corpusTool struct {
 	InputSchema struct {
 		Properties map[string]struct {
 			Description string `json:"description"`
+			Enum        []any  `json:"enum"`
+			Items       struct {
+				Enum []any `json:"enum"`
+			} `json:"items"`
 		} `json:"properties"`
 	} `json:"inputSchema"`
 }
@@ -68,9 +72,13 @@ func corpusDocs(t testing.TB, files ...string) []Doc {
 	}
 	docs := make([]Doc, 0, len(tools))
 	for _, ct := range tools {
-		d := Doc{ID: exposed(ct.Server, ct.Name), Name: exposed(ct.Server, ct.Name), Description: ct.Description}
+		d := Doc{ID: exposed(ct.Server, ct.Name), Name: exposed(ct.Server, ct.Name), Server: ct.Server, Description: ct.Description}
 		for name, p := range ct.InputSchema.Properties {
-			d.Params = append(d.Params, Param{Name: name, Description: p.Description})
+			var enum []string
+			for _, v := range append(p.Enum, p.Items.Enum...) {
+				enum = append(enum, fmt.Sprint(v))
+			}
+			d.Params = append(d.Params, Param{Name: name, Description: p.Description, Enum: enum})
 		}
 		slices.SortFunc(d.Params, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
 		docs = append(docs, d)

@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -33,15 +34,15 @@ func TestTokens(t *testing.T) {
 
 var docs = []Doc{
 	{ID: "mcp__demo__add", Name: "mcp__demo__add", Description: "Adds two numbers.",
-		Params: []Param{{"a", "the first number"}, {"b", "the second number"}}},
+		Params: []Param{{Name: "a", Description: "the first number"}, {Name: "b", Description: "the second number"}}},
 	{ID: "mcp__demo__echo", Name: "mcp__demo__echo", Description: "Returns the given text.",
-		Params: []Param{{"text", "text to return"}}},
+		Params: []Param{{Name: "text", Description: "text to return"}}},
 	{ID: "mcp__fs__read_file", Name: "mcp__fs__read_file", Description: "Read the complete contents of a file.",
-		Params: []Param{{"path", ""}}},
+		Params: []Param{{Name: "path"}}},
 	{ID: "mcp__fs__write_file", Name: "mcp__fs__write_file", Description: "Create a new file or overwrite one.",
-		Params: []Param{{"path", ""}, {"content", ""}}},
+		Params: []Param{{Name: "path"}, {Name: "content"}}},
 	{ID: "mcp__gh__create_issue", Name: "mcp__gh__create_issue", Description: "Create a new issue in a repository.",
-		Params: []Param{{"owner", ""}, {"repo", ""}, {"title", ""}, {"body", "issue text"}}},
+		Params: []Param{{Name: "owner"}, {Name: "repo"}, {Name: "title"}, {Name: "body", Description: "issue text"}}},
 }
 
 func ids(hits []Hit) []string {
@@ -133,15 +134,21 @@ func TestTopK(t *testing.T) {
 }
 
 func TestQueryTerms(t *testing.T) {
-	got := queryTerms("remove the folder of a PR")
-	want := []term{
-		{"folder", 1}, {"pr", 1}, {"remov", 1},
-		{"directori", synonymWeight}, {"dir", synonymWeight},
-		{"pull", synonymWeight}, {"request", synonymWeight},
-		{"delet", synonymWeight}, {"eras", synonymWeight},
-		{"remov folder", pairWeight}, {"folder pr", pairWeight},
+	ix := New([]Doc{{ID: "x", Name: "delete_directory", Description: "Remove a directory of a pull request."}})
+	var got []string
+	for _, tm := range ix.queryTerms("remove the folder of a PR") {
+		got = append(got, fmt.Sprintf("%d %s %.2f %s %s", tm.group, tm.word, tm.weight, tm.from, tm.rel))
 	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(term{})); diff != "" {
+	want := []string{
+		"0 folder 1.00 folder ",
+		"0 directori 0.50 folder synonym",
+		"1 pr 1.00 pr ",
+		"1 pull 0.50 pr synonym",
+		"1 request 0.50 pr synonym",
+		"2 remov 1.00 remove ",
+		"2 delet 0.50 remove synonym",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("queryTerms (-want +got):\n%s", diff)
 	}
 }

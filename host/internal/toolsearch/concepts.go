@@ -1,0 +1,110 @@
+package toolsearch
+
+// concepts are what the words people use for a task mean in the words
+// tools use for it, where no dictionary says so: "ship it to origin" is a
+// push to a remote, "bump nginx to 4 instances" a scale to replicas,
+// "trash the doc" a delete of a page. Unlike synonymGroups they go one
+// way (a "remote" is no "origin"), and they name what software does and
+// is made of, across the kinds of server people use (files, git and its
+// forges, chat, documents, browsers, clusters, databases, caches,
+// memory), not the tools of one server. A word may imply several; each
+// counts at conceptWeight, and, as for synonyms, a tool that says the
+// query's own word ranks first.
+var concepts = map[string][]string{
+	// Doing away with things.
+	"toss": {"delete", "remove"}, "trash": {"delete", "archive", "trash"}, "nuke": {"delete"},
+	"kill": {"delete", "stop"}, "wipe": {"delete", "clear", "clean"}, "drop": {"delete", "remove"},
+	"destroy": {"delete"}, "discard": {"delete", "reset"}, "purge": {"delete", "clean"},
+	"forget": {"delete"}, "scrap": {"delete"}, "ditch": {"delete"}, "unlink": {"delete"},
+	// Making and changing.
+	"new": {"create"}, "add": {"create"}, "spin": {"create", "start"}, "setup": {"create", "init"},
+	"bootstrap": {"init", "create"}, "rename": {"move", "update"}, "tweak": {"update", "edit"},
+	"bump": {"scale", "update", "upgrade"}, "resize": {"resize", "scale"}, "grow": {"scale", "resize"},
+	"shrink": {"scale", "resize"}, "tidy": {"clean"}, "revert": {"reset", "rollback", "undo"},
+	"undo": {"reset", "revert", "rollback"}, "rollback": {"rollout", "undo"},
+	// Reading and finding.
+	"open": {"read", "get", "navigate"}, "see": {"get", "show", "list", "view"},
+	"check": {"status", "get"}, "inspect": {"describe", "get"}, "peek": {"read", "get"},
+	"whats": {"get", "show"}, "know": {"search", "open", "nodes"}, "recall": {"search", "read"},
+	"lookup": {"search", "get"}, "grep": {"search"}, "locate": {"search", "find"},
+	"tell": {"get", "search", "post", "send"},
+	// Saying things to people.
+	"say": {"post", "message", "send"}, "announce": {"post", "message"}, "shout": {"post", "message"},
+	"ping": {"message", "post"}, "notify": {"message", "post"}, "dm": {"message", "post"},
+	"chat": {"slack", "message", "channel"}, "team": {"users", "channel", "workspace"},
+	"respond": {"reply"}, "answer": {"reply"}, "emoji": {"reaction"}, "react": {"reaction"},
+	"thread": {"thread", "replies"}, "colleague": {"user", "member"}, "coworker": {"user"},
+	// Git and its forges.
+	"ship": {"push"}, "publish": {"push"}, "upload": {"push", "upload"}, "sync": {"pull", "fetch", "push"},
+	"origin": {"remote", "push"}, "upstream": {"remote", "pull", "fetch"}, "download": {"clone", "fetch", "pull"},
+	"land": {"merge"}, "squash": {"merge"}, "integrate": {"merge"}, "shelve": {"stash"},
+	"hold": {"stash"}, "aside": {"stash"}, "stage": {"add"}, "unstage": {"reset"},
+	"release": {"tag", "release"}, "version": {"tag", "version"}, "history": {"log", "commits"},
+	"changed": {"diff", "status"}, "changes": {"diff", "status"}, "authored": {"blame", "log"},
+	"wrote": {"blame", "log", "commit"}, "review": {"review"}, "approve": {"review", "approve"},
+	"ci": {"status", "checks"}, "checks": {"status"}, "pr": {"pull", "request"}, "mr": {"merge", "request"},
+	"project": {"repository", "project"}, "codebase": {"repository", "code"},
+	// Documents and notes.
+	"doc": {"page", "document"}, "docs": {"page", "document"}, "document": {"page"},
+	"wiki": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},
+	"paragraph": {"block", "children", "content"}, "section": {"block", "content"},
+	"table": {"database", "data", "source", "query"}, "row": {"page", "query"},
+	// Memory of facts.
+	"remember": {"observations", "entities", "create"}, "fact": {"observation", "entity"},
+	"facts": {"observations", "entities"}, "link": {"relation", "relations"},
+	"connection": {"relation"}, "person": {"entity", "user"},
+	// Thinking.
+	"think": {"thought", "thinking"}, "reason": {"thought", "thinking"}, "plan": {"thought", "thinking"},
+	"reflect": {"thought", "thinking"},
+	// Browsers.
+	"chrome": {"browser"}, "firefox": {"browser"}, "safari": {"browser"}, "website": {"page", "browser", "url"},
+	"site": {"page", "url", "browser"}, "webpage": {"page", "browser"}, "screen": {"page", "screenshot"},
+	"window": {"browser", "resize"}, "viewport": {"resize", "width", "height"},
+	"visit": {"navigate", "url"}, "go": {"navigate"}, "load": {"navigate"},
+	"type": {"type", "fill", "text"}, "enter": {"fill", "type"}, "box": {"input", "field"},
+	"field": {"input", "field", "fill"}, "button": {"click"}, "tap": {"click"}, "press": {"click", "key"},
+	"dropdown": {"select", "option"}, "choose": {"select"}, "popup": {"dialog"}, "alert": {"dialog"},
+	"prompt": {"dialog"}, "capture": {"screenshot", "snapshot"}, "picture": {"screenshot", "image"},
+	"devtools": {"console", "network"}, "xhr": {"network", "requests"}, "fetch": {"network", "request"},
+	"js": {"evaluate", "javascript"}, "script": {"evaluate", "javascript"}, "wait": {"wait"},
+	// Clusters.
+	"cluster": {"kubernetes", "context", "kubectl"}, "k8s": {"kubernetes", "kubectl"},
+	"kube": {"kubernetes", "kubectl"}, "deployment": {"deployment", "kubernetes"},
+	"instances": {"replicas", "scale"}, "copies": {"replicas"}, "replica": {"replicas", "scale"},
+	"container": {"pod", "container"}, "shell": {"exec", "command"}, "ssh": {"exec"},
+	"crash": {"logs", "describe"}, "crashing": {"logs", "describe"}, "output": {"logs"},
+	"print": {"logs"}, "printed": {"logs"}, "chart": {"helm", "chart"}, "maintenance": {"drain", "cordon"},
+	"environment": {"context", "namespace"}, "prod": {"context"}, "staging": {"namespace", "context"},
+	"localhost": {"port", "forward"}, "tunnel": {"port", "forward"}, "restart": {"rollout"},
+	// Data.
+	"sql": {"query", "sql"}, "database": {"query", "sql"}, "db": {"query", "sql"},
+	"rows": {"query", "sql"}, "report": {"query"}, "count": {"query"}, "average": {"query", "sql"},
+	"total": {"query", "sql", "sum"}, "cache": {"set", "get", "key"}, "expire": {"set", "expiration"},
+	"stored": {"get", "key", "value"}, "entry": {"key", "value"},
+	// Numbers.
+	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
+}
+
+// conceptWeight scales a word a query gains from concepts, below a
+// synonym's: a concept is what the word often means, not what it says.
+const conceptWeight = 0.4
+
+// conceptTerms maps a query word (stemmed) to the words (stemmed) its
+// concept adds.
+var conceptTerms = func() map[string][]string {
+	m := map[string][]string{}
+	for from, to := range concepts {
+		f := tokens(from)
+		if len(f) != 1 {
+			continue
+		}
+		for _, w := range to {
+			for _, t := range tokens(w) {
+				if t != f[0] {
+					m[f[0]] = append(m[f[0]], t)
+				}
+			}
+		}
+	}
+	return m
+}()
