@@ -345,6 +345,7 @@ type term struct {
 	group  int
 	from   string // the query's word the term stands for, as written
 	rel    string
+	pos    int // where the query's word first is, to say why in its order
 }
 
 // pairWeight scales a pair of the query's words side by side against
@@ -372,12 +373,18 @@ func (ix *Index) queryTerms(query string) []term {
 			group++
 		}
 	}
+	wn := wordNet()
+	first := map[string]int{}
+	for i, w := range words {
+		if _, ok := first[w]; !ok {
+			first[w] = i
+		}
+	}
 	slices.Sort(words)
 	words = slices.Compact(words)
 	own := func(w string) bool { _, ok := slices.BinarySearch(words, w); return ok }
-	wn := wordNet()
 	for _, w := range words {
-		terms = append(terms, term{word: w, weight: 1, group: group, from: said(w)})
+		terms = append(terms, term{word: w, weight: 1, group: group, from: said(w), pos: first[w]})
 		seen := map[string]bool{w: true}
 		imply := func(s string, weight float64, rel string) {
 			if seen[s] || own(s) {
@@ -385,7 +392,7 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 			seen[s] = true
 			if _, ok := ix.postings[s]; ok {
-				terms = append(terms, term{word: s, weight: weight, group: group, from: said(w), rel: rel})
+				terms = append(terms, term{word: s, weight: weight, group: group, from: said(w), rel: rel, pos: first[w]})
 			}
 		}
 		if ix.tune.synonyms {
@@ -408,7 +415,7 @@ func (ix *Index) queryTerms(query string) []term {
 	for _, k := range kinds(query) {
 		for _, s := range tokens(k) {
 			if !own(s) {
-				terms = append(terms, term{word: s, weight: synonymWeight, group: group, from: k, rel: "kind"})
+				terms = append(terms, term{word: s, weight: synonymWeight, group: group, from: k, rel: "kind", pos: len(words) + group})
 				group++
 			}
 		}
@@ -425,16 +432,18 @@ type Match struct {
 }
 
 func (m Match) String() string {
-	if m.Relation == "" || m.Relation == "pair" {
+	if m.Relation == "" {
 		return m.Word
 	}
 	return m.Word + " ← " + m.Query + " (" + m.Relation + ")"
 }
 
 // why lists, for each group that met doc, the term that scored best
-// there, in the words of the query and of the tools.
+// there, in the words of the query and of the tools, in the query's
+// order. Pairs are left out: their words say it.
 func (ix *Index) why(terms []term, doc int32) []Match {
 	var out []Match
+	var at []int
 	for g := 0; g < len(terms); {
 		end := g + 1
 		for end < len(terms) && terms[end].group == terms[g].group {
@@ -449,9 +458,11 @@ func (ix *Index) why(terms []term, doc int32) []Match {
 				}
 			}
 		}
-		if bestTerm >= 0 {
+		if bestTerm >= 0 && terms[bestTerm].rel != "pair" {
 			t := terms[bestTerm]
-			out = append(out, Match{Query: t.from, Word: ix.said(t.word), Relation: t.rel})
+			i, _ := slices.BinarySearch(at, t.pos)
+			at = slices.Insert(at, i, t.pos)
+			out = slices.Insert(out, i, Match{Query: t.from, Word: ix.said(t.word), Relation: t.rel})
 		}
 		g = end
 	}
