@@ -119,9 +119,25 @@ func indexRanker(ix *Index) ranker {
 
 func all(need) bool { return true }
 
-// TestNeeds checks the need sets name tools of the corpus, and logs (-v)
-// the index's figures on each set, on its needs that share no word with
-// their tools, and every need it missed.
+// needFloor is each need set's recall@5, on all its needs and on those
+// that share no word with their tools, as the index stands, less a
+// rounding: the ranking is deterministic, so a change that loses a need
+// fails here. Issue 28's goal for the held-out set is 0.9 and 0.5; the
+// goal is logged beside the figures until it is met, then it is the
+// floor.
+var needFloor = map[string][2]float64{
+	"needs-tuning":  {0.91, 0.61},
+	"needs-heldout": {0.74, 0.43},
+}
+
+// needGoal is issue 28's goal for held-out recall@5: on all needs, and on
+// those that share no word with their tools.
+var needGoal = [2]float64{0.9, 0.5}
+
+// TestNeeds checks the need sets name tools of the corpus, logs (-v) the
+// index's figures on each set, on its needs that share no word with
+// their tools, and every need it missed, and fails when recall@5 drops
+// below needFloor.
 func TestNeeds(t *testing.T) {
 	for _, set := range needSets {
 		t.Run(set, func(t *testing.T) {
@@ -146,6 +162,13 @@ func TestNeeds(t *testing.T) {
 			t.Logf("%d tools, %d servers; all: %v; no shared word: %v", len(docs), len(servers), f, g)
 			for _, m := range misses {
 				t.Log(m)
+			}
+			floor := needFloor[set]
+			if f.at5 < floor[0] || g.at5 < floor[1] {
+				t.Errorf("recall@5 %.3f, no shared word %.3f: below the floor %.2f, %.2f: the ranking got worse", f.at5, g.at5, floor[0], floor[1])
+			}
+			if set == "needs-heldout" && (f.at5 < needGoal[0] || g.at5 < needGoal[1]) {
+				t.Logf("issue 28's goal, recall@5 %.2f and %.2f with no shared word, is not met", needGoal[0], needGoal[1])
 			}
 		})
 	}

@@ -42,9 +42,9 @@ for (const set of ["needs-tuning", "needs-heldout"]) {
       if (pos >= 0 && pos < 5) at5++;
       if (pos >= 0) mrr += 1 / (pos + 1);
     }
-    return { n, at1: at1 / n, at5: at5 / n, mrr: mrr / n };
+    return { N: n, At1: at1 / n, At5: at5 / n, MRR: mrr / n };
   };
   const ns = new Set(noShared[set] ?? []);
-  out[set] = { all: fig(() => true), noShared: ns.size ? fig((q) => ns.has(q.query)) : null };
+  out[set] = { All: fig(() => true), NoShared: ns.size ? fig((q) => ns.has(q.query)) : null };
 }
 console.log(JSON.stringify(out));
