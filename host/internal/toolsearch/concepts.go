@@ -1,5 +1,7 @@
 package toolsearch
 
+import "slices"
+
 // concepts are what the words people use for a task mean in the words
 // tools use for it, where no dictionary says so: "ship it to origin" is a
 // push to a remote, "bump nginx to 4 instances" a scale to replicas,
@@ -26,7 +28,7 @@ var concepts = map[string][]string{
 	"open": {"read", "get", "navigate"}, "see": {"get", "show", "list", "view"},
 	"check": {"status", "get"}, "inspect": {"describe", "get"}, "peek": {"read", "get"},
 	"whats": {"get", "show"}, "know": {"search", "open", "nodes"}, "recall": {"search", "read"},
-	"lookup": {"search", "get"}, "grep": {"search"}, "locate": {"search", "find"},
+	"lookup": {"search", "get"}, "dump": {"read", "get", "show"}, "grep": {"search"}, "locate": {"search", "find"},
 	"tell": {"get", "search", "post", "send"},
 	// Saying things to people.
 	"say": {"post", "message", "send"}, "announce": {"post", "message"}, "shout": {"post", "message"},
@@ -81,6 +83,23 @@ var concepts = map[string][]string{
 	"rows": {"query", "sql"}, "report": {"query"}, "count": {"query"}, "average": {"query", "sql"},
 	"total": {"query", "sql", "sum"}, "cache": {"set", "get", "key"}, "expire": {"set", "expiration"},
 	"stored": {"get", "key", "value"}, "entry": {"key", "value"},
+	// Amounts and sizes.
+	"several": {"multiple"}, "two": {"multiple"}, "three": {"multiple"}, "both": {"multiple"}, "many": {"multiple"}, "couple": {"multiple"},
+	"big": {"size", "sizes"}, "biggest": {"size", "sizes"}, "large": {"size", "sizes"}, "largest": {"size", "sizes"},
+	"small": {"size"}, "smallest": {"size", "sizes"}, "heavy": {"size"},
+	"pixels": {"width", "height", "resize"}, "wide": {"width", "resize"}, "tall": {"height", "resize"},
+	// Questions.
+	"who": {"user", "users", "author"}, "where": {"search", "find"}, "when": {"time", "date", "modified"},
+	"like": {"pattern", "matching"}, "called": {"name", "named"},
+	// Places and access.
+	"relocate": {"move"}, "put": {"move", "write"}, "may": {"allowed"}, "permitted": {"allowed"},
+	"access": {"allowed"}, "disk": {"file", "filesystem"}, "laptop": {"local"}, "locally": {"local"},
+	"reach": {"forward", "port", "connect"}, "terminal": {"exec", "command", "shell"},
+	"account": {"user", "users"}, "profile": {"profile", "user"}, "handle": {"user"}, "username": {"user"},
+	"touch": {"changed", "modified", "diff"}, "touched": {"changed", "modified", "diff"},
+	"combine": {"squash", "rebase", "merge"}, "version control": {"git", "init"},
+	"catch up": {"history", "recent"}, "png": {"image", "media"}, "jpg": {"image", "media"},
+	"photo": {"image", "media"}, "audio": {"media"}, "video": {"media"},
 	// Numbers.
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }
@@ -89,22 +108,29 @@ var concepts = map[string][]string{
 // synonym's: a concept is what the word often means, not what it says.
 const conceptWeight = 0.4
 
-// conceptTerms maps a query word (stemmed) to the words (stemmed) its
-// concept adds.
+// conceptTerms maps a query word (stemmed), or two side by side (a
+// pair), to the words (stemmed) its concept adds.
 var conceptTerms = func() map[string][]string {
 	m := map[string][]string{}
 	for from, to := range concepts {
 		f := tokens(from)
-		if len(f) != 1 {
+		var key string
+		switch len(f) {
+		case 1:
+			key = f[0]
+		case 2:
+			key = pair(f[0], f[1])
+		default:
 			continue
 		}
 		for _, w := range to {
 			for _, t := range tokens(w) {
-				if t != f[0] {
-					m[f[0]] = append(m[f[0]], t)
+				if !slices.Contains(f, t) && !slices.Contains(m[key], t) {
+					m[key] = append(m[key], t)
 				}
 			}
 		}
+		slices.Sort(m[key]) // map order must not reach the index
 	}
 	return m
 }()

@@ -14,12 +14,14 @@ var webTLDs = map[string]bool{
 
 // kinds are the words a query implies by the form of what it names but
 // does not say: a URL or a web address implies "url", a file name with
-// an extension implies "file". "go to https://example.com" is about a
-// URL, and "show me package.json" about a file, though neither says so.
+// an extension implies "file", a path that ends in a slash "directory",
+// a word with a wildcard "pattern", "#name" a "channel" and "@name" a
+// "user". "go to https://example.com" is about a URL, and "show me
+// package.json" about a file, though neither says so.
 func kinds(query string) []string {
 	var out []string
 	for _, f := range strings.Fields(query) {
-		f = strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!?"), ".")
+		f = strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")
 		if k := kind(f); k != "" && !slices.Contains(out, k) {
 			out = append(out, k)
 		}
@@ -31,12 +33,24 @@ func kind(f string) string {
 	if strings.Contains(f, "://") || strings.HasPrefix(f, "www.") {
 		return "url"
 	}
+	if len(f) > 1 && (f[0] == '#' || f[0] == '@') && lowerAlnum(strings.ToLower(strings.NewReplacer("-", "", "_", "", ".", "").Replace(f[1:]))) {
+		if f[0] == '#' {
+			return "channel" // #general
+		}
+		return "user" // @alice
+	}
+	if strings.ContainsAny(f, "*?") && strings.Trim(f, "*?") != "" {
+		return "pattern" // *.go, cache:*
+	}
 	if strings.ContainsAny(f, "@\\") { // an address, a Windows path
 		return ""
 	}
 	host, _, _ := strings.Cut(f, "/")
 	if dot := strings.LastIndexByte(host, '.'); dot > 0 && webTLDs[host[dot+1:]] {
 		return "url" // google.com, github.com/owner/repo
+	}
+	if len(f) > 1 && strings.HasSuffix(f, "/") {
+		return "directory" // backup/, src/app/
 	}
 	name := f[strings.LastIndexByte(f, '/')+1:]
 	dot := strings.LastIndexByte(name, '.')
@@ -61,3 +75,8 @@ func lowerAlnum(s string) bool {
 	}
 	return letter
 }
+
+// kindWeight scales the word a kind implies: the query names the thing,
+// so it says as much as the word would (0.5 and 0.75 measured no
+// better on the tuning needs).
+const kindWeight = 1.0

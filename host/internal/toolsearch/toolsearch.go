@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -114,6 +115,7 @@ type Index struct {
 	ids      []string
 	postings map[string][]posting
 	tune     tuning
+	scratch sync.Pool // of *scratch sized to the index
 	// server is each doc's server, an index into servers.
 	server  []int32
 	servers []string
@@ -206,6 +208,9 @@ func New(docs []Doc) *Index {
 		}
 	}
 	ix.surface = tz.surface
+	ix.scratch.New = func() any {
+		return &scratch{scores: make([]float64, len(docs)), best: make([]float64, len(docs))}
+	}
 	n := float64(len(docs))
 	for _, ps := range ix.postings {
 		df := float64(len(ps))
@@ -229,7 +234,9 @@ func (ix *Index) Search(query string, k int) []Hit {
 	if len(terms) == 0 {
 		return nil
 	}
-	scores := make([]float64, len(ix.ids))
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+	scores := sc.scores
 	most := 0 // docs the query can touch, so touched grows once
 	for _, t := range terms {
 		most += len(ix.postings[t.word])
@@ -238,7 +245,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 	// A group is one word of the query with the words it implies: a doc
 	// gets the best of them, not their sum, so a word with many
 	// relations does not outweigh one with few.
-	best := make([]float64, len(ix.ids))
+	best := sc.best // all zero between groups
 	var inGroup []int32
 	// The server's evidence: for each word of the query, the best any of
 	// a server's tools has, summed over the words. "toss the staging
@@ -326,7 +333,17 @@ func (ix *Index) Search(query string, k int) []Hit {
 	for i, h := range top {
 		hits[i] = Hit{ID: ix.ids[h.doc], Score: h.score, Why: ix.why(terms, h.doc)}
 	}
+	for _, d := range touched {
+		scores[d] = 0
+	}
 	return hits
+}
+
+// scratch is a search's score arrays, one slot per doc, kept for the
+// next search: at 10,000 tools they are 160 KB a query otherwise. Search
+// leaves them zero.
+type scratch struct {
+	scores, best []float64
 }
 
 // scored is a doc and its score while the best are picked.
@@ -372,6 +389,17 @@ func (ix *Index) queryTerms(query string) []term {
 			terms = append(terms, term{word: p, weight: pairWeight, group: group, from: pair(said(words[j-1]), said(words[j])), rel: "pair"})
 			group++
 		}
+		// A concept of two words ("version control") is a group of
+		// its own, as the words' own are.
+		if ix.tune.concepts && len(conceptTerms[p]) > 0 {
+			from := pair(said(words[j-1]), said(words[j]))
+			for _, s := range conceptTerms[p] {
+				if _, ok := ix.postings[s]; ok {
+					terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from, rel: "means", pos: j - 1})
+				}
+			}
+			group++
+		}
 	}
 	wn := wordNet()
 	first := map[string]int{}
@@ -415,7 +443,7 @@ func (ix *Index) queryTerms(query string) []term {
 	for _, k := range kinds(query) {
 		for _, s := range tokens(k) {
 			if !own(s) {
-				terms = append(terms, term{word: s, weight: synonymWeight, group: group, from: k, rel: "kind", pos: len(words) + group})
+				terms = append(terms, term{word: s, weight: kindWeight, group: group, from: k, rel: "kind", pos: len(words) + group})
 				group++
 			}
 		}

@@ -165,6 +165,10 @@ func TestKinds(t *testing.T) {
 		{"read src/main.go and open example.org", []string{"file", "url"}},
 		{"calls os.Exit in v1.2, e.g. a .env", nil},
 		{"mail bob@example.com", nil},
+		{"tell #general and @alice-b", []string{"channel", "user"}},
+		{"which keys match cache:* or *.go?", []string{"pattern"}},
+		{"move it into backup/ then src/app/", []string{"directory"}},
+		{"# heading, @ alone, a * b", nil},
 		{"plain words only", nil},
 	}
 	for _, tt := range tests {
@@ -184,5 +188,38 @@ func TestHugeDescriptionIndexedByItsHead(t *testing.T) {
 	}
 	if hits := ix.Search("quokka", 5); len(hits) != 1 || hits[0].ID != "small" {
 		t.Errorf("quokka, past the head: %v; want the small tool only", hits)
+	}
+}
+
+// A hit says why it matched, in the query's order: the query's word and
+// the tool's, and how they are related, so an agent can refine its query.
+func TestWhy(t *testing.T) {
+	ix := New([]Doc{
+		{ID: "tag", Name: "git_tag", Description: "Manage tags: list, create or delete a tag."},
+		{ID: "push", Name: "git_push", Description: "Push commits to a remote repository."},
+	})
+	tests := []struct {
+		query string
+		want  map[string][]Match
+	}{
+		{"label this commit", map[string][]Match{
+			"tag":  {{Query: "label", Word: "tag", Relation: "synonym"}},
+			"push": {{Query: "commit", Word: "commits"}},
+		}},
+		{"ship it to origin", map[string][]Match{
+			"push": {{Query: "ship", Word: "push", Relation: "means"}, {Query: "origin", Word: "push", Relation: "means"}},
+		}},
+	}
+	for _, tt := range tests {
+		got := map[string][]Match{}
+		for _, h := range ix.Search(tt.query, 5) {
+			got[h.ID] = h.Why
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Search(%q) why (-want +got):\n%s", tt.query, diff)
+		}
+	}
+	if s := (Match{Query: "label", Word: "tag", Relation: "synonym"}).String(); s != "tag ← label (synonym)" {
+		t.Errorf("String() = %q", s)
 	}
 }
