@@ -115,7 +115,7 @@ type Index struct {
 	ids      []string
 	postings map[string][]posting
 	tune     tuning
-	scratch sync.Pool // of *scratch sized to the index
+	scratch  sync.Pool // of *scratch sized to the index
 	// server is each doc's server, an index into servers.
 	server  []int32
 	servers []string
