@@ -161,4 +161,3 @@ func (ix *Index) said(stemmed string) string {
 	}
 	return stemmed
 }
-
