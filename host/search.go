@@ -42,10 +42,10 @@ type ToolHit struct {
 
 // A SearchMatch is one reason a tool matched: a word of the query
 // (Query), the tool's word it met (Word) and how they are related:
-// Relation is "" for the same word or words side by side, "synonym",
-// "means" (what the word means in software), "related", "broader" or
-// "narrower" (WordNet's relations), or "kind" (what the query names, such
-// as a URL or a file).
+// Relation is "" for the same word, "joined" for two words a tool
+// writes as one ("clean up", cleanup), "synonym", "means" (what the word
+// means in software), "related", "broader" or "narrower" (WordNet's
+// relations), or "kind" (what the query names, such as a URL or a file).
 type SearchMatch struct {
 	Query    string `json:"query"`
 	Word     string `json:"word"`

@@ -22,7 +22,7 @@ type candidate struct {
 // stands (tuned) with one thing taken away or changed, and the baselines.
 var candidates = []candidate{
 	{name: "word overlap (baseline)", rank: overlapRanker},
-	{name: "BM25F before issue 28 (no WordNet, no enum values)", tune: func(t *tuning) { t.rels = nil; t.enums = false; t.concepts = false; t.server = 0 }},
+	{name: "BM25F with the kinds and joined words (no WordNet, concepts or enum values)", tune: func(t *tuning) { t.rels = nil; t.enums = false; t.concepts = false; t.server = 0 }},
 	{name: "+ enum values", tune: func(t *tuning) { t.rels = nil; t.concepts = false; t.server = 0 }},
 	{name: "+ WordNet synonyms", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym); t.concepts = false; t.server = 0 }},
 	{name: "+ WordNet related", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym, relRelated); t.concepts = false; t.server = 0 }},

@@ -79,7 +79,7 @@ var concepts = map[string][]string{
 	"environment": {"context", "namespace"}, "prod": {"context"}, "staging": {"namespace", "context"},
 	"localhost": {"port", "forward"}, "tunnel": {"port", "forward"}, "restart": {"rollout"},
 	// Data.
-	"sql": {"query", "sql"}, "database": {"query", "sql"}, "db": {"query", "sql"},
+	"sql": {"query", "sql"}, "database": {"query", "sql", "data source"}, "db": {"query", "sql"},
 	"rows": {"query", "sql"}, "report": {"query"}, "count": {"query"}, "average": {"query", "sql"},
 	"total": {"query", "sql", "sum"}, "cache": {"set", "get", "key"}, "expire": {"set", "expiration"},
 	"stored": {"get", "key", "value"}, "entry": {"key", "value"},
@@ -100,6 +100,19 @@ var concepts = map[string][]string{
 	"combine": {"squash", "rebase", "merge"}, "version control": {"git", "init"},
 	"catch up": {"history", "recent"}, "png": {"image", "media"}, "jpg": {"image", "media"},
 	"photo": {"image", "media"}, "audio": {"media"}, "video": {"media"},
+	// Looking, and what things look like.
+	"glance": {"read", "view"}, "look": {"view", "read", "snapshot"}, "look like": {"screenshot", "snapshot"},
+	"outline": {"tree", "structure"}, "structure": {"tree"}, "hierarchy": {"tree"},
+	"record": {"observations", "add", "save"}, "hit": {"click", "press"}, "submit": {"click", "button"},
+	"tear down": {"delete", "uninstall", "cleanup"}, "clean up": {"cleanup", "clean"}, "get rid": {"delete", "remove"},
+	"rid": {"delete", "remove"}, "diff": {"changed", "changes", "files"},
+	"kinds": {"resources", "types"}, "objects": {"resources"}, "column": {"property", "properties"},
+	"columns": {"property", "properties"}, "spreadsheet": {"database", "data source"},
+	// A cluster's kinds of resource: naming one is speaking of the cluster.
+	"pod": {"pod", "kubernetes"}, "pods": {"pods", "kubernetes"}, "cronjob": {"kubernetes", "resource"},
+	"job": {"kubernetes", "resource"}, "svc": {"service", "kubernetes"}, "service": {"kubernetes", "resource"},
+	"configmap": {"kubernetes", "resource"}, "secret": {"kubernetes", "resource"}, "ingress": {"kubernetes", "resource"},
+	"statefulset": {"kubernetes", "resource"}, "daemonset": {"kubernetes", "resource"}, "namespace": {"namespace", "kubernetes"},
 	// Numbers.
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }

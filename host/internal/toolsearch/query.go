@@ -43,6 +43,14 @@ func (ix *Index) queryTerms(query string) []term {
 			terms = append(terms, term{word: p, weight: pairWeight, group: group, from: pair(said(words[j-1]), said(words[j])), rel: "pair"})
 			group++
 		}
+		// Two words a tool writes as one ("clean up", cleanup; "log
+		// in", login) are that word, in a group of their own.
+		if joint := stem(words[j-1] + words[j]); joint != p {
+			if _, ok := ix.postings[joint]; ok {
+				terms = append(terms, term{word: joint, weight: 1, group: group, from: pair(said(words[j-1]), said(words[j])), rel: "joined", pos: j - 1})
+				group++
+			}
+		}
 		// A concept of two words ("version control") is a group of
 		// its own, as the words' own are.
 		if ix.tune.concepts && len(conceptTerms[p]) > 0 {
@@ -107,8 +115,9 @@ func (ix *Index) queryTerms(query string) []term {
 
 // A Match is why a tool matched: a word of the query (Query), the
 // tool's word it met (Word), and how they are related (Relation: "" for
-// the same word, else "synonym", "related", "broader", "narrower" or
-// "kind", the kind of thing the query names, such as a URL).
+// the same word, else "joined" for two words a tool writes as one,
+// "synonym", "means" (concepts.go), "related", "broader", "narrower"
+// (WordNet) or "kind", the kind of thing the query names, such as a URL).
 type Match struct {
 	Query, Word, Relation string
 }
