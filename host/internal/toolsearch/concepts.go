@@ -1,6 +1,9 @@
 package toolsearch
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // concepts are what the words people use for a task mean in the words
 // tools use for it, where no dictionary says so: "ship it to origin" is a
@@ -47,8 +50,7 @@ var concepts = map[string][]string{
 	"ci": {"status", "checks"}, "checks": {"status"}, "pr": {"pull", "request"}, "mr": {"merge", "request"},
 	"project": {"repository", "project"}, "codebase": {"repository", "code"},
 	// Documents and notes.
-	"doc": {"page", "document"}, "docs": {"page", "document"}, "document": {"page"},
-	"wiki": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},
+	"doc": {"page", "document"}, "docs": {"page", "document"}, "document": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},
 	"paragraph": {"block", "children", "content"}, "section": {"block", "content"},
 	"table": {"database", "data", "source", "query"}, "row": {"page", "query"},
 	// Memory of facts.
@@ -113,6 +115,13 @@ var concepts = map[string][]string{
 	"job": {"kubernetes", "resource"}, "svc": {"service", "kubernetes"}, "service": {"kubernetes", "resource"},
 	"configmap": {"kubernetes", "resource"}, "secret": {"kubernetes", "resource"}, "ingress": {"kubernetes", "resource"},
 	"statefulset": {"kubernetes", "resource"}, "daemonset": {"kubernetes", "resource"}, "namespace": {"namespace", "kubernetes"},
+	"together": {"multiple"}, "shove": {"move"}, "stick": {"move"}, "put up": {"create", "open"},
+	"tick": {"click", "check"}, "untick": {"click"},
+	"mobile": {"resize", "width", "height"}, "tablet": {"resize", "width", "height"}, "sized": {"size", "resize"},
+	"calls": {"requests", "network"}, "wiki": {"page", "search"},
+	// A business's records live in a database.
+	"customer": {"query", "sql"}, "customers": {"query", "sql"}, "revenue": {"query", "sql"},
+	"orders": {"query", "sql"}, "sales": {"query", "sql"}, "signups": {"query", "sql"},
 	// Numbers.
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }
@@ -126,12 +135,14 @@ const conceptWeight = 0.4
 var conceptTerms = func() map[string][]string {
 	m := map[string][]string{}
 	for from, to := range concepts {
+		// One word is its stem, as tokens keeps a word cut at a
+		// digit whole too (k8s); two are a pair.
 		f := tokens(from)
 		var key string
-		switch len(f) {
-		case 1:
-			key = f[0]
-		case 2:
+		switch {
+		case !strings.Contains(from, " "):
+			key = stem(from)
+		case len(f) == 2:
 			key = pair(f[0], f[1])
 		default:
 			continue

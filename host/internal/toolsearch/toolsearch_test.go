@@ -223,3 +223,20 @@ func TestWhy(t *testing.T) {
 		t.Errorf("String() = %q", s)
 	}
 }
+
+// Every concept is one word or two that a query can say (no stop word,
+// which tokens drops), and implies words a tool can have.
+func TestConcepts(t *testing.T) {
+	for from, to := range concepts {
+		words := strings.Fields(from)
+		if len(words) == 1 && !slices.Contains(tokens(from), stem(from)) ||
+			len(words) == 2 && len(tokens(from)) != 2 || len(words) > 2 {
+			t.Errorf("concept %q: tokens %v; a concept is one or two words, none a stop word", from, tokens(from))
+		}
+		for _, w := range to {
+			if len(tokens(w)) == 0 {
+				t.Errorf("concept %q implies %q, which is no word", from, w)
+			}
+		}
+	}
+}
