@@ -30,7 +30,7 @@ var concepts = map[string][]string{
 	// Reading and finding.
 	"open": {"read", "get", "navigate"}, "see": {"get", "show", "list", "view"},
 	"check": {"status", "get"}, "inspect": {"describe", "get"}, "peek": {"read", "get"},
-	"whats": {"get", "show"}, "know": {"search", "open", "nodes"}, "recall": {"search", "read"},
+	"whats": {"get", "show"}, "know": {"search", "open", "nodes", "knowledge", "graph"}, "recall": {"search", "read"},
 	"lookup": {"search", "get"}, "dump": {"read", "get", "show"}, "grep": {"search"}, "locate": {"search", "find"},
 	"tell": {"get", "search", "post", "send"},
 	// Saying things to people.
@@ -91,7 +91,7 @@ var concepts = map[string][]string{
 	"small": {"size"}, "smallest": {"size", "sizes"}, "heavy": {"size"},
 	"pixels": {"width", "height", "resize"}, "wide": {"width", "resize"}, "tall": {"height", "resize"},
 	// Questions.
-	"who": {"user", "users", "author"}, "where": {"search", "find"}, "when": {"time", "date", "modified"},
+	"who": {"user", "users", "author"}, "where": {"search", "find"}, "when": {"time", "date", "modified", "metadata"},
 	"like": {"pattern", "matching"}, "called": {"name", "named"},
 	// Places and access.
 	"relocate": {"move"}, "put": {"move", "write"}, "may": {"allowed"}, "permitted": {"allowed"},
@@ -122,6 +122,8 @@ var concepts = map[string][]string{
 	// A business's records live in a database.
 	"customer": {"query", "sql"}, "customers": {"query", "sql"}, "revenue": {"query", "sql"},
 	"orders": {"query", "sql"}, "sales": {"query", "sql"}, "signups": {"query", "sql"},
+	"mouse": {"hover", "click"}, "spec": {"describe", "get", "manifest"},
+	"working copy": {"worktree", "clone"}, "before": {"previous", "history"},
 	// Numbers.
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }
