@@ -20,10 +20,26 @@ var webTLDs = map[string]bool{
 // package.json" about a file, though neither says so.
 func kinds(query string) []string {
 	var out []string
+	for _, k := range kindsOf(query) {
+		out = append(out, k.kind)
+	}
+	return out
+}
+
+// A named is a kind of thing a query names, and the first word that
+// named it, to say why a tool matched.
+type named struct {
+	kind, word string
+}
+
+// kindsOf is kinds with the words that named them.
+func kindsOf(query string) []named {
+	var out []named
 	for _, f := range strings.Fields(query) {
 		f = strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")
-		if k := kind(f); k != "" && !slices.Contains(out, k) {
-			out = append(out, k)
+		k := kind(f)
+		if k != "" && !slices.ContainsFunc(out, func(n named) bool { return n.kind == k }) {
+			out = append(out, named{k, f})
 		}
 	}
 	return out

@@ -27,10 +27,11 @@ const pairWeight = 0.5
 func pair(a, b string) string { return a + " " + b }
 
 // queryTerms are the query's words, each once; in the same group the
-// words its synonyms (synonyms.go) and WordNet's relations (wordnet.go)
-// imply, if some tool has them; in groups of their own the kinds of
-// thing the query names, and at pairWeight each two of its words side by
-// side.
+// words its synonyms (synonyms.go), concepts (concepts.go) and WordNet's
+// relations (wordnet.go) imply, if some tool has them; in groups of their
+// own the kinds of thing the query names, each two of its words side by
+// side at pairWeight, the one word two of them make, and the concepts of
+// two words.
 func (ix *Index) queryTerms(query string) []term {
 	tz := &tokenizer{surface: map[string]string{}}
 	words := tz.tokens(query)
@@ -43,13 +44,11 @@ func (ix *Index) queryTerms(query string) []term {
 			terms = append(terms, term{word: p, weight: pairWeight, group: group, from: pair(said(words[j-1]), said(words[j])), rel: "pair"})
 			group++
 		}
-		// Two words a tool writes as one ("clean up", cleanup; "log
-		// in", login) are that word, in a group of their own.
-		if joint := stem(words[j-1] + words[j]); joint != p {
-			if _, ok := ix.postings[joint]; ok {
-				terms = append(terms, term{word: joint, weight: 1, group: group, from: pair(said(words[j-1]), said(words[j])), rel: "joined", pos: j - 1})
-				group++
-			}
+		// Two words a tool writes as one ("clean up", cleanup; "work
+		// tree", worktree) are that word, in a group of their own.
+		if joint := stem(words[j-1] + words[j]); ix.postings[joint] != nil {
+			terms = append(terms, term{word: joint, weight: 1, group: group, from: pair(said(words[j-1]), said(words[j])), rel: "joined", pos: j - 1})
+			group++
 		}
 		// A concept of two words ("version control") is a group of
 		// its own, as the words' own are.
@@ -102,10 +101,10 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 		group++
 	}
-	for _, k := range kinds(query) {
-		for _, s := range tokens(k) {
+	for _, k := range kindsOf(query) {
+		for _, s := range tokens(k.kind) {
 			if !own(s) {
-				terms = append(terms, term{word: s, weight: kindWeight, group: group, from: k, rel: "kind", pos: len(words) + group})
+				terms = append(terms, term{word: s, weight: kindWeight, group: group, from: k.word, rel: "kind", pos: len(words) + group})
 				group++
 			}
 		}

@@ -219,6 +219,13 @@ func TestWhy(t *testing.T) {
 			t.Errorf("Search(%q) why (-want +got):\n%s", tt.query, diff)
 		}
 	}
+	// A kind names the query's word that implied it.
+	nav := New([]Doc{{ID: "nav", Name: "browser_navigate", Description: "Navigate to a URL"}})
+	hits := nav.Search("https://example.com/a.html, please", 1)
+	want := []Match{{Query: "https://example.com/a.html", Word: "url", Relation: "kind"}}
+	if len(hits) != 1 || !cmp.Equal(hits[0].Why, want) {
+		t.Errorf("a URL's why: %+v, want %+v", hits, want)
+	}
 	if s := (Match{Query: "label", Word: "tag", Relation: "synonym"}).String(); s != "tag ← label (synonym)" {
 		t.Errorf("String() = %q", s)
 	}
