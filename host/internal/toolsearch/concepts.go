@@ -124,6 +124,8 @@ var concepts = map[string][]string{
 	"orders": {"query", "sql"}, "sales": {"query", "sql"}, "signups": {"query", "sql"},
 	"mouse": {"hover", "click"}, "spec": {"describe", "get", "manifest"},
 	"working copy": {"worktree", "clone"}, "before": {"previous", "history"},
+	"add up": {"sum"}, "somewhere": {"search", "find"}, "own copy": {"fork"},
+	"main": {"branch"}, "master": {"branch"}, "trunk": {"branch"},
 	// Numbers.
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }

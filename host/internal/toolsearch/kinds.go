@@ -15,8 +15,9 @@ var webTLDs = map[string]bool{
 // kinds are the words a query implies by the form of what it names but
 // does not say: a URL or a web address implies "url", a file name with
 // an extension implies "file", a path that ends in a slash "directory",
-// a word with a wildcard "pattern", "#name" a "channel" and "@name" a
-// "user". "go to https://example.com" is about a URL, and "show me
+// a word with a wildcard "pattern", "#name" a "channel", "@name" a
+// "user", "prefix:id" a store's "key", and an absolute path with no
+// extension a "directory". "go to https://example.com" is about a URL, and "show me
 // package.json" about a file, though neither says so.
 func kinds(query string) []string {
 	var out []string
@@ -61,12 +62,18 @@ func kind(f string) string {
 	if strings.ContainsAny(f, "@\\") { // an address, a Windows path
 		return ""
 	}
+	if prefix, id, ok := strings.Cut(f, ":"); ok && lowerAlnum(prefix) && id != "" && !strings.ContainsAny(id, ":/") {
+		return "key" // user:7, session:42: a store's key
+	}
 	host, _, _ := strings.Cut(f, "/")
 	if dot := strings.LastIndexByte(host, '.'); dot > 0 && webTLDs[host[dot+1:]] {
 		return "url" // google.com, github.com/owner/repo
 	}
 	if len(f) > 1 && strings.HasSuffix(f, "/") {
 		return "directory" // backup/, src/app/
+	}
+	if (strings.HasPrefix(f, "/") || strings.HasPrefix(f, "~/")) && !strings.Contains(f[strings.LastIndexByte(f, '/'):], ".") {
+		return "directory" // /var/data, ~/projects: a path with no extension
 	}
 	name := f[strings.LastIndexByte(f, '/')+1:]
 	dot := strings.LastIndexByte(name, '.')

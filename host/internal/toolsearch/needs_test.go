@@ -126,7 +126,7 @@ func all(need) bool { return true }
 // goal is logged beside the figures until it is met, then it is the
 // floor.
 var needFloor = map[string][2]float64{
-	"needs-tuning":  {0.89, 0.66},
+	"needs-tuning":  {0.88, 0.6},
 	"needs-heldout": {0.79, 0.56},
 }
 

@@ -169,6 +169,9 @@ func TestKinds(t *testing.T) {
 		{"which keys match cache:* or *.go?", []string{"pattern"}},
 		{"move it into backup/ then src/app/", []string{"directory"}},
 		{"# heading, @ alone, a * b", nil},
+		{"set user:1 and read session:42", []string{"key"}},
+		{"list /var/data and ~/projects, read /etc/hosts.conf", []string{"directory", "file"}},
+		{"at 10:30, see http:, a:b:c", nil},
 		{"plain words only", nil},
 	}
 	for _, tt := range tests {
