@@ -68,6 +68,8 @@ func (h *modernHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// go-sdk's limit and its answers to a body over it or unreadable.
+	// The body is not pooled: params are slices of it, and a round's
+	// upstream call (mrtr.go) may hold its arguments past the POST.
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes))
 	if err != nil {
 		var mbe *http.MaxBytesError
