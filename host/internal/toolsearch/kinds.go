@@ -76,11 +76,22 @@ func kind(f string) string {
 		return "directory" // /var/data, ~/projects: a path with no extension
 	}
 	name := f[strings.LastIndexByte(f, '/')+1:]
+	if wellKnownFiles[strings.ToLower(name)] {
+		return "file"
+	}
 	dot := strings.LastIndexByte(name, '.')
 	if dot < 2 || len(name)-dot-1 > 4 || !lowerAlnum(name[dot+1:]) {
 		return "" // e.g, .env, os.Exit, v1.2, no dot
 	}
 	return "file"
+}
+
+// wellKnownFiles are the files every project has that are named with no
+// extension: "open the changelog and the readme", "where is the
+// Makefile".
+var wellKnownFiles = map[string]bool{
+	"readme": true, "changelog": true, "license": true, "makefile": true, "dockerfile": true,
+	"gemfile": true, "procfile": true, "jenkinsfile": true, "vagrantfile": true, "containerfile": true,
 }
 
 // lowerAlnum says whether s is lower-case letters and digits, with one

@@ -127,8 +127,8 @@ func all(need) bool { return true }
 // goal is logged beside the figures until it is met, then it is the
 // floor.
 var needFloor = map[string][2]float64{
-	"needs-tuning":  {0.88, 0.6},
-	"needs-heldout": {0.79, 0.56},
+	"needs-tuning":    {0.88, 0.6},
+	"needs-heldout":   {0.79, 0.56},
 	"needs-heldout-b": {0, 0},
 }
 

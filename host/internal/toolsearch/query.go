@@ -101,10 +101,18 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 		group++
 	}
-	for _, k := range kindsOf(query) {
+	ks := kindsOf(query)
+	if ix.tune.names > 0 {
+		ks = append(ks, ix.namesOf(query)...)
+	}
+	for _, k := range ks {
+		weight := kindWeight
+		if k.kind == "entity" {
+			weight = ix.tune.names
+		}
 		for _, s := range tokens(k.kind) {
 			if !own(s) {
-				terms = append(terms, term{word: s, weight: kindWeight, group: group, from: k.word, rel: "kind", pos: len(words) + group})
+				terms = append(terms, term{word: s, weight: weight, group: group, from: k.word, rel: "kind", pos: len(words) + group})
 				group++
 			}
 		}

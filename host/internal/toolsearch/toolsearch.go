@@ -69,6 +69,9 @@ type tuning struct {
 	enums     bool
 	// server weighs a server's evidence (Search) against a tool's own.
 	server float64
+	// names weighs the "entity" a proper name in the query implies
+	// (names.go); 0 reads no names.
+	names float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -93,6 +96,7 @@ var tuned = tuning{
 	synonyms: true,
 	concepts: true,
 	enums:    true,
+	names:    1,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
