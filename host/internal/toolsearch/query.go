@@ -62,6 +62,21 @@ func (ix *Index) queryTerms(query string) []term {
 			group++
 		}
 	}
+	if ix.tune.concepts {
+		ps, from, at := stopPairs(query)
+		for i, p := range ps {
+			added := false
+			for _, s := range conceptTerms[p] {
+				if _, ok := ix.postings[s]; ok {
+					terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from[i], rel: "means", pos: at[i]})
+					added = true
+				}
+			}
+			if added {
+				group++
+			}
+		}
+	}
 	wn := wordNet()
 	first := map[string]int{}
 	for i, w := range words {
