@@ -34,10 +34,35 @@ func (v *View) SearchTools(query string, k int) []Tool {
 }
 
 // A ToolHit is one tool a search found, and why: the words it matched,
-// so an agent can refine its query.
+// so an agent can refine its query. As JSON it is the tool's object with
+// "why" beside its fields, so a reader of tools reads a hit as a tool.
 type ToolHit struct {
 	Tool Tool
 	Why  []SearchMatch
+}
+
+// hitJSON is a ToolHit's JSON: the tool's fields (a type without
+// ToolHit's methods, embedded, so they sit at the top) and why.
+type hitJSON struct {
+	*toolFields
+	Why []SearchMatch `json:"why,omitempty"`
+}
+
+type toolFields Tool
+
+// MarshalJSON writes the tool's fields and "why".
+func (h ToolHit) MarshalJSON() ([]byte, error) {
+	return json.Marshal(hitJSON{(*toolFields)(&h.Tool), h.Why})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, or a tool alone.
+func (h *ToolHit) UnmarshalJSON(b []byte) error {
+	v := hitJSON{toolFields: (*toolFields)(&h.Tool)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	h.Why = v.Why
+	return nil
 }
 
 // A SearchMatch is one reason a tool matched: a word of the query
