@@ -136,7 +136,7 @@ func (c *searchCache) index(set ToolSet) (*toolsearch.Index, map[string]Tool) {
 	docs := make([]toolsearch.Doc, len(set.Tools))
 	byName := make(map[string]Tool, len(set.Tools))
 	for i, t := range set.Tools {
-		docs[i] = toolsearch.Doc{ID: t.Name, Name: t.Name, Server: t.Server, Description: t.Title + "\n" + t.Description, Params: params(t.InputSchema)}
+		docs[i] = toolsearch.Doc{ID: t.Name, Name: t.Name, Server: t.Server, Description: titles(t) + t.Description, Params: params(t.InputSchema)}
 		byName[t.Name] = t
 	}
 	ix := toolsearch.New(docs)
@@ -146,6 +146,16 @@ func (c *searchCache) index(set ToolSet) (*toolsearch.Index, map[string]Tool) {
 		c.built, c.version, c.ix, c.byName = true, set.Version, ix, byName
 	}
 	return ix, byName
+}
+
+// titles are a tool's human titles, each on a line: its own and its
+// annotations' (older servers put it there), once when they are one.
+func titles(t Tool) string {
+	out := t.Title + "\n"
+	if a := t.Annotations; a != nil && a.Title != "" && a.Title != t.Title {
+		out += a.Title + "\n"
+	}
+	return out
 }
 
 // params reads the top-level properties of an input schema: whatever
