@@ -150,6 +150,11 @@ var concepts = map[string][]string{
 	// Git's own words.
 	"head": {"ref", "reflog"}, "points to": {"url", "remote"}, "switch": {"checkout"},
 	"go back": {"checkout", "back", "previous"}, "look up": {"search", "get"},
+	// Questions of when, which a thing's metadata answers.
+	"when was": {"time", "metadata", "info", "modified"}, "when were": {"time", "metadata", "info", "modified"},
+	// Boxes and calls on a page.
+	"search box": {"input", "field", "fill", "type"}, "text box": {"input", "field", "fill", "type"},
+	"text field": {"input", "fill", "type"}, "api calls": {"network", "requests"}, "api requests": {"network", "requests"},
 	// Numbers.
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }
