@@ -159,9 +159,11 @@ var concepts = map[string][]string{
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }
 
-// conceptWeight scales a word a query gains from concepts, below a
-// synonym's: a concept is what the word often means, not what it says.
-const conceptWeight = 0.4
+// conceptWeight scales a word a query gains from concepts: below the
+// query's own words, as a concept is what the word often means, not what
+// it says. With the second round's concepts the tuning needs' recall@5
+// rose from 0.949 at 0.4 to 0.957 at 0.7 and 0.8 (best MRR), 0.951 at 1.
+const conceptWeight = 0.8
 
 // conceptTerms maps a query word (stemmed), or two side by side (a
 // pair), to the words (stemmed) its concept adds.
