@@ -70,7 +70,7 @@ var candidates = []candidate{
 	{name: "as tuned, a phrase's words at full weight", tune: func(t *tuning) { t.phrase = 1 }},
 	{name: "as tuned, words inside a path at full weight", tune: func(t *tuning) { t.inKind = 1 }},
 	{name: "as tuned, light verbs at 0.6", tune: func(t *tuning) { t.light = 0.6 }},
-	{name: "the first round's index (none of the four above)", without: secondRound, tune: func(t *tuning) { t.names, t.phrase, t.inKind = 0, 1, 1 }},
+	{name: "as tuned, none of the four second-round changes above", without: secondRound, tune: func(t *tuning) { t.names, t.phrase, t.inKind = 0, 1, 1 }},
 }
 
 // pick keeps rels' weights for the relations named.
