@@ -27,7 +27,7 @@ var secondRound = []string{"company", "organisation", "organization", "vendor", 
 	"about", "credential", "credentials", "password", "token", "apikey", "semver", "changelog", "release notes",
 	"last modified", "was created", "was changed", "how old", "is there", "are there", "any", "key in", "email",
 	"failed", "errors", "broken", "head", "points to", "switch", "go back", "look up", "when was", "when were",
-	"search box", "text box", "text field", "api calls", "api requests"}
+	"search box", "text box", "text field", "api calls", "api requests", "no longer", "throw away", "teammates", "colleagues"}
 
 // conceptKey is the key of conceptTerms a concept has.
 func conceptKey(from string) string {

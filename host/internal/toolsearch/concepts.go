@@ -155,6 +155,9 @@ var concepts = map[string][]string{
 	// Boxes and calls on a page.
 	"search box": {"input", "field", "fill", "type"}, "text box": {"input", "field", "fill", "type"},
 	"text field": {"input", "fill", "type"}, "api calls": {"network", "requests"}, "api requests": {"network", "requests"},
+	// Facts that stop being true, and things thrown away.
+	"no longer": {"delete", "remove"}, "throw away": {"discard", "reset", "delete", "clean"},
+	"teammates": {"relation", "relations"}, "colleagues": {"relation", "relations"},
 	// Numbers.
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }
