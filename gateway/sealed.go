@@ -427,11 +427,34 @@ func (t *sealedSessions) delete(w http.ResponseWriter, r *http.Request) {
 
 // revoked closes a session another replica ended, if this one holds it.
 func (t *sealedSessions) revoked(msg []byte) {
+	if msg == nil {
+		t.recheck()
+		return
+	}
 	t.mu.Lock()
 	h := t.held[string(msg)]
 	t.mu.Unlock()
 	if h != nil {
 		h.ss.Close()
+	}
+}
+
+// recheck asks the store about every session held: the fan-out said it
+// may have lost messages (a reconnected subscription), and a DELETE on
+// another replica in that gap would otherwise go unseen here.
+func (t *sealedSessions) recheck() {
+	t.mu.Lock()
+	ids := make([]string, 0, len(t.held))
+	for id := range t.held {
+		ids = append(ids, id)
+	}
+	t.mu.Unlock()
+	for _, id := range ids {
+		gone, err := t.store.Revoked(t.g.life, id)
+		if err != nil || !gone {
+			continue // a store that does not answer: the per-request check stands
+		}
+		t.revoked([]byte(id))
 	}
 }
 

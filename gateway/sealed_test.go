@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -545,5 +546,60 @@ func TestSealedSessionIDBounded(t *testing.T) {
 	}
 	if n := r.gw.Stats().Sessions; n != 0 {
 		t.Errorf("%d sessions held after the refusal", n)
+	}
+}
+
+// lossyStore loses the fan-out's messages, as a Redis subscription does
+// while it reconnects, and then says so as the store's contract has it:
+// fn(nil).
+type lossyStore struct {
+	*store.Memory
+	mu  sync.Mutex
+	fns []func([]byte)
+}
+
+func (s *lossyStore) Publish(context.Context, string, []byte) error { return nil }
+
+func (s *lossyStore) Subscribe(_ context.Context, _ string, fn func([]byte)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fns = append(s.fns, fn)
+	return nil
+}
+
+func (s *lossyStore) reconnected() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, fn := range s.fns {
+		fn(nil)
+	}
+}
+
+// A DELETE whose fan-out a replica missed is found when its subscription
+// comes back: the replica asks the store about every session it holds.
+func TestSealedSessionRevokedWhileDeaf(t *testing.T) {
+	lossy := &lossyStore{Memory: store.NewMemory()}
+	opts := gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t)), Store: lossy}
+	cfg := demoServer(t, "demo")
+	a, b := startReplica(t, opts, cfg), startReplica(t, opts, cfg)
+	lb := &balancer{token: "ann-token"}
+	lb.to.Store(a)
+	id := connectVia(t, lb, nil).ID()
+	if code, _ := rawRequest(t, b, http.MethodPost, id, "ann-token", pingBody); code != http.StatusOK {
+		t.Fatalf("ping on B: %d", code)
+	}
+	if code, _ := rawRequest(t, a, http.MethodDelete, id, "ann-token", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE on A: %d", code)
+	}
+	if n := b.gw.Stats().Sessions; n != 1 {
+		t.Fatalf("B holds %d sessions before its fan-out came back, want 1 (the message was lost)", n)
+	}
+	lossy.reconnected()
+	deadline := time.Now().Add(10 * time.Second)
+	for b.gw.Stats().Sessions != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("B still holds a session DELETEd on A after its fan-out came back")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
