@@ -1,0 +1,36 @@
+package peers
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// HAProxy returns the path of haproxy, the load balancer the replica
+// tests put in front of `serve --http` (Debian's haproxy package, which
+// installs it in /usr/sbin: not on every user's PATH). Missing, it fails
+// the test where the peers are required (EnvRequired, $CI: `make test`
+// installed it) and skips it elsewhere, in one line.
+func HAProxy(t testing.TB) string {
+	t.Helper()
+	return program(t, "haproxy", "haproxy")
+}
+
+// program finds name on PATH or in the sbin folders Debian installs
+// daemons in; pkg is the Debian package that has it.
+func program(t testing.TB, name, pkg string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, dir := range []string{"/usr/sbin", "/usr/local/sbin", "/sbin"} {
+		if p, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+			return p
+		}
+	}
+	if required() {
+		t.Fatalf("peers: %s is not installed (Debian's %s package; %s or $CI is set: it is required)", name, pkg, EnvRequired)
+	}
+	t.Skipf("peers: %s is not installed (Debian's %s package)", name, pkg)
+	return ""
+}
