@@ -50,9 +50,17 @@ func (c *Cluster) StartHAProxy(t *testing.T, name string) *HAProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The socket's path must be short (a unix address holds 108 bytes)
+	// and hold no comma (haproxy reads one as a list of addresses): not
+	// in the test's folder, which is named after the test.
+	sockDir, err := os.MkdirTemp("", "hap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
 	h := &HAProxy{
 		Config: filepath.Join(c.Dir, "haproxy-"+name),
-		socket: filepath.Join(c.Dir, "haproxy.sock"),
+		socket: filepath.Join(sockDir, "api.sock"),
 	}
 	// A free port can be taken between its probe and haproxy's bind: try
 	// a few.
