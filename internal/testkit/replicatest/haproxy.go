@@ -39,7 +39,7 @@ type HAProxy struct {
 // replaced by the cluster's, and waits until every replica is UP in it.
 // It skips the test, in one line, where haproxy is not installed (fails
 // it where the peers are required).
-func (c *Cluster) StartHAProxy(t *testing.T, name string) *HAProxy {
+func (c *Cluster) StartHAProxy(t testing.TB, name string) *HAProxy {
 	t.Helper()
 	bin := peers.HAProxy(t)
 	root, err := moduleRoot()
@@ -126,7 +126,7 @@ func Render(tmpl, addr, socket string, replicas []*Replica) (string, error) {
 
 // start runs haproxy in the foreground (-db) and returns once its
 // runtime API answers, or haproxy's error when it exits first.
-func (h *HAProxy) start(t *testing.T, bin, mark string) error {
+func (h *HAProxy) start(t testing.TB, bin, mark string) error {
 	t.Helper()
 	cmd := exec.Command(bin, "-db", "-f", h.Config)
 	cmd.Env = append(os.Environ(), MarkEnv+"="+mark)
@@ -168,7 +168,7 @@ func (h *HAProxy) start(t *testing.T, bin, mark string) error {
 }
 
 // stop ends haproxy: SIGTERM, then SIGKILL past ExitBound.
-func (h *HAProxy) stop(t *testing.T) {
+func (h *HAProxy) stop(t testing.TB) {
 	_ = h.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-h.exited:
@@ -243,7 +243,7 @@ func (h *HAProxy) AwaitStatus(ctx context.Context, replica, want string) error {
 }
 
 // freePort is a loopback address no one listens on now.
-func freePort(t *testing.T) string {
+func freePort(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

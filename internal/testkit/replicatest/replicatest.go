@@ -51,7 +51,7 @@ type Cluster struct {
 
 // New is a cluster of switchboard bin whose config has servers (name →
 // entry, as in mcpServers); no process runs until Start.
-func New(t *testing.T, bin string, servers map[string]any) *Cluster {
+func New(t testing.TB, bin string, servers map[string]any) *Cluster {
 	t.Helper()
 	dir := t.TempDir()
 	c := &Cluster{
@@ -79,7 +79,7 @@ func (c *Cluster) Demo(name string) map[string]any {
 
 // SetServer adds or replaces a server in the shared config and writes
 // it, as an operator's edit would reach every replica's watcher.
-func (c *Cluster) SetServer(t *testing.T, name string, entry map[string]any) {
+func (c *Cluster) SetServer(t testing.TB, name string, entry map[string]any) {
 	t.Helper()
 	c.servers[name] = entry
 	c.WriteConfig(t)
@@ -87,7 +87,7 @@ func (c *Cluster) SetServer(t *testing.T, name string, entry map[string]any) {
 
 // WriteConfig replaces the config file in one rename, as an editor that
 // saves atomically does, so no replica reads half of it.
-func (c *Cluster) WriteConfig(t *testing.T) {
+func (c *Cluster) WriteConfig(t testing.TB) {
 	t.Helper()
 	data, err := json.MarshalIndent(map[string]any{"mcpServers": c.servers}, "", "  ")
 	if err != nil {
@@ -104,7 +104,7 @@ func (c *Cluster) WriteConfig(t *testing.T) {
 
 // Start starts n replicas, each on a loopback port the kernel picks,
 // with serve's flags extra, and waits for each to serve.
-func (c *Cluster) Start(t *testing.T, n int, extra ...string) {
+func (c *Cluster) Start(t testing.TB, n int, extra ...string) {
 	t.Helper()
 	for i := range n {
 		name := fmt.Sprintf("r%d", i+1)
@@ -159,7 +159,7 @@ func (r *Replica) args() []string {
 
 // Start starts the replica and waits, under StartBound, for its
 // "serving on URL" line; the first start learns the port.
-func (r *Replica) Start(t *testing.T) {
+func (r *Replica) Start(t testing.TB) {
 	t.Helper()
 	cmd := exec.Command(r.c.Bin, r.args()...)
 	cmd.Env = append(os.Environ(),
@@ -218,7 +218,7 @@ func (r *Replica) exitErr() error {
 
 // Signal sends sig to the replica's process (not its servers: a replica
 // ends those itself).
-func (r *Replica) Signal(t *testing.T, sig syscall.Signal) {
+func (r *Replica) Signal(t testing.TB, sig syscall.Signal) {
 	t.Helper()
 	r.mu.Lock()
 	p := r.cmd.Process
@@ -230,7 +230,7 @@ func (r *Replica) Signal(t *testing.T, sig syscall.Signal) {
 
 // Wait waits, under ExitBound, for the replica to exit and returns how:
 // nil for exit 0.
-func (r *Replica) Wait(t *testing.T) error {
+func (r *Replica) Wait(t testing.TB) error {
 	t.Helper()
 	r.mu.Lock()
 	exited := r.exited
@@ -264,7 +264,7 @@ func (r *Replica) Log() string { return r.log.String() }
 
 // stop ends a replica still running: SIGCONT (a test may have stopped
 // it), SIGTERM, and its process group killed if it outlives ExitBound.
-func (r *Replica) stop(t *testing.T) {
+func (r *Replica) stop(t testing.TB) {
 	if !r.Running() {
 		return
 	}
@@ -284,7 +284,7 @@ func (r *Replica) stop(t *testing.T) {
 
 // reap stops every replica and then checks that no process of the
 // cluster is left, killing (by pid) any that is.
-func (c *Cluster) reap(t *testing.T) {
+func (c *Cluster) reap(t testing.TB) {
 	for _, r := range c.Replicas {
 		r.stop(t)
 	}

@@ -46,7 +46,7 @@ func Main(m interface{ Run() int }) int {
 // starts, so a test counts how often each call ran across every
 // replica's copy of it, then waits ms and answers "done ID". serial makes
 // it run one call at a time.
-func (c *Cluster) Upstream(t *testing.T, runs string, serial bool) map[string]any {
+func (c *Cluster) Upstream(t testing.TB, runs string, serial bool) map[string]any {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -98,7 +98,7 @@ func serveUpstream(runs string, serial bool) error {
 }
 
 // Runs reads a runs file: how many times each id ran.
-func Runs(t *testing.T, runs string) map[string]int {
+func Runs(t testing.TB, runs string) map[string]int {
 	t.Helper()
 	data, err := os.ReadFile(runs)
 	if err != nil && !os.IsNotExist(err) {
