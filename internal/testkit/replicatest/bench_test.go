@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,4 +135,83 @@ func (c *contender) round(b *testing.B) float64 {
 		b.Fatal(firstErr)
 	}
 	return float64(calls.Load()) / time.Since(start).Seconds()
+}
+
+// BenchmarkFailover measures, per iteration, the time from SIGKILL of
+// the replica a client's calls were going to, to that client's first
+// successful call through HAProxy: a 2026-07-28 client (no session: the
+// next call goes to a live replica), and a 2025-11-25 session stuck to
+// the killed replica, which on this build's replicas (no session key)
+// ends with it: the client begins a new session, as the spec tells it
+// to. The killed replica is started again, outside the timing, before
+// the next iteration.
+func BenchmarkFailover(b *testing.B) {
+	bin := replicatest.Binary(b)
+	c := replicatest.New(b, bin, nil)
+	c.SetServer(b, "demo", c.Demo("demo"))
+	c.Start(b, 3)
+	h := c.StartHAProxy(b, "haproxy.cfg")
+	replicaOf := map[string]*replicatest.Replica{}
+	pidOf := func(s *mcp.ClientSession) string {
+		ctx, cancel := context.WithTimeout(b.Context(), callBound)
+		defer cancel()
+		res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "demo__pid"})
+		if err != nil || res.IsError {
+			return ""
+		}
+		return resultText(res)
+	}
+	mapReplicas := func() {
+		clear(replicaOf)
+		for _, r := range c.Replicas {
+			s, err := dial(b.Context(), r.URL, next, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			replicaOf[pidOf(s)] = r
+			s.Close()
+		}
+	}
+	for _, era := range []string{next, legacy} {
+		b.Run(era, func(b *testing.B) {
+			var took []time.Duration
+			// ns/op is not the figure: ms-to-first-call is.
+			for range b.N {
+				mapReplicas()
+				s, err := dial(b.Context(), h.URL, era, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				victim := replicaOf[pidOf(s)]
+				if victim == nil {
+					b.Fatal("the client's call reached no known replica")
+				}
+				killed := time.Now()
+				victim.Signal(b, syscall.SIGKILL)
+				_ = victim.Wait(b)
+				for s == nil || pidOf(s) == "" {
+					if time.Since(killed) > callBound {
+						b.Fatalf("no successful call %v after the kill", callBound)
+					}
+					if s != nil {
+						s.Close()
+					}
+					if s, err = dial(b.Context(), h.URL, era, nil); err != nil {
+						s = nil
+					}
+				}
+				took = append(took, time.Since(killed))
+				s.Close()
+				victim.Start(b)
+				up, cancel := context.WithTimeout(b.Context(), replicatest.StartBound)
+				if err := h.AwaitStatus(up, victim.Name, "UP"); err != nil {
+					b.Fatal(err)
+				}
+				cancel()
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-to-first-call")
+			b.Logf("%s: kill to first successful call, sorted: %v", era, took)
+		})
+	}
 }
