@@ -3,6 +3,7 @@ package replicatest
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
 )
 
 // upstreamEnv makes the test binary the counting upstream server (Main):
@@ -25,7 +27,8 @@ const serialEnv = "SWITCHBOARD_REPLICATEST_SERIAL"
 
 // Main is a replica test binary's TestMain: as the counting upstream
 // (Upstream's entry runs this binary) it serves over stdio and exits;
-// else it runs the tests and removes the switchboard it built.
+// else it runs the tests, removes the switchboard it built and fails
+// the run if a goroutine is left (goleak).
 func Main(m interface{ Run() int }) int {
 	if runs := os.Getenv(upstreamEnv); runs != "" {
 		if err := serveUpstream(runs, os.Getenv(serialEnv) != ""); err != nil {
@@ -37,6 +40,13 @@ func Main(m interface{ Run() int }) int {
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
+	}
+	// Every goroutine a test started has ended with it; the HTTP
+	// clients' idle connections are the transport's, closed here.
+	http.DefaultClient.CloseIdleConnections()
+	if err := goleak.Find(); code == 0 && err != nil {
+		fmt.Fprintf(os.Stderr, "replicatest: goroutines left: %v\n", err)
+		code = 1
 	}
 	return code
 }
