@@ -15,10 +15,16 @@ import (
 // "token:" and a digest of the bearer token (never the token itself),
 // else "" (no authentication: every caller is the same one).
 func CallerOf(r *http.Request) string {
-	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && ti.UserID != "" {
+	return callerFrom(auth.TokenInfoFromContext(r.Context()), r.Header)
+}
+
+// callerFrom is CallerOf of what go-sdk keeps of a request in its
+// RequestExtra.
+func callerFrom(ti *auth.TokenInfo, header http.Header) string {
+	if ti != nil && ti.UserID != "" {
 		return "user:" + ti.UserID
 	}
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
+	if tok, ok := strings.CutPrefix(header.Get("Authorization"), "Bearer "); ok && tok != "" {
 		sum := sha256.Sum256([]byte(tok))
 		return "token:" + hex.EncodeToString(sum[:8])
 	}

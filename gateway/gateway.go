@@ -97,6 +97,14 @@ type Gateway struct {
 	// troubles are the servers' drops and failures clients were told of
 	// (troubles.go).
 	troubles host.Troubles
+	// Sealed sessions (sealed.go): those held, by id, for keepState; how
+	// many were rebuilt from their ids; the life Run gives them, and the
+	// keys that seal requestState when set.
+	held      sync.Map
+	rebuilt   atomic.Int64
+	life      context.Context
+	endLife   context.CancelFunc
+	roundKeys atomic.Pointer[SessionKeys]
 }
 
 // caller is who a call in flight is for: a session of the legacy era, or
@@ -122,7 +130,9 @@ func New(h *host.Host, opts *Options) *Gateway {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[caller]int{}, synced: make(chan struct{}), notes: make(chan host.Event, noteQueue)}
+	g := &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[caller]int{}, synced: make(chan struct{}), notes: make(chan host.Event, noteQueue)}
+	g.life, g.endLife = context.WithCancel(context.Background())
+	return g
 }
 
 // view is one window on the host (host.ViewFilter): an MCP server with
@@ -188,7 +198,7 @@ func (g *Gateway) viewHeld(filter host.ViewFilter, pinned, held bool) (*view, er
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
 		v.srv.AddReceivingMiddleware(g.opts.Middleware...)
-		v.srv.AddReceivingMiddleware(g.greet(v))
+		v.srv.AddReceivingMiddleware(g.greet(v), g.keepState)
 		if g.opts.ToolSearch {
 			g.addSearchTools(v)
 		}
@@ -273,6 +283,7 @@ func viewKey(f host.ViewFilter) string {
 func (g *Gateway) Run(ctx context.Context) error {
 	sub := g.h.Subscribe()
 	defer sub.Close()
+	defer g.endLife() // closes sealed sessions (sealed.go)
 	defer g.endRounds()
 	notifying := make(chan struct{})
 	go func() {

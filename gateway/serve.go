@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
@@ -69,6 +70,14 @@ type HTTPOptions struct {
 	// long (its client starts a new one when it comes back). Zero means
 	// DefaultSessionIdle; negative, never.
 	SessionIdle time.Duration
+	// SessionKeys, when set, seal legacy session ids and requestState, so
+	// that replicas sharing them serve each other's sessions (sealed.go,
+	// DESIGN.md F64). Nil: go-sdk's sessions, as ever.
+	SessionKeys *SessionKeys
+	// Store is what the replicas share (revocations, session state,
+	// events); nil is a store.NewMemory of this handler's own. Used only
+	// with SessionKeys.
+	Store store.Store
 }
 
 // Sessions are bounded: each holds some 13 KB, and 20,000 initializes
@@ -114,6 +123,24 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			return nil
 		}
 		return v.srv
+	}
+	var sealed *sealedSessions
+	if opts.SessionKeys != nil {
+		st := opts.Store
+		if st == nil {
+			st = store.NewMemory()
+		}
+		sealed = newSealedSessions(g, opts.SessionKeys, st, idle, maxSessions, func(servers string) (*view, error) {
+			filter := opts.Filter
+			if servers != "" {
+				var err error
+				if filter.Servers, err = g.viewServers(servers, opts.Filter.Servers); err != nil {
+					return nil, err
+				}
+			}
+			return g.view(filter, servers == "")
+		})
+		g.roundKeys.Store(opts.SessionKeys)
 	}
 	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle})
 	// A new-era request is its whole POST: a client that gives it up
@@ -162,6 +189,10 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && g.sessions() >= maxSessions {
 			w.Header().Set("Retry-After", "30")
 			http.Error(w, fmt.Sprintf("switchboard: too many sessions (%d): close clients you do not use, or try again once one ends", maxSessions), http.StatusServiceUnavailable)
+			return
+		}
+		if sealed != nil {
+			sealed.serve(w, r, r.URL.Query().Get("servers"))
 			return
 		}
 		stateful.ServeHTTP(w, r)

@@ -30,6 +30,7 @@ type serveOptions struct {
 	HTTP        string
 	Token       string
 	TokenFile   string
+	KeyFile     string // --session-key-file (servekeys.go)
 	NoPrefix    bool
 	Servers     []string
 	Tools       []string
@@ -88,6 +89,8 @@ Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
 no new calls or sessions, /readyz 503, calls in flight finish within
 --drain-timeout, then exit 0; a second SIGTERM stops at once.
 --audit-log FILE keeps a JSON line per call (SIGHUP reopens it).
+--session-key-file FILE seals session ids (AES-256-GCM): replicas behind
+a load balancer that share the file go on with each other's sessions.
 
 Over stdio, serve is a thin bridge to your switchboard daemon, starting
 it when none runs (and again if it goes): every client shares one set of
@@ -121,6 +124,7 @@ go deletes it; --command PATH names the binary to run instead.`,
 	fl.StringVar(&o.HTTP, "http", "", "serve streamable HTTP at `ADDR` (host:port; path /mcp) instead of stdio")
 	fl.StringVar(&o.TokenFile, "token-file", "", "require the bearer token in this `file` of HTTP clients (needed off loopback; or $SWITCHBOARD_TOKEN)")
 	fl.StringVar(&o.Token, "token", "", "require this bearer `token` of HTTP clients; other users can read it in the process list, so prefer --token-file or $SWITCHBOARD_TOKEN")
+	fl.StringVar(&o.KeyFile, "session-key-file", "", "with --http: seal session ids with the keys of this `file`, so replicas sharing it serve each other's sessions (one base64 32-byte key a line, first seals: head -c32 /dev/urandom | base64)")
 	fl.BoolVar(&o.NoPrefix, "no-prefix", false, "expose tool and prompt names unchanged where they do not collide")
 	addServerFlag(cmd, f, &o.Servers, true, "serve only server `NAME`")
 	// --servers a,b was the spelling before --server; scripts still give it.
@@ -206,7 +210,11 @@ func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
 		filter.Tools.Allow = append(filter.Tools.Allow, p.Tools.Allow...)
 		filter.Tools.Deny = p.Tools.Deny
 	}
-	return gateway.HTTPOptions{Token: token, Filter: filter}, nil
+	keys, err := o.sessionKeys()
+	if err != nil {
+		return gateway.HTTPOptions{}, err
+	}
+	return gateway.HTTPOptions{Token: token, Filter: filter, SessionKeys: keys}, nil
 }
 
 // maxTokenFile bounds a token file: a token is a line, not a document.

@@ -1,0 +1,370 @@
+package gateway_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/gateway/store"
+	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/seal"
+)
+
+// replica is one gateway process's worth: its own host and servers from
+// the same config, behind its own HTTP server.
+type replica struct {
+	gw  *gateway.Gateway
+	srv *httptest.Server
+}
+
+func startReplica(t *testing.T, opts gateway.HTTPOptions, configs ...config.ServerConfig) *replica {
+	t.Helper()
+	var gw *gateway.Gateway
+	h := host.New(&host.Options{
+		ToolPrefix: host.NoToolPrefix,
+		Elicitation: func(ctx context.Context, server string, req *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return gw.Elicitation(ctx, server, req)
+		},
+	})
+	gw = gateway.New(h, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- gw.Run(ctx) }()
+	srv := httptest.NewServer(gw.Handler(opts))
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		srv.CloseClientConnections()
+		srv.Close()
+		h.Close()
+	})
+	if err := h.Start(ctx, configs); err != nil {
+		t.Fatal(err)
+	}
+	h.WaitSettled(ctx)
+	<-gw.Synced()
+	return &replica{gw: gw, srv: srv}
+}
+
+// balancer is what a load balancer does for the test: it sends each
+// request to the replica chosen now, with the caller's token.
+type balancer struct {
+	to    atomic.Pointer[replica]
+	token string
+}
+
+func (b *balancer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	u, _ := url.Parse(b.to.Load().srv.URL)
+	r.URL.Host, r.Host = u.Host, u.Host
+	if b.token != "" {
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connectVia(t *testing.T, b *balancer, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
+	tr := &mcp.StreamableClientTransport{Endpoint: "http://balancer" + gateway.Path, HTTPClient: &http.Client{Transport: b}}
+	sess, err := c.Connect(context.Background(), tr, &mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+func randomKey(t *testing.T) []byte {
+	t.Helper()
+	k := make([]byte, seal.KeySize)
+	if _, err := rand.Read(k); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func writeKeyFile(t *testing.T, keys ...[]byte) string {
+	t.Helper()
+	var lines []string
+	for _, k := range keys {
+		lines = append(lines, base64.StdEncoding.EncodeToString(k))
+	}
+	path := filepath.Join(t.TempDir(), "session.keys")
+	if err := os.WriteFile(path, []byte("# switchboard session keys\n"+strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func loadKeys(t *testing.T, keys ...[]byte) *gateway.SessionKeys {
+	t.Helper()
+	sk, err := gateway.LoadSessionKeys(writeKeyFile(t, keys...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sk
+}
+
+// rawRequest sends one request of the legacy era straight to a replica.
+func rawRequest(t *testing.T, r *replica, method, session, token, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, r.srv.URL+gateway.Path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	n, _ := resp.Body.Read(buf) // the first event or the error line is enough
+	b.Write(buf[:n])
+	return resp.StatusCode, b.String()
+}
+
+const pingBody = `{"jsonrpc":"2.0","id":99,"method":"ping"}`
+
+// A session begun on replica A goes on through replica B under the same
+// id, without initializing again: a call works, the log level set on A
+// holds on B, a call in flight on A when it went ends with an error and
+// leaves nothing waiting on B.
+func TestSealedSessionFailover(t *testing.T) {
+	keys := loadKeys(t, randomKey(t))
+	shared := store.NewMemory()
+	opts := gateway.HTTPOptions{SessionKeys: keys, Store: shared}
+	cfg := demoServer(t, "demo", "--test-tools")
+	a, b := startReplica(t, opts, cfg), startReplica(t, opts, cfg)
+	lb := &balancer{token: "ann-token"}
+	lb.to.Store(a)
+	logs := make(chan *mcp.LoggingMessageParams, 8)
+	sess := connectVia(t, lb, &mcp.ClientOptions{LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+		logs <- req.Params
+	}})
+	ctx := context.Background()
+	if err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "warning"}); err != nil {
+		t.Fatal(err)
+	}
+	id := sess.ID()
+
+	// A call in flight on A when A goes.
+	slow := make(chan error, 1)
+	go func() {
+		_, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__sleep", Arguments: map[string]any{"ms": 60000}})
+		slow <- err
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, callers, _ := a.gw.InFlight(); callers == 0; _, callers, _ = a.gw.InFlight() {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow call never reached replica A")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// A "dies": its connections drop and the balancer sends to B.
+	lb.to.Store(b)
+	a.srv.CloseClientConnections()
+	select {
+	case err := <-slow:
+		if err == nil {
+			t.Fatal("the call in flight on the dead replica succeeded")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call in flight on the dead replica never ended")
+	}
+
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "on b"}})
+	if err != nil {
+		t.Fatalf("call through B: %v", err)
+	}
+	if got := textOf(res); !strings.Contains(got, "on b") {
+		t.Fatalf("call through B = %q", got)
+	}
+	if sess.ID() != id {
+		t.Fatalf("session id changed from %q to %q", id, sess.ID())
+	}
+	if n := b.gw.Rebuilt(); n != 1 {
+		t.Fatalf("B rebuilt %d sessions, want 1 (the client must not initialize again)", n)
+	}
+	if _, callers, _ := b.gw.InFlight(); callers != 0 {
+		t.Fatalf("B holds %d calls in flight, want none", callers)
+	}
+	// The level set on A holds on B: info is dropped, warning arrives.
+	for _, level := range []string{"info", "warning"} {
+		if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__log", Arguments: map[string]any{"level": level, "message": "at " + level}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case p := <-logs:
+		if p.Level != "warning" {
+			t.Fatalf("first log line on B is %s %v: the level set on A did not hold", p.Level, p.Data)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no log line reached the client through B")
+	}
+}
+
+// A sealed id is refused to another caller (403), and when tampered with,
+// expired or sealed with a key the replica lacks (404, which tells a
+// client to initialize again); a DELETE on A ends the session on B.
+func TestSealedSessionRefusals(t *testing.T) {
+	k1 := randomKey(t)
+	keys := loadKeys(t, k1)
+	shared := store.NewMemory()
+	opts := gateway.HTTPOptions{SessionKeys: keys, Store: shared}
+	cfg := demoServer(t, "demo")
+	a, b := startReplica(t, opts, cfg), startReplica(t, opts, cfg)
+	lb := &balancer{token: "ann-token"}
+	lb.to.Store(a)
+	sess := connectVia(t, lb, nil)
+	id := sess.ID()
+
+	if code, body := rawRequest(t, b, http.MethodPost, id, "bob-token", pingBody); code != http.StatusForbidden || !strings.Contains(body, "another caller") {
+		t.Errorf("another token on B: %d %q, want 403", code, body)
+	}
+	if code, _ := rawRequest(t, a, http.MethodPost, id, "", pingBody); code != http.StatusForbidden {
+		t.Errorf("no token on A (which holds it): %d, want 403", code)
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(id)
+	raw[len(raw)-3] ^= 1
+	tampered := base64.RawURLEncoding.EncodeToString(raw)
+	if code, body := rawRequest(t, b, http.MethodPost, tampered, "ann-token", pingBody); code != http.StatusNotFound || !strings.Contains(body, "tampered") {
+		t.Errorf("tampered id: %d %q, want 404 saying tampered", code, body)
+	}
+	kr, _ := seal.New(k1)
+	payload, _ := json.Marshal(map[string]any{"e": time.Now().Add(-time.Minute).Unix(), "p": map[string]any{"protocolVersion": config.ProtocolLegacy}})
+	expired := kr.Seal("mcp-session", gateway.CallerOf(&http.Request{Header: http.Header{"Authorization": {"Bearer ann-token"}}}), time.Now().Add(-time.Minute), payload)
+	if code, body := rawRequest(t, b, http.MethodPost, expired, "ann-token", pingBody); code != http.StatusNotFound || !strings.Contains(body, "expired") {
+		t.Errorf("expired id: %d %q, want 404 saying expired", code, body)
+	}
+	other := startReplica(t, gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t))}, cfg)
+	if code, body := rawRequest(t, other, http.MethodPost, id, "ann-token", pingBody); code != http.StatusNotFound || !strings.Contains(body, "key") {
+		t.Errorf("unknown key: %d %q, want 404 naming the key", code, body)
+	}
+
+	// B holds it too (a ping rebuilt it); DELETE on A ends it on both.
+	if code, _ := rawRequest(t, b, http.MethodPost, id, "ann-token", pingBody); code != http.StatusOK {
+		t.Fatalf("ping on B: %d", code)
+	}
+	if code, _ := rawRequest(t, a, http.MethodDelete, id, "bob-token", ""); code != http.StatusForbidden {
+		t.Errorf("DELETE by another caller: %d, want 403", code)
+	}
+	if code, _ := rawRequest(t, a, http.MethodDelete, id, "ann-token", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE on A: %d", code)
+	}
+	// B closes its copy when the store's fan-out reaches it.
+	deadline := time.Now().Add(10 * time.Second)
+	for b.gw.Stats().Sessions != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("B still holds the session DELETEd on A")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if code, body := rawRequest(t, b, http.MethodPost, id, "ann-token", pingBody); code != http.StatusNotFound || !strings.Contains(body, "ended") {
+		t.Errorf("after DELETE on A, B: %d %q, want 404", code, body)
+	}
+}
+
+// Keys rotate without dropping sessions: a session sealed under key 1
+// goes on through a replica whose file is "key2\nkey1".
+func TestSealedSessionKeyRotation(t *testing.T) {
+	k1, k2 := randomKey(t), randomKey(t)
+	shared := store.NewMemory()
+	cfg := demoServer(t, "demo")
+	a := startReplica(t, gateway.HTTPOptions{SessionKeys: loadKeys(t, k1), Store: shared}, cfg)
+	b := startReplica(t, gateway.HTTPOptions{SessionKeys: loadKeys(t, k2, k1), Store: shared}, cfg)
+	lb := &balancer{}
+	lb.to.Store(a)
+	sess := connectVia(t, lb, nil)
+	lb.to.Store(b)
+	a.srv.CloseClientConnections()
+	if _, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "rotated"}}); err != nil {
+		t.Fatalf("call through the rotated replica: %v", err)
+	}
+	if b.gw.Rebuilt() != 1 {
+		t.Fatal("B did not rebuild the session")
+	}
+}
+
+// A rebuilt session is subscribed again to what it had subscribed to:
+// B asks the server, and the client gets the server's updates through B.
+func TestSealedSessionSubscriptionsRestored(t *testing.T) {
+	const uri = "note://one"
+	subscribed := make(chan struct{}, 8)
+	up := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1"}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { subscribed <- struct{}{}; return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	up.AddResource(&mcp.Resource{URI: uri, Name: "one"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "1"}}}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+		for ss := range up.Sessions() {
+			ss.Close()
+		}
+	})
+	cfg := config.ServerConfig{Name: "notes", Type: config.TransportHTTP, URL: ts.URL,
+		Source: config.Source{Provider: "test", Path: "sealed_test.go", Level: config.LevelExplicit}}
+	opts := gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t)), Store: store.NewMemory()}
+	a, b := startReplica(t, opts, cfg), startReplica(t, opts, cfg)
+	lb := &balancer{}
+	lb.to.Store(a)
+	updated := make(chan string, 8)
+	sess := connectVia(t, lb, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		updated <- req.Params.URI
+	}})
+	ctx := context.Background()
+	if err := sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	<-subscribed // A's
+	lb.to.Store(b)
+	a.srv.CloseClientConnections()
+	if err := sess.Ping(ctx, nil); err != nil {
+		t.Fatalf("ping through B: %v", err)
+	}
+	select {
+	case <-subscribed: // B's, restored
+	case <-time.After(30 * time.Second):
+		t.Fatal("B did not subscribe the rebuilt session again")
+	}
+	if err := up.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-updated:
+		if got != uri {
+			t.Fatalf("update for %q", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the update did not reach the client through B")
+	}
+}
