@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"host/internal/toolsearch": {},
 	"watch":                    {"config", "host"},
 	"gateway":                  {"config", "host", "internal/clip", "gateway/store", "internal/seal"},
-	"gateway/store":            {},
+	"gateway/store":            {"internal/redact"},
 	// The parts assembled: what serve, watch and an embedder run.
 	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
@@ -66,6 +66,7 @@ var allowed = map[string][]string{
 	"internal/testkit/benchcall":   {},
 	"internal/testkit/otlptest":    {},
 	"internal/testkit/replicatest": {"internal/procgroup", "internal/testkit/peers"},
+	"internal/testkit/redistest":   {},
 
 	// Programs and the command line on top.
 	"cmd/internal/cli":      {"*"},
