@@ -140,18 +140,46 @@ func (c *contender) round(b *testing.B) float64 {
 // BenchmarkFailover measures, per iteration, the time from SIGKILL of
 // the replica a client's calls were going to, to that client's first
 // successful call through HAProxy: a 2026-07-28 client (no session: the
-// next call goes to a live replica), and a 2025-11-25 session stuck to
-// the killed replica, which on this build's replicas (no session key)
-// ends with it: the client begins a new session, as the spec tells it
-// to. The killed replica is started again, outside the timing, before
-// the next iteration.
+// next call goes to a live replica); a 2025-11-25 session on replicas
+// with no session key, which ends with its replica (the client begins a
+// new session, as the spec tells it to); and one on replicas sharing a
+// key file, which goes on on another replica under the same id. The
+// killed replica is started again before the next iteration.
 func BenchmarkFailover(b *testing.B) {
 	bin := replicatest.Binary(b)
-	c := replicatest.New(b, bin, nil)
-	c.SetServer(b, "demo", c.Demo("demo"))
-	c.Start(b, 3)
-	h := c.StartHAProxy(b, "haproxy.cfg")
-	replicaOf := map[string]*replicatest.Replica{}
+	for _, tc := range []struct {
+		name, era string
+		sealed    bool
+	}{
+		{"2026-07-28", next, false},
+		{"2025-11-25/new-session", legacy, false},
+		{"2025-11-25/sealed", legacy, true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			c := replicatest.New(b, bin, nil)
+			c.SetServer(b, "demo", c.Demo("demo"))
+			var extra []string
+			if tc.sealed {
+				extra = []string{"--session-key-file", keyFile(b, c.Dir)}
+			}
+			c.Start(b, 3, extra...)
+			h := c.StartHAProxy(b, "haproxy.cfg")
+			var took []time.Duration
+			// ns/op is not the figure: ms-to-first-call is.
+			for range b.N {
+				took = append(took, failOver(b, c, h, tc.era, tc.sealed))
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-to-first-call")
+			b.Logf("%s: kill to first successful call, sorted: %v", tc.name, took)
+		})
+	}
+}
+
+// failOver kills the replica a client's call reached and returns how
+// long until its next call succeeded (in the same session when sealed),
+// then starts the replica again.
+func failOver(b *testing.B, c *replicatest.Cluster, h *replicatest.HAProxy, era string, sealed bool) time.Duration {
 	pidOf := func(s *mcp.ClientSession) string {
 		ctx, cancel := context.WithTimeout(b.Context(), callBound)
 		defer cancel()
@@ -161,57 +189,51 @@ func BenchmarkFailover(b *testing.B) {
 		}
 		return resultText(res)
 	}
-	mapReplicas := func() {
-		clear(replicaOf)
-		for _, r := range c.Replicas {
-			s, err := dial(b.Context(), r.URL, next, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			replicaOf[pidOf(s)] = r
+	replicaOf := map[string]*replicatest.Replica{}
+	for _, r := range c.Replicas {
+		s, err := dial(b.Context(), r.URL, next, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		replicaOf[pidOf(s)] = r
+		s.Close()
+	}
+	s, err := dialAs(b.Context(), h.URL, era, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	id := s.ID()
+	victim := replicaOf[pidOf(s)]
+	if victim == nil {
+		b.Fatal("the client's call reached no known replica")
+	}
+	killed := time.Now()
+	victim.Signal(b, syscall.SIGKILL)
+	_ = victim.Wait(b)
+	for s == nil || pidOf(s) == "" {
+		if time.Since(killed) > callBound {
+			b.Fatalf("no successful call %v after the kill", callBound)
+		}
+		if sealed {
+			b.Fatalf("the sealed session's call failed after its replica was killed")
+		}
+		if s != nil {
 			s.Close()
 		}
+		if s, err = dialAs(b.Context(), h.URL, era, "bench"); err != nil {
+			s = nil
+		}
 	}
-	for _, era := range []string{next, legacy} {
-		b.Run(era, func(b *testing.B) {
-			var took []time.Duration
-			// ns/op is not the figure: ms-to-first-call is.
-			for range b.N {
-				mapReplicas()
-				s, err := dial(b.Context(), h.URL, era, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				victim := replicaOf[pidOf(s)]
-				if victim == nil {
-					b.Fatal("the client's call reached no known replica")
-				}
-				killed := time.Now()
-				victim.Signal(b, syscall.SIGKILL)
-				_ = victim.Wait(b)
-				for s == nil || pidOf(s) == "" {
-					if time.Since(killed) > callBound {
-						b.Fatalf("no successful call %v after the kill", callBound)
-					}
-					if s != nil {
-						s.Close()
-					}
-					if s, err = dial(b.Context(), h.URL, era, nil); err != nil {
-						s = nil
-					}
-				}
-				took = append(took, time.Since(killed))
-				s.Close()
-				victim.Start(b)
-				up, cancel := context.WithTimeout(b.Context(), replicatest.StartBound)
-				if err := h.AwaitStatus(up, victim.Name, "UP"); err != nil {
-					b.Fatal(err)
-				}
-				cancel()
-			}
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-to-first-call")
-			b.Logf("%s: kill to first successful call, sorted: %v", era, took)
-		})
+	took := time.Since(killed)
+	if sealed && s.ID() != id {
+		b.Fatalf("the sealed session's id changed")
 	}
+	s.Close()
+	victim.Start(b)
+	up, cancel := context.WithTimeout(b.Context(), replicatest.StartBound)
+	defer cancel()
+	if err := h.AwaitStatus(up, victim.Name, "UP"); err != nil {
+		b.Fatal(err)
+	}
+	return took
 }
