@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,6 +24,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/seal"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/benchcall"
 )
 
 // replica is one gateway process's worth: its own host and servers from
@@ -31,7 +34,7 @@ type replica struct {
 	srv *httptest.Server
 }
 
-func startReplica(t *testing.T, opts gateway.HTTPOptions, configs ...config.ServerConfig) *replica {
+func startReplica(t testing.TB, opts gateway.HTTPOptions, configs ...config.ServerConfig) *replica {
 	t.Helper()
 	var gw *gateway.Gateway
 	h := host.New(&host.Options{
@@ -89,7 +92,7 @@ func connectVia(t *testing.T, b *balancer, opts *mcp.ClientOptions) *mcp.ClientS
 	return sess
 }
 
-func randomKey(t *testing.T) []byte {
+func randomKey(t testing.TB) []byte {
 	t.Helper()
 	k := make([]byte, seal.KeySize)
 	if _, err := rand.Read(k); err != nil {
@@ -98,7 +101,7 @@ func randomKey(t *testing.T) []byte {
 	return k
 }
 
-func writeKeyFile(t *testing.T, keys ...[]byte) string {
+func writeKeyFile(t testing.TB, keys ...[]byte) string {
 	t.Helper()
 	var lines []string
 	for _, k := range keys {
@@ -111,7 +114,7 @@ func writeKeyFile(t *testing.T, keys ...[]byte) string {
 	return path
 }
 
-func loadKeys(t *testing.T, keys ...[]byte) *gateway.SessionKeys {
+func loadKeys(t testing.TB, keys ...[]byte) *gateway.SessionKeys {
 	t.Helper()
 	sk, err := gateway.LoadSessionKeys(writeKeyFile(t, keys...))
 	if err != nil {
@@ -367,4 +370,81 @@ func TestSealedSessionSubscriptionsRestored(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the update did not reach the client through B")
 	}
+}
+
+// BenchmarkSealedSessionCall is what sealed sessions cost a legacy call:
+// the demo server's echo through a gateway with session keys (and a
+// store) beside one without, 1 and 16 callers, the contenders taking
+// turns as in BenchmarkGatewayCall.
+//
+//	$ go test -run '^$' -bench SealedSessionCall -benchtime 2000x ./gateway/
+func BenchmarkSealedSessionCall(b *testing.B) {
+	args := map[string]any{"text": "hello"}
+	plain := startReplica(b, gateway.HTTPOptions{}, demoServer(b, "demo"))
+	sealed := startReplica(b, gateway.HTTPOptions{SessionKeys: loadKeys(b, randomKey(b)), Store: store.NewMemory()}, demoServer(b, "demo"))
+	contenders := []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"plain", dialGateway(b, plain.srv.URL+gateway.Path, config.ProtocolLegacy, args)},
+		{"sealed", dialGateway(b, sealed.srv.URL+gateway.Path, config.ProtocolLegacy, args)},
+	}
+	for round := range 2 {
+		for _, callers := range []int{1, 16} {
+			for i := range contenders {
+				c := contenders[(i+round)%len(contenders)]
+				b.Run(fmt.Sprintf("%s-x%d", c.name, callers), func(b *testing.B) { benchcall.Measure(b, c.call, callers) })
+			}
+		}
+	}
+}
+
+// BenchmarkSessionRebuild is what a failover costs a replica per
+// session: the first request (a ping) on B of a session begun on A, which
+// B opens, checks with the store and rebuilds.
+//
+//	$ go test -run '^$' -bench SessionRebuild -benchtime 500x ./gateway/
+func BenchmarkSessionRebuild(b *testing.B) {
+	opts := gateway.HTTPOptions{SessionKeys: loadKeys(b, randomKey(b)), Store: store.NewMemory(), MaxSessions: 4 * b.N}
+	cfg := demoServer(b, "demo")
+	a, bb := startReplica(b, opts, cfg), startReplica(b, opts, cfg)
+	post := func(r *replica, id, body string) (string, int) {
+		req, _ := http.NewRequest(http.MethodPost, r.srv.URL+gateway.Path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if id != "" {
+			req.Header.Set("Mcp-Session-Id", id)
+			req.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.Header.Get("Mcp-Session-Id"), resp.StatusCode
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`
+	ids := make([]string, b.N)
+	for i := range ids {
+		if ids[i], _ = post(a, "", initialize); ids[i] == "" {
+			b.Fatal("no session id from A")
+		}
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if _, code := post(bb, ids[i], pingBody); code != http.StatusOK {
+			b.Fatalf("ping on B: %d", code)
+		}
+	}
+	b.StopTimer()
+	if got := bb.gw.Rebuilt(); got != int64(b.N) {
+		b.Fatalf("B rebuilt %d sessions, want %d", got, b.N)
+	}
+	// The same pings again, now that B holds them, beside.
+	start := time.Now()
+	for i := range b.N {
+		post(bb, ids[i], pingBody)
+	}
+	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(b.N), "held-µs/op")
 }
