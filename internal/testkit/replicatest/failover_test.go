@@ -132,4 +132,49 @@ func TestSessionSurvivesItsReplica(t *testing.T) {
 			t.Errorf("%s: the session's own caller: %d %s, want 200", r.Name, code, body)
 		}
 	}
+
+	// The TypeScript SDK's client: its session's replica is killed while
+	// it pauses, and its next call goes on in the same session.
+	a.Start(t)
+	up, cancel := context.WithTimeout(t.Context(), replicatest.StartBound)
+	defer cancel()
+	if err := h.AwaitStatus(up, a.Name, "UP"); err != nil {
+		t.Fatal(err)
+	}
+	replicaOf[callText(t, connect(t, a.URL, next, nil), "demo__pid", nil)] = a // its new demo server
+	var tsA *replicatest.Replica
+	steps := tsClient(t, []string{"--token", "ts-user", "--url", h.URL, "--call", "demo__pid", "--pause", "--call", "demo__pid", "--list"}, func(steps []map[string]any) {
+		if tsA = replicaOf[pidText(steps)]; tsA == nil {
+			t.Errorf("the TypeScript client's call reached no known replica: %v", steps)
+			return
+		}
+		tsA.Signal(t, syscall.SIGKILL)
+		_ = tsA.Wait(t)
+	})
+	var calls []map[string]any
+	for _, s := range steps {
+		if s["step"] == "call" {
+			calls = append(calls, s)
+		}
+	}
+	if len(calls) != 2 || calls[1]["ok"] != true || calls[1]["isError"] == true {
+		t.Fatalf("the TypeScript client's call after its replica was killed: %v", steps)
+	}
+	if tsB := replicaOf[calls[1]["text"].(string)]; tsB == nil || tsB == tsA {
+		t.Errorf("the TypeScript client's second call was answered by %v, want another replica than %v", tsB, tsA)
+	}
+	if l := step(t, steps, "list"); l["ok"] != true {
+		t.Errorf("the TypeScript client's list after failover: %v", l)
+	}
+}
+
+// pidText is the text of the last call step so far.
+func pidText(steps []map[string]any) string {
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i]["step"] == "call" {
+			s, _ := steps[i]["text"].(string)
+			return s
+		}
+	}
+	return ""
 }

@@ -149,9 +149,9 @@ func (n *notes) await(t *testing.T, what string) {
 }
 
 // tsClient runs test/peers/gateway-client.mjs (the TypeScript SDK's
-// client) with args, calls atPause when it pauses, and returns its step
-// lines. It skips where the npm peers are not installed.
-func tsClient(t *testing.T, args []string, atPause func()) []map[string]any {
+// client) with args, calls atPause with the steps so far when it
+// pauses, and returns its step lines. It skips where the npm peers are not installed.
+func tsClient(t *testing.T, args []string, atPause func(steps []map[string]any)) []map[string]any {
 	t.Helper()
 	node := peers.Node(t)
 	script := filepath.Join(filepath.Dir(peers.Dir(t)), "gateway-client.mjs")
@@ -184,7 +184,7 @@ func tsClient(t *testing.T, args []string, atPause func()) []map[string]any {
 			continue
 		}
 		if s["event"] == "pause" {
-			atPause()
+			atPause(steps)
 			if _, err := io.WriteString(stdin, "go\n"); err != nil {
 				t.Errorf("resuming the TS client: %v", err)
 			}

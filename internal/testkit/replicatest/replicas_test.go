@@ -99,7 +99,7 @@ func TestConfigChangeReachesEveryReplica(t *testing.T) {
 	if len(seen) != 3 {
 		t.Fatalf("haproxy put the three legacy sessions on %v, want one on each replica", seen)
 	}
-	steps := tsClient(t, []string{"--url", h.URL, "--list", "--pause", "--wait-for-tool", "added__echo", "--within", "30000"}, func() {
+	steps := tsClient(t, []string{"--url", h.URL, "--list", "--pause", "--wait-for-tool", "added__echo", "--within", "30000"}, func([]map[string]any) {
 		c.SetServer(t, "added", c.Demo("added"))
 	})
 	if ts := step(t, steps, "wait-for-tool"); ts["ok"] != true {
