@@ -87,6 +87,9 @@ type sealedSessions struct {
 	idle   time.Duration
 	max    int // sessions, of all views
 	viewOf func(servers string) (*view, error)
+	// versions are the protocol versions go-sdk speaks, as its handler
+	// checks the header against them.
+	versions []string
 	// subscribed is whether revocations reach this replica by the store's
 	// fan-out; when not, each request checks Revoked itself.
 	subscribed bool
@@ -113,8 +116,31 @@ type heldSession struct {
 	subs    []string
 }
 
+// sealedSessions is the table of a Handler with opts, nil when opts have
+// no keys. It also has the gateway seal requestState.
+func (g *Gateway) sealedSessions(opts HTTPOptions, idle time.Duration, max int) *sealedSessions {
+	if opts.SessionKeys == nil {
+		return nil
+	}
+	st := opts.Store
+	if st == nil {
+		st = store.NewMemory()
+	}
+	g.roundKeys.Store(opts.SessionKeys)
+	return newSealedSessions(g, opts.SessionKeys, st, idle, max, func(servers string) (*view, error) {
+		filter := opts.Filter
+		if servers != "" {
+			var err error
+			if filter.Servers, err = g.viewServers(servers, opts.Filter.Servers); err != nil {
+				return nil, err
+			}
+		}
+		return g.view(filter, servers == "")
+	})
+}
+
 func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.Duration, max int, viewOf func(string) (*view, error)) *sealedSessions {
-	t := &sealedSessions{g: g, keys: keys.kr, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}}
+	t := &sealedSessions{g: g, keys: keys.kr, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}, versions: mcp.SupportedProtocolVersions()}
 	// The subscription and the sessions live as long as the gateway runs.
 	if err := st.Subscribe(g.life, revokedTopic, t.revoked); err != nil {
 		g.log.Error("sessions ended on other replicas are checked per request: the store's fan-out failed", "error", err)
@@ -127,8 +153,8 @@ func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.
 
 // serve serves a legacy request (servers is its ?servers=).
 func (t *sealedSessions) serve(w http.ResponseWriter, r *http.Request, servers string) {
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(mcp.SupportedProtocolVersions(), v) {
-		http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)", strings.Join(mcp.SupportedProtocolVersions(), ",")), http.StatusBadRequest)
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(t.versions, v) {
+		http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)", strings.Join(t.versions, ",")), http.StatusBadRequest)
 		return
 	}
 	if r.Body != nil {
@@ -233,7 +259,7 @@ func (t *sealedSessions) begin(w http.ResponseWriter, r *http.Request, servers s
 // is a rebuild, and holds it until it closes. fresh is false when another
 // request connected it first, and that one is returned.
 func (t *sealedSessions) connect(ctx context.Context, v *view, id, caller string, expires time.Time, state *mcp.ServerSessionState) (h *heldSession, fresh bool, err error) {
-	tr := &mcp.StreamableServerTransport{SessionID: id, EventStore: t.store.Events()}
+	tr := &mcp.StreamableServerTransport{SessionID: id, EventStore: keptEvents{t.store.Events()}}
 	ss, err := v.srv.Connect(ctx, tr, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return nil, false, err
@@ -386,6 +412,9 @@ func (t *sealedSessions) delete(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = t.store.Publish(r.Context(), revokedTopic, []byte(id))
 	}
+	if err == nil {
+		err = t.store.Events().SessionClosed(r.Context(), id)
+	}
 	if err != nil {
 		t.g.log.Warn("session store unavailable: a DELETE may not reach every replica", "error", err)
 		w.Header().Set("Retry-After", "5")
@@ -417,6 +446,14 @@ func (t *sealedSessions) closeAll() {
 		h.ss.Close()
 	}
 }
+
+// keptEvents is the store's event store, but for a session closing on
+// this replica (idle, drain, the gateway's end), whose events it keeps:
+// the session goes on elsewhere, or here again, and its client may
+// resume from them. DELETE drops them; the store bounds the rest.
+type keptEvents struct{ mcp.EventStore }
+
+func (keptEvents) SessionClosed(context.Context, string) error { return nil }
 
 // startPOST and endPOST pause the idle timer while a POST is served, as
 // go-sdk's handler does.

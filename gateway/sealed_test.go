@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -71,8 +72,12 @@ type balancer struct {
 }
 
 func (b *balancer) RoundTrip(r *http.Request) (*http.Response, error) {
+	to := b.to.Load()
+	if to == nil {
+		return nil, errors.New("balancer: no replica up")
+	}
 	r = r.Clone(r.Context())
-	u, _ := url.Parse(b.to.Load().srv.URL)
+	u, _ := url.Parse(to.srv.URL)
 	r.URL.Host, r.Host = u.Host, u.Host
 	if b.token != "" {
 		r.Header.Set("Authorization", "Bearer "+b.token)
@@ -447,4 +452,84 @@ func BenchmarkSessionRebuild(b *testing.B) {
 		post(bb, ids[i], pingBody)
 	}
 	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(b.N), "held-µs/op")
+}
+
+// The table keeps go-sdk's bounds: past MaxSessions a new session is
+// refused with 503, and an idle session is closed; its id stays good, so
+// the client's next request rebuilds it rather than failing.
+func TestSealedSessionBounds(t *testing.T) {
+	opts := gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t)), MaxSessions: 1, SessionIdle: 200 * time.Millisecond}
+	r := startReplica(t, opts, demoServer(t, "demo"))
+	lb := &balancer{}
+	lb.to.Store(r)
+	sess := connectVia(t, lb, nil)
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"second","version":"1"}}}`
+	if code, body := rawRequest(t, r, http.MethodPost, "", "", initialize); code != http.StatusServiceUnavailable || !strings.Contains(body, "too many sessions") {
+		t.Errorf("a session past MaxSessions: %d %q, want 503", code, body)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for r.gw.Stats().Sessions != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session was not closed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := sess.Ping(context.Background(), nil); err != nil {
+		t.Fatalf("ping after the idle close: %v", err)
+	}
+	if r.gw.Rebuilt() != 1 {
+		t.Fatalf("rebuilt %d, want 1", r.gw.Rebuilt())
+	}
+}
+
+// A session that closes on one replica (here by its idle timer; a drain
+// or an exit alike) keeps its events in the store, for its client to
+// resume from on any replica; a DELETE drops them.
+func TestSealedSessionKeepsEvents(t *testing.T) {
+	shared := store.NewMemory()
+	opts := gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t)), Store: shared, SessionIdle: 200 * time.Millisecond}
+	r := startReplica(t, opts, demoServer(t, "demo", "--test-tools"))
+	lb := &balancer{}
+	lb.to.Store(r)
+	logs := make(chan struct{}, 8)
+	sess := connectVia(t, lb, &mcp.ClientOptions{LoggingMessageHandler: func(context.Context, *mcp.LoggingMessageRequest) { logs <- struct{}{} }})
+	ctx := context.Background()
+	if err := sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__log", Arguments: map[string]any{"message": "kept"}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-logs:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no log line reached the client")
+	}
+	id := sess.ID()
+	events := func() (n int, err error) {
+		for _, err := range shared.Events().After(ctx, id, "", -1) {
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, nil
+	}
+	lb.to.Store(nil) // the client goes away, and the session idles out
+	deadline := time.Now().Add(10 * time.Second)
+	for r.gw.Stats().Sessions != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle session was not closed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n, err := events(); err != nil || n == 0 {
+		t.Fatalf("after the session closed here, its standalone stream's events: %d, %v; want them kept", n, err)
+	}
+	if code, _ := rawRequest(t, r, http.MethodDelete, id, "", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", code)
+	}
+	if _, err := events(); err == nil {
+		t.Fatal("after DELETE the session's events are still kept")
+	}
 }

@@ -124,24 +124,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		}
 		return v.srv
 	}
-	var sealed *sealedSessions
-	if opts.SessionKeys != nil {
-		st := opts.Store
-		if st == nil {
-			st = store.NewMemory()
-		}
-		sealed = newSealedSessions(g, opts.SessionKeys, st, idle, maxSessions, func(servers string) (*view, error) {
-			filter := opts.Filter
-			if servers != "" {
-				var err error
-				if filter.Servers, err = g.viewServers(servers, opts.Filter.Servers); err != nil {
-					return nil, err
-				}
-			}
-			return g.view(filter, servers == "")
-		})
-		g.roundKeys.Store(opts.SessionKeys)
-	}
+	sealed := g.sealedSessions(opts, idle, maxSessions) // nil without keys
 	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle})
 	// A new-era request is its whole POST: a client that gives it up
 	// closes the request, and the call (a round's upstream call too) ends.
