@@ -147,7 +147,7 @@ var (
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descServers, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped} {
+	for _, d := range []*prometheus.Desc{descServers, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped, descStoreUp} {
 		ch <- d
 	}
 }
@@ -169,6 +169,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for st, n := range states {
 		ch <- prometheus.MustNewConstMetric(descServers, prometheus.GaugeValue, float64(n), string(st))
 	}
+	a.collectStore(ch)
 	if a.gw == nil {
 		return
 	}

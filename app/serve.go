@@ -42,6 +42,9 @@ func (a *App) Handler(opts gateway.HTTPOptions) http.Handler {
 	if a.gw == nil {
 		return nil
 	}
+	if opts.Store == nil {
+		opts.Store = a.opts.Store
+	}
 	return a.opsHandler(a.gw.Handler(opts), opts.Token)
 }
 

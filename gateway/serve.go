@@ -74,9 +74,12 @@ type HTTPOptions struct {
 	// that replicas sharing them serve each other's sessions (sealed.go,
 	// DESIGN.md F64). Nil: go-sdk's sessions, as ever.
 	SessionKeys *SessionKeys
-	// Store is what the replicas share (revocations, session state,
-	// events); nil is a store.NewMemory of this handler's own. Used only
-	// with SessionKeys.
+	// Store, when set, is what the replicas behind one load balancer
+	// share (DESIGN.md F64): revocations, session state and, in its
+	// Events, the legacy sessions' streams, so a client resumes with
+	// Last-Event-ID on any replica. Nil: this process alone (with
+	// SessionKeys, a store.NewMemory of this handler's own), with no
+	// resumption.
 	Store store.Store
 }
 
@@ -125,7 +128,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		return v.srv
 	}
 	sealed := g.sealedSessions(opts, idle, maxSessions) // nil without keys
-	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle})
+	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle, EventStore: eventStore(opts.Store)})
 	// A new-era request is its whole POST: a client that gives it up
 	// closes the request, and the call (a round's upstream call too) ends.
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, Stateless: true, PropagateRequestCancellation: true})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"net/url"
@@ -354,6 +355,23 @@ func (r *Redis) Close() error {
 	}
 	r.wg.Wait()
 	return r.c.Close()
+}
+
+// LogTo sends go-redis' own lines (a dial that failed, a connection
+// replaced: addresses, never passwords) to l at debug level, nil
+// discarding them; without LogTo they go to stderr, a line a failed dial.
+// go-redis has one logger a process: the last LogTo wins.
+func LogTo(l *slog.Logger) {
+	if l == nil {
+		l = slog.New(slog.DiscardHandler)
+	}
+	redis.SetLogger(debugLog{l})
+}
+
+type debugLog struct{ l *slog.Logger }
+
+func (d debugLog) Printf(ctx context.Context, format string, v ...any) {
+	d.l.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }
 
 var _ Store = (*Redis)(nil)

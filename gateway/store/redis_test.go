@@ -179,7 +179,8 @@ func TestRedisDown(t *testing.T) {
 	ctx := context.Background()
 	subCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if err := s.Subscribe(subCtx, "t", func([]byte) {}); err != nil {
+	got := make(chan string, 100)
+	if err := s.Subscribe(subCtx, "t", func(m []byte) { got <- string(m) }); err != nil {
 		t.Fatal(err)
 	}
 	srv.Stop()
@@ -203,5 +204,102 @@ func TestRedisDown(t *testing.T) {
 	if _, err := s.Session(ctx, "s"); errors.Is(err, store.ErrNotFound) {
 		t.Error("Session with Redis down says the state is not there: a replica would drop it")
 	}
-	cancel()
+
+	// Redis back: the store works again, and the subscription, which
+	// resubscribed on its own, gets what is published from then on.
+	// Both moments are go-redis' own (after many failed dials its pool
+	// fails at once, and dials again each second in the background):
+	// publish until a message arrives, each a fresh one.
+	srv.Restart()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(30 * time.Second)
+	for i := 0; ; i++ {
+		_ = s.Publish(ctx, "t", fmt.Appendf(nil, "back %d", i))
+		select {
+		case m := <-got:
+			t.Logf("subscription resumed after %d publishes; got %q", i+1, m)
+			if err := s.PutSession(ctx, "s", []byte("back"), time.Minute); err != nil {
+				t.Fatalf("PutSession with Redis back: %v", err)
+			}
+			cancel()
+			return
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("the subscription never resumed after Redis came back")
+		}
+	}
+}
+
+// TestRedisEventsGap: events a replica could not store while Redis was
+// down are counted; a replay across them is refused as purged, and once
+// Redis is back the next event gets the index go-sdk gave it, on every
+// replica.
+func TestRedisEventsGap(t *testing.T) {
+	// With its append-only file, Redis keeps the events over a restart:
+	// what is missing is only what the replica could not send.
+	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
+	a, b := openRedis(t, srv.URL), openRedis(t, srv.URL)
+	ctx := context.Background()
+	ev := a.Events()
+	_ = ev.Open(ctx, "s", "1")
+	_ = ev.Append(ctx, "s", "1", []byte("zero"))
+	_ = ev.Append(ctx, "s", "1", []byte("one"))
+	srv.Stop()
+	if err := ev.Open(ctx, "s", "2"); err != nil {
+		t.Fatalf("Open with Redis down: %v; a session must go on", err)
+	}
+	if err := ev.Append(ctx, "s", "1", []byte("two")); err == nil {
+		t.Fatal("Append with Redis down worked")
+	}
+	srv.Restart()
+	// Every Append until go-redis dials again is an event missed too,
+	// as go-sdk sends it anyway.
+	missed := 1
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for ev.Append(ctx, "s", "1", []byte("back")) != nil {
+		missed++
+		if err := afterErr(ev.After(ctx, "s", "1", 1)); !errors.Is(err, mcp.ErrEventsPurged) {
+			t.Fatalf("a replay across missed events: %v, want ErrEventsPurged", err)
+		}
+		<-tick.C
+		if missed > 1000 {
+			t.Fatal("Redis never came back")
+		}
+	}
+	back := 2 + missed // the index go-sdk gave "back"
+	got := collect(t, b.Events().After(ctx, "s", "1", back-1))
+	if got != "back" {
+		t.Fatalf("After(%d) on the other replica = %q, want back", back-1, got)
+	}
+	if err := afterErr(b.Events().After(ctx, "s", "1", 0)); !errors.Is(err, mcp.ErrEventsPurged) {
+		t.Fatalf("After(0), across the gap: %v, want ErrEventsPurged", err)
+	}
+}
+
+// TestRedisEventsLost: Redis restarted without persistence lost the
+// streams; one a replica appends to again is marked broken, and replays
+// from it are refused as purged rather than shifted.
+func TestRedisEventsLost(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := openRedis(t, srv.URL), openRedis(t, srv.URL)
+	ctx := context.Background()
+	ev := a.Events()
+	_ = ev.Open(ctx, "s", "1")
+	_ = ev.Append(ctx, "s", "1", []byte("zero"))
+	srv.Restart()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for n := 0; ev.Append(ctx, "s", "1", []byte("after")) != nil; n++ {
+		<-tick.C
+		if n > 1000 {
+			t.Fatal("Redis never came back")
+		}
+	}
+	for _, index := range []int{-1, 0, 1, 5} {
+		if err := afterErr(b.Events().After(ctx, "s", "1", index)); !errors.Is(err, mcp.ErrEventsPurged) {
+			t.Errorf("After(%d) of a stream Redis lost: %v, want ErrEventsPurged", index, err)
+		}
+	}
 }

@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	"gateway":                  {"config", "host", "internal/clip", "gateway/store", "internal/seal"},
 	"gateway/store":            {"internal/redact"},
 	// The parts assembled: what serve, watch and an embedder run.
-	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway"},
+	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "gateway/store"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
 	"app/bridge": {},
 	// One app per person, on a unix socket, and the client that attaches

@@ -45,6 +45,7 @@ type serveOptions struct {
 	// Command is the binary --print-config's entry runs; "" is this one.
 	Command string
 	opsFlags
+	storeFlags
 	tracing trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
 
@@ -92,6 +93,16 @@ no new calls or sessions, /readyz 503, calls in flight finish within
 --session-key-file FILE seals session ids (AES-256-GCM): replicas behind
 a load balancer that share the file go on with each other's sessions.
 
+Replicas of serve --http behind one load balancer share, with --store
+redis://HOST:PORT/DB, which sessions were ended, their state, the events
+a client resumes from on another replica, rate limits, and config
+changes: a reload one replica sees reaches clients on all. If Redis does
+not answer at start, serve refuses to start. If it stops answering while
+serving, serve goes on with the sessions it holds but /readyz answers
+503 ("store"), switchboard_store_up is 0, and what needs the store
+(a revocation check, a rate limit) refuses rather than guess; events
+are still sent but cannot be resumed. All is back when Redis is.
+
 Over stdio, serve is a thin bridge to your switchboard daemon, starting
 it when none runs (and again if it goes): every client shares one set of
 servers, each with its own session and view, and a server that fails is
@@ -135,6 +146,7 @@ go deletes it; --command PATH names the binary to run instead.`,
 	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
 	o.opsFlags.add(fl)
+	o.storeFlags.add(fl)
 	fl.BoolVar(&o.Standalone, "standalone", false, "serve in this process with servers of its own, not through the switchboard daemon")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
 	fl.StringVar(&o.Command, "command", "", "with --print-config: the switchboard binary (`PATH`) the entry runs, instead of this one")
@@ -154,6 +166,11 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	opts, err := o.httpOptions()
 	if err != nil {
 		return err
+	}
+	if opts.Store, err = o.openStore(); err != nil {
+		return err
+	} else if opts.Store != nil {
+		defer opts.Store.Close() // after the app's Close
 	}
 	if o.bridges() {
 		if served, err := o.throughDaemon(ctx, opts.Filter); served {
@@ -280,6 +297,7 @@ func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions
 		Gateway:     &gateway.Options{MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch},
 		Metrics:     metrics,
 		Tracing:     o.tracing,
+		Store:       o.storeFlags.store,
 	}, func(opts *host.Options) {
 		opts.ToolPrefix = host.NoToolPrefix
 		opts.PassThroughNames = o.NoPrefix

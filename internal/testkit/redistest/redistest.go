@@ -1,6 +1,6 @@
 // Package redistest starts a real redis-server on a free loopback port for
 // a test, and stops it when the test ends. Debian's redis-server package
-// provides it (`make redis` installs it). Only tests import it.
+// provides it (`make replica-engines` installs it). Only tests import it.
 package redistest
 
 import (
@@ -29,7 +29,9 @@ type Server struct {
 	URL string
 
 	t    testing.TB
+	prog string
 	dir  string
+	args []string
 	cmd  *exec.Cmd
 	done chan struct{}
 	// logDone is closed when its log pipe is read to the end.
@@ -45,9 +47,9 @@ func Program(t testing.TB) string {
 		return p
 	}
 	if os.Getenv(envRequired) != "" || os.Getenv("CI") != "" {
-		t.Fatalf("redistest: redis-server is not on PATH: run `make redis` (%s or $CI is set: it is required)", envRequired)
+		t.Fatalf("redistest: redis-server is not on PATH: run `make replica-engines` (%s or $CI is set: it is required)", envRequired)
 	}
-	t.Skip("redistest: redis-server is not on PATH: run `make redis` (Debian's redis-server package)")
+	t.Skip("redistest: redis-server is not on PATH: run `make replica-engines` (Debian's redis-server package)")
 	return ""
 }
 
@@ -79,6 +81,10 @@ func start(t testing.TB, prog, dir string, args []string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startOn(t, prog, dir, args, port)
+}
+
+func startOn(t testing.TB, prog, dir string, args []string, port int) (*Server, error) {
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	// Its log on a pipe of ours: "Ready to accept connections" is the
 	// event awaited, and its exit (a port taken) ends the pipe.
@@ -97,7 +103,7 @@ func start(t testing.TB, prog, dir string, args []string) (*Server, error) {
 		pr.Close()
 		return nil, err
 	}
-	s := &Server{Addr: addr, URL: "redis://" + addr + "/0", t: t, dir: dir, cmd: cmd, done: make(chan struct{}), logDone: make(chan struct{})}
+	s := &Server{Addr: addr, URL: "redis://" + addr + "/0", t: t, prog: prog, dir: dir, args: args, cmd: cmd, done: make(chan struct{}), logDone: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
 	var last []string
 	ready := false
@@ -167,7 +173,7 @@ func (s *Server) Stop() {
 		<-s.done
 	}
 	<-s.logDone
-	if err := syscall.Kill(s.cmd.Process.Pid, 0); err == nil {
+	if err := s.cmd.Process.Signal(syscall.Signal(0)); err == nil {
 		s.t.Errorf("redistest: redis-server (pid %d) still runs after it was stopped", s.cmd.Process.Pid)
 	}
 	// Nothing listens on its port any more.
@@ -175,6 +181,21 @@ func (s *Server) Stop() {
 		c.Close()
 		s.t.Errorf("redistest: %s still accepts connections after redis-server stopped", s.Addr)
 	}
+}
+
+// Restart starts the server again on its port, after Stop: what a
+// replica does when its Redis comes back. It fails the test when the port
+// was taken meanwhile.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	_, port, _ := net.SplitHostPort(s.Addr)
+	n, _ := strconv.Atoi(port)
+	again, err := startOn(s.t, s.prog, s.dir, s.args, n)
+	if err != nil {
+		s.t.Fatalf("redistest: restart: %v", err)
+	}
+	s.cmd, s.done, s.logDone = again.cmd, again.done, again.logDone
 }
 
 // Pid is the server's process id.
