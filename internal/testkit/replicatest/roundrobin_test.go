@@ -1,26 +1,30 @@
 package replicatest_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/internal/testkit/redistest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/replicatest"
 )
 
 // TestRoundRobinWithoutStickiness: behind docs/deploy/haproxy-roundrobin.cfg
 // (every request to the next replica), 2026-07-28 clients are served by
 // whichever replica a request reaches. A 2025-11-25 session works too
-// when the replicas share a session key file: each request's replica
+// when the replicas share a session key file (and a store, a real
+// redis-server, for what else a session has): each request's replica
 // rebuilds the session from its sealed id. Without one it fails as that
 // file and the README say: its second request reaches a replica that
 // never saw it, which answers 404, and the client cannot connect.
 func TestRoundRobinWithoutStickiness(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		keyed bool
+		name         string
+		keyed, store bool
 	}{
-		{"no key", false},
-		{"shared key", true},
+		{"no key, no store", false, false},
+		{"shared key", true, false},
+		{"shared key and store", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := replicatest.New(t, replicatest.Binary(t), nil)
@@ -28,6 +32,9 @@ func TestRoundRobinWithoutStickiness(t *testing.T) {
 			var extra []string
 			if tc.keyed {
 				extra = append(extra, "--session-key-file", keyFile(t, c.Dir))
+			}
+			if tc.store {
+				extra = append(extra, "--store", redistest.Start(t).URL)
 			}
 			c.Start(t, 3, extra...)
 			h := c.StartHAProxy(t, "haproxy-roundrobin.cfg")
@@ -59,7 +66,6 @@ func TestRoundRobinWithoutStickiness(t *testing.T) {
 			if err != nil {
 				t.Fatalf("a legacy session, round-robin, shared key: %v", err)
 			}
-			defer ls.Close()
 			id := ls.ID()
 			served = map[string]bool{}
 			for range 6 {
@@ -68,6 +74,23 @@ func TestRoundRobinWithoutStickiness(t *testing.T) {
 			if len(served) < 2 || ls.ID() != id {
 				t.Errorf("one legacy session's six calls were served by %v (id kept: %v), want several replicas, one id", served, ls.ID() == id)
 			}
+			// The client ends its session (DELETE, to one replica). With
+			// the store, every replica knows; with the key alone, only
+			// the one that got the DELETE does (README).
+			ls.Close()
+			var open []string
+			for _, r := range c.Replicas {
+				if code, _ := rawList(t, r.URL, id, "ann"); code == http.StatusOK {
+					open = append(open, r.Name)
+				}
+			}
+			switch {
+			case tc.store && len(open) > 0:
+				t.Errorf("the ended session still answers on %v, with a shared store", open)
+			case !tc.store && len(open) == 0:
+				t.Errorf("with no store, every replica learnt of the session's end: the README says only one does")
+			}
+			t.Logf("after DELETE, the session answers on %v", open)
 		})
 	}
 }
