@@ -10,15 +10,17 @@ import (
 // tests put in front of `serve --http` (Debian's haproxy package, which
 // installs it in /usr/sbin: not on every user's PATH). Missing, it fails
 // the test where the peers are required (EnvRequired, $CI: `make test`
-// installed it) and skips it elsewhere, in one line.
+// installed it: make replica-engines) and skips it elsewhere, in one
+// line.
 func HAProxy(t testing.TB) string {
 	t.Helper()
-	return program(t, "haproxy", "haproxy")
+	return program(t, "haproxy", "haproxy", "make replica-engines")
 }
 
 // program finds name on PATH or in the sbin folders Debian installs
-// daemons in; pkg is the Debian package that has it.
-func program(t testing.TB, name, pkg string) string {
+// daemons in; pkg is the Debian package that has it, target the make
+// target that installs it.
+func program(t testing.TB, name, pkg, target string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
 		return p
@@ -29,8 +31,8 @@ func program(t testing.TB, name, pkg string) string {
 		}
 	}
 	if required() {
-		t.Fatalf("peers: %s is not installed (Debian's %s package; %s or $CI is set: it is required)", name, pkg, EnvRequired)
+		t.Fatalf("peers: %s is not installed: run `%s` (Debian's %s package; %s or $CI is set: it is required)", name, target, pkg, EnvRequired)
 	}
-	t.Skipf("peers: %s is not installed (Debian's %s package)", name, pkg)
+	t.Skipf("peers: %s is not installed: run `%s` (Debian's %s package)", name, target, pkg)
 	return ""
 }
