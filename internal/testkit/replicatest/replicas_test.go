@@ -113,18 +113,39 @@ func TestConfigChangeReachesEveryReplica(t *testing.T) {
 
 // TestStoppedReplicaLeavesRotation: a replica that hangs (SIGSTOP: the
 // kernel still accepts its connections, nothing answers) fails HAProxy's
-// /readyz check within about 1.5 s, and new sessions and 2026-07-28
-// calls go to the other replicas; once it goes on (SIGCONT) it is back.
+// /readyz check within about 1.5 s; new sessions and 2026-07-28 calls go
+// to the other replicas, and a session that was on it (the replicas
+// share a session key file) goes on, under its id, on another. Once it
+// goes on (SIGCONT) it is back.
 func TestStoppedReplicaLeavesRotation(t *testing.T) {
 	c := replicatest.New(t, replicatest.Binary(t), nil)
 	c.SetServer(t, "demo", c.Demo("demo"))
-	c.Start(t, 3)
+	c.Start(t, 3, "--session-key-file", keyFile(t, c.Dir))
 	h := c.StartHAProxy(t, "haproxy.cfg")
 	replicaOf := map[string]string{}
 	for _, r := range c.Replicas {
 		replicaOf[callText(t, connect(t, r.URL, next, nil), "demo__pid", nil)] = r.Name
 	}
+	// Sessions until one is on the replica to be stopped: round-robin
+	// puts the first, second or third there.
 	hung := c.Replicas[0]
+	var moved *mcp.ClientSession
+	for range 3 {
+		s, err := dialAs(t.Context(), h.URL, legacy, "ann")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if replicaOf[callText(t, s, "demo__pid", nil)] == hung.Name {
+			moved = s
+			break
+		}
+	}
+	if moved == nil {
+		t.Fatalf("three sessions, none on %s", hung.Name)
+	}
+	id := moved.ID()
+
 	hung.Signal(t, syscall.SIGSTOP)
 	stopped := time.Now()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -142,6 +163,11 @@ func TestStoppedReplicaLeavesRotation(t *testing.T) {
 		}
 		s.Close()
 	}
+	where := replicaOf[callText(t, moved, "demo__pid", nil)]
+	if where == hung.Name || where == "" || moved.ID() != id {
+		t.Errorf("the session that was on %s: its call went to %q, id kept %v", hung.Name, where, moved.ID() == id)
+	}
+	t.Logf("the session that was on %s went on on %s", hung.Name, where)
 	hung.Signal(t, syscall.SIGCONT)
 	ctx, cancel = context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
