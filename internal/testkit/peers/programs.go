@@ -36,3 +36,10 @@ func program(t testing.TB, name, pkg, target string) string {
 	t.Skipf("peers: %s is not installed: run `%s` (Debian's %s package)", name, target, pkg)
 	return ""
 }
+
+// Nginx returns the path of nginx (Debian's nginx-light package), which
+// the replica tests run docs/deploy/nginx.conf with; missing, as HAProxy.
+func Nginx(t testing.TB) string {
+	t.Helper()
+	return program(t, "nginx", "nginx-light", "make replica-engines")
+}

@@ -94,3 +94,40 @@ func TestRoundRobinWithoutStickiness(t *testing.T) {
 		})
 	}
 }
+
+// TestNginxDocsConfig: docs/deploy/nginx.conf in front of three
+// replicas that share a session key file and a store (what that file
+// says it needs): 2026-07-28 calls, whose hash key (the session header)
+// is empty, spread over the replicas, and a 2025-11-25 session is served
+// under its id.
+func TestNginxDocsConfig(t *testing.T) {
+	c := replicatest.New(t, replicatest.Binary(t), nil)
+	c.SetServer(t, "demo", c.Demo("demo"))
+	c.Start(t, 3, "--session-key-file", keyFile(t, c.Dir), "--store", redistest.Start(t).URL)
+	n := c.StartNginx(t)
+	replicaOf := map[string]string{}
+	for _, r := range c.Replicas {
+		replicaOf[callText(t, connect(t, r.URL, next, nil), "demo__pid", nil)] = r.Name
+	}
+	s := connect(t, n.URL, next, nil)
+	served := map[string]bool{}
+	for range 12 {
+		served[replicaOf[callText(t, s, "demo__pid", nil)]] = true
+	}
+	if len(served) < 2 {
+		t.Errorf("twelve 2026-07-28 calls through nginx were all served by %v", served)
+	}
+	ls, err := dialAs(t.Context(), n.URL, legacy, "ann")
+	if err != nil {
+		t.Fatalf("a legacy session through nginx: %v", err)
+	}
+	defer ls.Close()
+	id := ls.ID()
+	for range 3 {
+		callText(t, ls, "demo__pid", nil)
+	}
+	if ls.ID() != id {
+		t.Errorf("the legacy session's id changed through nginx")
+	}
+	t.Logf("through nginx: 2026-07-28 calls served by %d replicas; a legacy session's calls served", len(served))
+}
