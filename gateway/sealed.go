@@ -68,6 +68,11 @@ const (
 // store keeps a revoked id for as long.
 var sessionLife = 7 * 24 * time.Hour
 
+// maxSealedInit bounds what a session id seals: it travels in a header
+// on every request, and proxies refuse headers past some 8 to 16 KiB.
+// Real clients' capabilities and info take a few hundred bytes.
+const maxSealedInit = 4 << 10
+
 // revokedTopic is where an ended session's id is published, so that each
 // replica holding it closes it.
 const revokedTopic = "switchboard:sessions:revoked"
@@ -233,9 +238,18 @@ func (t *sealedSessions) begin(w http.ResponseWriter, r *http.Request, servers s
 	}
 	caller := CallerOf(r)
 	expires := time.Now().Add(sessionLife)
+	if init != nil {
+		kept := *init
+		kept.Meta = nil // a request's, not the session's
+		init = &kept
+	}
 	payload, err := json.Marshal(sealedID{Servers: servers, Expires: expires.Unix(), Init: init})
 	if err != nil {
 		http.Error(w, "switchboard: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if len(payload) > maxSealedInit {
+		http.Error(w, fmt.Sprintf("switchboard: the initialize request's capabilities and client info take %d bytes; a session id holds at most %d", len(payload), maxSealedInit), http.StatusBadRequest)
 		return
 	}
 	id := t.keys.Seal(purposeSession, caller, expires, payload)

@@ -533,3 +533,17 @@ func TestSealedSessionKeepsEvents(t *testing.T) {
 		t.Fatal("after DELETE the session's events are still kept")
 	}
 }
+
+// A session id travels in a header on every request: an initialize whose
+// capabilities would make it huge is refused, saying why.
+func TestSealedSessionIDBounded(t *testing.T) {
+	r := startReplica(t, gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t))}, demoServer(t, "demo"))
+	big := strings.Repeat("x", 8<<10)
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"experimental":{"blob":"` + big + `"}},"clientInfo":{"name":"big","version":"1"}}}`
+	if code, body := rawRequest(t, r, http.MethodPost, "", "", initialize); code != http.StatusBadRequest || !strings.Contains(body, "at most 4096") {
+		t.Errorf("huge initialize: %d %q, want 400 naming the bound", code, body)
+	}
+	if n := r.gw.Stats().Sessions; n != 0 {
+		t.Errorf("%d sessions held after the refusal", n)
+	}
+}

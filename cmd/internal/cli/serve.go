@@ -90,7 +90,8 @@ Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
 no new calls or sessions, /readyz 503, calls in flight finish within
 --drain-timeout, then exit 0; a second SIGTERM stops at once.
 --audit-log FILE keeps a JSON line per call (SIGHUP reopens it).
---session-key-file FILE seals session ids (AES-256-GCM): replicas behind
+--session-key-file FILE seals session ids and input rounds' requestState
+(AES-256-GCM, caller-bound): replicas behind
 a load balancer that share the file go on with each other's sessions.
 
 Replicas of serve --http behind one load balancer share, with --store
