@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/gateway/resource"
 	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/watch"
@@ -71,6 +73,8 @@ type App struct {
 	h    *host.Host
 	gw   *gateway.Gateway // nil without Options.Gateway
 	opts Options
+	// guard is the token guard served over HTTP, if any, for metrics.
+	guard atomic.Pointer[resource.Guard]
 
 	// emitMu orders HostEvent and ConfigEvent calls.
 	emitMu sync.Mutex
@@ -188,7 +192,7 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 			return nil, ctx.Err()
 		}
 	}
-	if err := a.startFanout(first.Servers); err != nil {
+	if err := a.startFanout(); err != nil {
 		a.Close()
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func (a *App) notify(e watch.Event) {
 	if e.Type == watch.EventReload {
 		ce.Before, ce.After = a.running, a.latest
 		a.running = a.latest
-		a.publishReload(a.running)
+		a.publishReload()
 	}
 	a.config(ce)
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -12,8 +11,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/switchboard-mcp/switchboard/config"
 )
 
 // What a replica does with the store it shares with others (DESIGN.md,
@@ -38,21 +35,21 @@ type fanout struct {
 	// published again.
 	pending atomic.Bool
 	caused  bool
-	// digest is that of the configs this replica runs.
-	digest atomic.Pointer[string]
-	stop   context.CancelFunc
+	stop    context.CancelFunc
 }
 
-// configMessage is what a reload publishes: which replica, and the digest
-// of the configs it runs now.
+// configMessage is what a reload publishes: which replica reloaded. It
+// carries nothing of the configs, not even a digest: a digest of values
+// that may be short secrets could be guessed from, by whoever reads the
+// Redis. So every other replica reads its configs again, which changes
+// nothing where its watcher was first.
 type configMessage struct {
 	Replica string `json:"replica"`
-	Config  string `json:"config"`
 }
 
 // startFanout subscribes to the reloads of other replicas, when the app
 // reloads and has a store. A store that cannot subscribe fails Start.
-func (a *App) startFanout(running []config.ServerConfig) error {
+func (a *App) startFanout() error {
 	st := a.opts.Store
 	if st == nil || a.opts.Reload == nil {
 		return nil
@@ -62,8 +59,6 @@ func (a *App) startFanout(running []config.ServerConfig) error {
 	f := &a.fan
 	f.id = hex.EncodeToString(id[:])
 	f.reread = make(chan struct{}, 1)
-	d := digest(running)
-	f.digest.Store(&d)
 	ctx, cancel := context.WithCancel(a.life)
 	f.stop = cancel
 	if err := st.Subscribe(ctx, ConfigTopic, a.onConfigMessage); err != nil {
@@ -79,15 +74,11 @@ func (a *App) endFanout() {
 	}
 }
 
-// onConfigMessage reads the configs again when another replica runs
-// configs other than this one's.
+// onConfigMessage reads the configs again when another replica reloaded.
 func (a *App) onConfigMessage(b []byte) {
 	var m configMessage
 	f := &a.fan
 	if json.Unmarshal(b, &m) != nil || m.Replica == f.id {
-		return
-	}
-	if d := f.digest.Load(); d != nil && *d == m.Config {
 		return
 	}
 	f.pending.Store(true)
@@ -104,35 +95,19 @@ func (a *App) rereadCause() {
 	}
 }
 
-// publishReload tells the other replicas that this one now runs
-// running, unless a message of theirs caused the reload.
-func (a *App) publishReload(running []config.ServerConfig) {
+// publishReload tells the other replicas that this one reloaded, unless
+// a message of theirs caused the reload.
+func (a *App) publishReload() {
 	f := &a.fan
-	if f.reread == nil {
+	if f.reread == nil || f.caused {
 		return
 	}
-	d := digest(running)
-	f.digest.Store(&d)
-	if f.caused {
-		return
-	}
-	msg, _ := json.Marshal(configMessage{Replica: f.id, Config: d})
+	msg, _ := json.Marshal(configMessage{Replica: f.id})
 	ctx, cancel := context.WithTimeout(a.life, storeWait)
 	defer cancel()
 	if err := a.opts.Store.Publish(ctx, ConfigTopic, msg); err != nil && a.opts.Logger != nil {
 		a.opts.Logger.Warn("other replicas not told of the reload", "error", err)
 	}
-}
-
-// digest names a list of configs: replicas that read the same configs
-// have the same digest.
-func digest(servers []config.ServerConfig) string {
-	b, err := json.Marshal(servers)
-	if err != nil {
-		return "" // matches no replica's: a message then always rereads
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:16])
 }
 
 // pinger is a store that can say whether it answers (store.Redis).

@@ -1,10 +1,13 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,13 +15,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/redistest"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
@@ -139,9 +142,9 @@ func TestConfigFanOut(t *testing.T) {
 	if len(msgs) != 1 {
 		t.Fatalf("published %q, want A's one message", msgs)
 	}
-	var msg struct{ Replica, Config string }
-	if err := json.Unmarshal([]byte(msgs[0]), &msg); err != nil || msg.Replica == "" || msg.Config == "" {
-		t.Errorf("message %q: want a replica and a config digest (%v)", msgs[0], err)
+	var msg map[string]string
+	if err := json.Unmarshal([]byte(msgs[0]), &msg); err != nil || len(msg) != 1 || msg["replica"] == "" {
+		t.Errorf("message %q: want the replica's id alone (%v)", msgs[0], err)
 	}
 }
 
@@ -230,33 +233,169 @@ func legacySession(t *testing.T, base string) *mcp.ClientSession {
 	return sess
 }
 
-// TestStoreStreams: with a store, a legacy session's stream events are
-// kept in Redis, where another replica would resume them from.
-func TestStoreStreams(t *testing.T) {
-	srv := redistest.Start(t)
-	st := openStore(t, srv.URL)
-	_, base := serveHTTP(t, &app.Options{Store: st}, "")
-	sess := legacySession(t, base)
-	res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "kept"}})
-	if err != nil || res.IsError {
-		t.Fatalf("echo: %+v, %v", res, err)
-	}
-	// The call's reply went out on its POST's stream, and was kept.
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr, DisableIdentity: true})
-	defer c.Close()
-	keys, err := c.Keys(context.Background(), "switchboard:evlist:*").Result()
+// sseEvents reads an SSE body to its end: each event's id and data.
+func sseEvents(t *testing.T, r io.Reader) (ids, data []string) {
+	t.Helper()
+	b, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	for _, k := range keys {
-		if !strings.Contains(k, sess.ID()) {
-			continue
+	for _, ev := range strings.Split(string(b), "\n\n") {
+		id, d := "", ""
+		for _, line := range strings.Split(ev, "\n") {
+			if v, ok := strings.CutPrefix(line, "id: "); ok {
+				id = v
+			}
+			if v, ok := strings.CutPrefix(line, "data: "); ok {
+				d = v
+			}
 		}
-		events, _ := c.LRange(context.Background(), k, 0, -1).Result()
-		found = found || slices.ContainsFunc(events, func(e string) bool { return strings.Contains(e, `"kept"`) })
+		if id != "" {
+			ids, data = append(ids, id), append(data, d)
+		}
 	}
-	if !found {
-		t.Fatalf("no event of session %s holds the call's reply; streams %q", sess.ID(), keys)
+	return ids, data
+}
+
+// rawClient speaks streamable HTTP itself, a request at a time, to
+// whichever replica a test names: a load balancer's choice, made by hand.
+type rawClient struct {
+	t       *testing.T
+	hc      *http.Client
+	session string
+}
+
+func newRawClient(t *testing.T) *rawClient {
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &rawClient{t: t, hc: &http.Client{Transport: tr}}
+}
+
+// send sends a request with the session's headers, and header's pairs.
+func (c *rawClient) send(method, base, body string, header ...string) *http.Response {
+	t := c.t
+	t.Helper()
+	req, _ := http.NewRequest(method, base+gateway.Path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+		req.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// initialize begins a legacy session on the replica at base.
+func (c *rawClient) initialize(base string) {
+	t := c.t
+	t.Helper()
+	init := c.send(http.MethodPost, base, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+config.ProtocolLegacy+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	c.session = init.Header.Get("Mcp-Session-Id")
+	_, _ = io.Copy(io.Discard, init.Body)
+	if c.session == "" {
+		t.Fatalf("initialize: %s, no session", init.Status)
+	}
+	_ = c.send(http.MethodPost, base, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// replica is an app over the demo server serving HTTP on loopback with
+// keys and st shared: one of the replicas behind a load balancer.
+func replica(t *testing.T, keys *gateway.SessionKeys, st store.Store) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &app.Loaded{Servers: []config.ServerConfig{{Name: "demo", Command: exe, Args: []string{"--test-tools"}, Env: map[string]string{demo.EnvServerMode: "1"}}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := app.Start(ctx, first, &app.Options{Store: st, Host: &host.Options{ToolPrefix: host.NoToolPrefix}, Gateway: &gateway.Options{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- a.ServeHTTP(ctx, ln, gateway.HTTPOptions{SessionKeys: keys}) }()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+		a.Close()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// TestStoreResume: go-sdk's own Last-Event-ID replay, on another
+// replica, from the events in Redis: a client that saw the first event
+// of a call's stream on replica A asks replica B for the rest, and gets
+// them, the same ids and data, once and in order. Raw HTTP, as a client
+// whose connection to A broke sends it.
+func TestStoreResume(t *testing.T) {
+	srv := redistest.Start(t)
+	keys, err := gateway.NewSessionKeys(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseA := replica(t, keys, openStore(t, srv.URL))
+	baseB := replica(t, keys, openStore(t, srv.URL))
+	c := newRawClient(t)
+	send := c.send
+	c.initialize(baseA)
+	call := send(http.MethodPost, baseA, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"demo__progress","arguments":{"steps":3},"_meta":{"progressToken":"p"}}}`)
+	ids, data := sseEvents(t, call.Body)
+	t.Logf("the call's events on A: %q", ids)
+	if len(ids) < 2 || !strings.Contains(data[len(data)-1], `"result"`) {
+		t.Fatalf("the call's stream on A: ids %q, data %q; want progress, then the reply", ids, data)
+	}
+	// The client saw the first event only: it asks B for what followed.
+	resp := send(http.MethodGet, baseB, "", "Last-Event-ID", ids[0], "Accept", "text/event-stream")
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("resume on B from %s: %s %s", ids[0], resp.Status, b)
+	}
+	rids, rdata := sseEvents(t, resp.Body)
+	if !slices.Equal(rids, ids[1:]) || !slices.Equal(rdata, data[1:]) {
+		t.Fatalf("replay on B from %s: ids %q data %q; want ids %q data %q", ids[0], rids, rdata, ids[1:], data[1:])
+	}
+}
+
+// TestRevokeAcrossReplicas: with the store on Redis, a DELETE on one
+// replica ends the session on the others: one that rebuilt it, and one
+// that never held it.
+func TestRevokeAcrossReplicas(t *testing.T) {
+	srv := redistest.Start(t)
+	keys, err := gateway.NewSessionKeys(bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bases []string
+	for range 3 {
+		bases = append(bases, replica(t, keys, openStore(t, srv.URL)))
+	}
+	c := newRawClient(t)
+	c.initialize(bases[0])
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	if resp := c.send(http.MethodPost, bases[1], list); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the session on replica B: %s", resp.Status)
+	}
+	if resp := c.send(http.MethodDelete, bases[0], ""); resp.StatusCode != http.StatusNoContent {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("DELETE on A: %s %s", resp.Status, b)
+	}
+	for i, base := range bases[1:] {
+		resp := c.send(http.MethodPost, base, list)
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(b), "ended") {
+			t.Errorf("the session on replica %c after DELETE on A: %s %s; want 404, ended", 'B'+i, resp.Status, b)
+		}
 	}
 }

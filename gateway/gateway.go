@@ -97,6 +97,9 @@ type Gateway struct {
 	// troubles are the servers' drops and failures clients were told of
 	// (troubles.go).
 	troubles host.Troubles
+	// handlers are the HTTP handlers' limits, by their tag (limits.go),
+	// under mu.
+	handlers map[string]*handlerState
 	// Sealed sessions (sealed.go): those held, by id, for keepState; how
 	// many were rebuilt from their ids; the life Run gives them, and the
 	// keys that seal requestState when set.
@@ -271,9 +274,18 @@ func (g *Gateway) release(v *view) {
 
 // viewKey names a filter: views with the same key are one view.
 func viewKey(f host.ViewFilter) string {
-	servers := slices.Sorted(slices.Values(f.Servers))
-	b, _ := json.Marshal([]any{servers, f.Tools.Allow, f.Tools.Deny})
+	b, _ := json.Marshal(keyParts(f))
 	return string(b)
+}
+
+// keyParts are what tell f's view apart: a caller's profiles
+// (ViewFilter.AnyOf) as well as the servers and tools.
+func keyParts(f host.ViewFilter) []any {
+	parts := []any{slices.Sorted(slices.Values(f.Servers)), f.Tools.Allow, f.Tools.Deny}
+	for _, o := range f.AnyOf {
+		parts = append(parts, keyParts(o))
+	}
+	return parts
 }
 
 // Run keeps every view in step with the host until ctx ends: list changes,
@@ -393,9 +405,7 @@ func (g *Gateway) each(fn func(*view)) {
 
 func (g *Gateway) syncAll() { g.each(g.sync) }
 
-func (v *view) shows(server string) bool {
-	return len(v.filter.Servers) == 0 || slices.Contains(v.filter.Servers, server)
-}
+func (v *view) shows(server string) bool { return v.filter.ShowsServer(server) }
 
 // forwardLog passes a log line to the clients that see its server, at
 // the level each asked for (go-sdk's ServerSession.Log drops what is

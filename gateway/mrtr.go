@@ -101,6 +101,10 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *vi
 		if err != nil {
 			return nil, err
 		}
+		if res := g.limited(ctx, req.Extra, name); res != nil {
+			end(CallEnd{Result: res, Err: ErrRateLimited})
+			return res, nil
+		}
 		r = g.startRound(ctx, hv, name, server, args, req, notify, end, answers)
 	}
 	defer r.setNotify(nil)

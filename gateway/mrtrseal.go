@@ -39,7 +39,7 @@ type sealedRound struct {
 func bindingOf(req *mcp.CallToolRequest) roundBinding {
 	b := roundBinding{tool: req.Params.Name, args: argsDigest(req.Params.Arguments)}
 	if req.Extra != nil {
-		b.caller = callerFrom(req.Extra.TokenInfo, req.Extra.Header)
+		b.caller = callerOf(req.Extra.TokenInfo, req.Extra.Header)
 	}
 	return b
 }

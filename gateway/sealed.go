@@ -90,8 +90,8 @@ type sealedSessions struct {
 	keys   *seal.Keyring
 	store  store.Store
 	idle   time.Duration
-	max    int // sessions, of all views
-	viewOf func(servers string) (*view, error)
+	max    int                                                  // sessions, of all views
+	viewOf func(r *http.Request, servers string) (*view, error) // the caller's view, narrowed by servers
 	// versions are the protocol versions go-sdk speaks, as its handler
 	// checks the header against them.
 	versions []string
@@ -123,28 +123,15 @@ type heldSession struct {
 
 // sealedSessions is the table of a Handler with opts, nil when opts have
 // no keys. It also has the gateway seal requestState.
-func (g *Gateway) sealedSessions(opts HTTPOptions, idle time.Duration, max int) *sealedSessions {
+func (g *Gateway) sealedSessions(opts HTTPOptions, idle time.Duration, max int, viewOf func(*http.Request, string) (*view, error)) *sealedSessions {
 	if opts.SessionKeys == nil {
 		return nil
 	}
-	st := opts.Store
-	if st == nil {
-		st = store.NewMemory()
-	}
 	g.roundKeys.Store(opts.SessionKeys)
-	return newSealedSessions(g, opts.SessionKeys, st, idle, max, func(servers string) (*view, error) {
-		filter := opts.Filter
-		if servers != "" {
-			var err error
-			if filter.Servers, err = g.viewServers(servers, opts.Filter.Servers); err != nil {
-				return nil, err
-			}
-		}
-		return g.view(filter, servers == "")
-	})
+	return newSealedSessions(g, opts.SessionKeys, opts.Store, idle, max, viewOf)
 }
 
-func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.Duration, max int, viewOf func(string) (*view, error)) *sealedSessions {
+func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.Duration, max int, viewOf func(*http.Request, string) (*view, error)) *sealedSessions {
 	t := &sealedSessions{g: g, keys: keys.kr, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}, versions: mcp.SupportedProtocolVersions()}
 	// The subscription and the sessions live as long as the gateway runs.
 	if err := st.Subscribe(g.life, revokedTopic, t.revoked); err != nil {
@@ -231,7 +218,7 @@ func (t *sealedSessions) post(w http.ResponseWriter, r *http.Request, servers st
 
 // begin starts a session: its id seals what rebuilding it takes.
 func (t *sealedSessions) begin(w http.ResponseWriter, r *http.Request, servers string, init *mcp.InitializeParams) {
-	v, err := t.viewOf(servers)
+	v, err := t.viewOf(r, servers)
 	if err != nil {
 		http.Error(w, "no server available", http.StatusBadRequest)
 		return

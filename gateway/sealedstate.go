@@ -32,7 +32,7 @@ func (t *sealedSessions) rebuild(w http.ResponseWriter, r *http.Request, id, cal
 		http.Error(w, "switchboard: session not found: it never initialized; initialize a new one", http.StatusNotFound)
 		return nil
 	}
-	v, err := t.viewOf(s.Servers)
+	v, err := t.viewOf(r, s.Servers)
 	if err != nil {
 		http.Error(w, "switchboard: session not found: its servers are not all served here any more; initialize a new one", http.StatusNotFound)
 		return nil

@@ -303,3 +303,58 @@ func TestRedisEventsLost(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRedis: what each shared-state call costs a request, one
+// round trip to a loopback Redis each.
+func BenchmarkRedis(b *testing.B) {
+	srv := redistest.Start(b)
+	s, err := store.Open(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	_ = s.Events().Open(ctx, "bench", "1")
+	data := make([]byte, 512)
+	for _, bc := range []struct {
+		name string
+		fn   func() error
+	}{
+		{"Revoked", func() error { _, err := s.Revoked(ctx, "s"); return err }},
+		{"Take", func() error { _, _, err := s.Take(ctx, "u", 1e9, 1e9); return err }},
+		{"Append512B", func() error { return s.Events().Append(ctx, "bench", "1", data) }},
+		{"PutSession", func() error { return s.PutSession(ctx, "s", data[:64], time.Hour) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := bc.fn(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestRedisSessionClosed: a session's DELETE drops its events, every
+// stream of it, for every replica.
+func TestRedisSessionClosed(t *testing.T) {
+	srv := redistest.Start(t)
+	a, b := openRedis(t, srv.URL), openRedis(t, srv.URL)
+	c := raw(t, srv)
+	ctx := context.Background()
+	for _, stream := range []string{"", "1"} {
+		_ = a.Events().Open(ctx, "s", stream)
+		_ = a.Events().Append(ctx, "s", stream, []byte("kept"))
+	}
+	_ = a.Events().Open(ctx, "other", "1")
+	if err := b.Events().SessionClosed(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := c.Keys(ctx, "switchboard:ev*").Result()
+	if len(keys) != 2 || !strings.Contains(strings.Join(keys, " "), "other") {
+		t.Fatalf("keys after SessionClosed: %q, want the other session's alone", keys)
+	}
+	if err := afterErr(a.Events().After(ctx, "s", "1", -1)); err == nil {
+		t.Fatal("a closed session's events replayed")
+	}
+}

@@ -193,6 +193,10 @@ func (e *redisEvents) After(ctx context.Context, session, stream string, index i
 	}
 }
 
+// SessionClosed drops the session's events on every replica. The gateway
+// calls it for a DELETE alone: a session that closes on one replica (a
+// drain, its idle time) goes on on another, which resumes its streams
+// (DESIGN.md, "Sealed sessions").
 func (e *redisEvents) SessionClosed(ctx context.Context, session string) error {
 	e.mu.Lock()
 	for id := range e.missed {

@@ -34,10 +34,12 @@ var allowed = map[string][]string{
 	"host/internal/transport":  {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"host/internal/toolsearch": {},
 	"watch":                    {"config", "host"},
-	"gateway":                  {"config", "host", "internal/clip", "gateway/store", "internal/seal"},
+	"gateway":                  {"config", "host", "internal/clip", "gateway/store", "gateway/resource", "internal/seal"},
 	"gateway/store":            {"internal/redact"},
+	// serve as an OAuth protected resource (DESIGN.md F65).
+	"gateway/resource": {"internal/clip"},
 	// The parts assembled: what serve, watch and an embedder run.
-	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "gateway/store"},
+	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "gateway/resource", "gateway/store"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
 	"app/bridge": {},
 	// One app per person, on a unix socket, and the client that attaches
@@ -62,11 +64,12 @@ var allowed = map[string][]string{
 	"internal/testkit/peers":       {"internal/procgroup"},
 	"internal/testkit/proctest":    {},
 	"internal/testkit/oauthtest":   {},
+	"internal/testkit/idptest":     {},
 	"internal/testkit/benchpeer":   {},
 	"internal/testkit/benchcall":   {},
 	"internal/testkit/otlptest":    {},
-	"internal/testkit/replicatest": {"internal/procgroup", "internal/testkit/peers"},
 	"internal/testkit/redistest":   {},
+	"internal/testkit/replicatest": {"internal/procgroup", "internal/testkit/peers"},
 
 	// Programs and the command line on top.
 	"cmd/internal/cli":      {"*"},

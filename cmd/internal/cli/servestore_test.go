@@ -11,13 +11,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit/redistest"
 )
 
-// runServeOnce runs serve with args until it exits, for what it refuses:
-// its exit code and stderr.
-func runServeOnce(t *testing.T, args ...string) (int, string) {
+// runServeOnce runs serve with args (and env, NAME=VALUE) until it
+// exits, for what it refuses: its exit code and stderr.
+func runServeOnce(t *testing.T, env []string, args ...string) (int, string) {
 	t.Helper()
 	dir := t.TempDir()
 	exe, err := os.Executable()
@@ -27,7 +28,7 @@ func runServeOnce(t *testing.T, args ...string) (int, string) {
 	cfg := filepath.Join(dir, "mcp.json")
 	writeFile(t, cfg, `{"mcpServers": {"demo": {"command": "`+exe+`", "args": ["demo-server"], "env": {"`+asCLI+`": "1"}}}}`)
 	cmd := exec.Command(exe, append([]string{"--config", cfg, "--no-discover", "--project", dir, "--state-dir", dir, "serve"}, args...)...)
-	cmd.Env = append(os.Environ(), asCLI+"=1", "HOME="+dir, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	cmd.Env = append(append(os.Environ(), asCLI+"=1", "HOME="+dir, "XDG_CACHE_HOME="+filepath.Join(dir, "cache")), env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err = cmd.Run()
@@ -41,9 +42,9 @@ func runServeOnce(t *testing.T, args ...string) (int, string) {
 	return 0, stderr.String()
 }
 
-// TestServeStoreRefused: a --store that does not answer stops serve before
-// it serves, in one line naming the store without its password; --store
-// without --http is a usage error.
+// TestServeStoreRefused: a --store (or $SWITCHBOARD_STORE) that does not
+// answer stops serve before it serves, in one line naming the store
+// without its password; --store without --http is a usage error.
 func TestServeStoreRefused(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -52,7 +53,7 @@ func TestServeStoreRefused(t *testing.T) {
 	closed := ln.Addr().String()
 	ln.Close()
 	const secret = "s3cret-store-password"
-	code, stderr := runServeOnce(t, "--http", "127.0.0.1:0", "--store", "redis://:"+secret+"@"+closed+"/0")
+	code, stderr := runServeOnce(t, nil, "--http", "127.0.0.1:0", "--store", "redis://:"+secret+"@"+closed+"/0")
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	last := lines[len(lines)-1]
 	if code != 1 || !strings.Contains(last, "store redis://"+closed+"/0: does not answer") || strings.Contains(stderr, secret) {
@@ -61,8 +62,12 @@ func TestServeStoreRefused(t *testing.T) {
 	if strings.Contains(stderr, "serving on") {
 		t.Error("serve served without its store")
 	}
-	code, stderr = runServeOnce(t, "--store", "redis://"+closed+"/0")
-	if code != 2 || !strings.Contains(stderr, "--store (or $SWITCHBOARD_STORE) is for replicas of serve --http") {
+	code, stderr = runServeOnce(t, []string{"SWITCHBOARD_STORE=redis://:" + secret + "@" + closed + "/0"}, "--http", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(stderr, "store redis://"+closed+"/0: does not answer") || strings.Contains(stderr, secret) {
+		t.Errorf("serve with $SWITCHBOARD_STORE down: exit %d, stderr:\n%s", code, stderr)
+	}
+	code, stderr = runServeOnce(t, nil, "--store", "redis://"+closed+"/0")
+	if code != 2 || !strings.Contains(stderr, "--store is for replicas of serve --http") {
 		t.Errorf("--store without --http: exit %d, stderr %q; want the usage error", code, stderr)
 	}
 }
@@ -97,6 +102,22 @@ func TestServeStore(t *testing.T) {
 	case <-p.exited:
 		t.Fatal("serve exited when Redis stopped")
 	default:
+	}
+	// Back: ready once go-redis dials again (a second at most after its
+	// failed dials).
+	srv.Restart()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(watchBound)
+	for {
+		if code, _ := ready(); code == http.StatusOK {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("/readyz never 200 again after Redis came back")
+		}
 	}
 	http.DefaultClient.CloseIdleConnections()
 }
