@@ -22,7 +22,9 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testkit/replicatest"
 )
 
-func TestMain(m *testing.M) { os.Exit(replicatest.Main(m)) }
+// TestMain: the counting upstream, or the tests, with a line saying how
+// many skipped for want of the npm peers.
+func TestMain(m *testing.M) { os.Exit(replicatest.Main(peers.Reporting(m))) }
 
 // The two protocol eras: a legacy session lives in one replica; a
 // 2026-07-28 request goes to any.
