@@ -74,11 +74,12 @@ func (a *App) endFanout() {
 	}
 }
 
-// onConfigMessage reads the configs again when another replica reloaded.
+// onConfigMessage reads the configs again when another replica reloaded,
+// or when the store says messages may have been lost (nil).
 func (a *App) onConfigMessage(b []byte) {
 	var m configMessage
 	f := &a.fan
-	if json.Unmarshal(b, &m) != nil || m.Replica == f.id {
+	if b != nil && (json.Unmarshal(b, &m) != nil || m.Replica == f.id) {
 		return
 	}
 	f.pending.Store(true)

@@ -201,8 +201,9 @@ func (r *Redis) Publish(ctx context.Context, topic string, msg []byte) error {
 
 // Subscribe returns once Redis confirmed the subscription. Its goroutine
 // reads the messages until ctx ends or the store closes; when the
-// connection breaks, go-redis subscribes again on a new one, and what was
-// published in between is missed.
+// connection breaks, go-redis subscribes again on a new one, what was
+// published in between is missed, and fn(nil) says so once Redis
+// confirmed the new subscription.
 func (r *Redis) Subscribe(ctx context.Context, topic string, fn func(msg []byte)) error {
 	ps := r.c.Subscribe(ctx, r.key("topic", topic))
 	confirmed := false
@@ -249,8 +250,13 @@ func (r *Redis) receive(ctx context.Context, ps *redis.PubSub, fn func([]byte)) 
 		switch {
 		case err == nil:
 			pause = 50 * time.Millisecond
-			if msg, ok := m.(*redis.Message); ok {
-				fn([]byte(msg.Payload))
+			switch m := m.(type) {
+			case *redis.Message:
+				fn([]byte(m.Payload))
+			case *redis.Subscription:
+				// The first confirmation was Subscribe's: this one is
+				// of a connection made again.
+				fn(nil)
 			}
 		case errors.As(err, &ne) && ne.Timeout():
 			_ = ps.Ping(ctx) // a dead connection fails, and is replaced
