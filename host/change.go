@@ -37,6 +37,9 @@ const (
 	catalogFlushNames
 	// catalogClosed: Close empties the catalog.
 	catalogClosed
+	// catalogPins: the pin file changed (an approval): what is withheld
+	// is looked at again.
+	catalogPins
 )
 
 // catalogChange is one change of the catalog: its op, and what the op
@@ -67,6 +70,7 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 	case catalogPhase:
 		if s.phase == phaseConnected {
 			s.live, s.cached = ch.tools, ch.tools
+			h.pinListedLocked(s, ch.tools)
 			// The rest is the new connection's, listed once it is
 			// published (listExtras), not what the last one listed.
 			s.resources, s.templates, s.prompts = nil, nil, nil
@@ -92,6 +96,7 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 			tools = []*mcp.Tool{}
 		}
 		s.live, s.cached = tools, tools
+		h.pinListedLocked(s, tools)
 		return h.rebuildToolsLocked()
 	case catalogResources:
 		if s.session != ch.sess {
@@ -143,6 +148,9 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 			h.rebuildNamesLocked()
 		}
 		return false
+	case catalogPins:
+		h.toolsDirty = true
+		return h.rebuildToolsLocked()
 	case catalogClosed:
 		h.names, h.namesDirty = [kinds]nameBook{}, false
 		h.tools, h.toolSrc, h.toolsDirty = ToolSet{Version: h.tools.Version + 1}, nil, false

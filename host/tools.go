@@ -35,6 +35,12 @@ type Tool struct {
 	// Deferred tools come from the cache: their server is not connected
 	// yet, and a call waits for it.
 	Deferred bool `json:"deferred"`
+	// Pin says the tool is not as first seen or approved (DESIGN.md
+	// F66): PinChanged or PinReadded, with PinChanged naming the parts
+	// that differ. Such a tool is listed only on a server without
+	// pinTools; "" for a tool as approved.
+	Pin        string   `json:"pin,omitempty"`
+	PinChanged []string `json:"pinChanged,omitempty"`
 }
 
 // DefinitionTokens estimates how many tokens the tools' definitions take
@@ -359,6 +365,13 @@ func (h *Host) sessionFor(ctx context.Context, name string, stale *mcp.ClientSes
 // goneLocked explains a name that is not in the tool set: a tool whose
 // server is down says which server and why; any other name is unknown.
 func (h *Host) goneLocked(name string) error {
+	if server, tool, ok := h.withheldLocked(name); ok {
+		// Unknown to the caller, as a tool outside its view; the person
+		// running switchboard learns why.
+		h.log.Warn("call of a withheld tool refused: its definition changed since it was approved",
+			"server", server, "tool", tool, "hint", "switchboard tools approve "+server+" "+tool)
+		return fmt.Errorf("%w %q", ErrUnknownTool, name)
+	}
 	k, ok := h.names[KindTool].departed[name]
 	s := h.servers[k.server]
 	if !ok || s == nil || s.phase == phaseConnected || s.phase.removed() {
