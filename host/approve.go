@@ -57,7 +57,7 @@ func ApproveTools(opts *Options, cfg config.ServerConfig, tools []string) (PinAp
 		return out, errors.New("no pin file (set HOME or XDG_STATE_HOME)")
 	}
 	key := toolcache.Fingerprint(&cfg, opts.ProjectDir)
-	err := pins.Update(opts.PinFile, func(b *pins.Book) error {
+	err := pins.Update(opts.PinFile, func(b *pins.Book) (bool, error) {
 		names := tools
 		if len(names) == 0 {
 			names = b.Pending(key)
@@ -65,14 +65,14 @@ func ApproveTools(opts *Options, cfg config.ServerConfig, tools []string) (PinAp
 		known := b.Known(key)
 		for _, t := range names {
 			if !slices.Contains(known, t) {
-				return &PinToolError{Server: cfg.Name, Tool: t, Near: NearNames(known, t)}
+				return false, &PinToolError{Server: cfg.Name, Tool: t, Near: NearNames(known, t)}
 			}
 		}
 		out.Approved, out.Unchanged = []string{}, nil
 		for _, t := range names {
 			ok, err := b.Approve(key, t)
 			if err != nil {
-				return err
+				return false, err
 			}
 			if ok {
 				out.Approved = append(out.Approved, t)
@@ -81,7 +81,7 @@ func ApproveTools(opts *Options, cfg config.ServerConfig, tools []string) (PinAp
 			}
 		}
 		slices.Sort(out.Approved)
-		return nil
+		return len(out.Approved) > 0, nil
 	})
 	return out, err
 }

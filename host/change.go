@@ -70,7 +70,6 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 	case catalogPhase:
 		if s.phase == phaseConnected {
 			s.live, s.cached = ch.tools, ch.tools
-			h.pinListedLocked(s, ch.tools)
 			// The rest is the new connection's, listed once it is
 			// published (listExtras), not what the last one listed.
 			s.resources, s.templates, s.prompts = nil, nil, nil
@@ -96,7 +95,6 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 			tools = []*mcp.Tool{}
 		}
 		s.live, s.cached = tools, tools
-		h.pinListedLocked(s, tools)
 		return h.rebuildToolsLocked()
 	case catalogResources:
 		if s.session != ch.sess {

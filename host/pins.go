@@ -1,6 +1,7 @@
 package host
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,23 +63,15 @@ type pinState struct {
 	// applied; nil while err says why the file cannot be read.
 	book *pins.Book
 	err  error
-	// pending are the latest listing of each server (by key) not yet
-	// written; writing says a writer is on them.
-	pending map[string]pinListing
-	writing bool
+	// logged is the last error logged, so that each is logged once.
+	logged string
 	// digests are the tools' digests, by the listing's pointer: a
 	// listing is never changed, and a rebuild looks at every tool.
 	digests map[*mcp.Tool]string
 }
 
-type pinListing struct {
-	name  string
-	tools []*mcp.Tool
-	at    time.Time
-}
-
 func newPinState(path string) *pinState {
-	p := &pinState{path: path, pending: map[string]pinListing{}, digests: map[*mcp.Tool]string{}}
+	p := &pinState{path: path, digests: map[*mcp.Tool]string{}}
 	if path != "" {
 		p.book, p.err = pins.Read(path)
 	}
@@ -187,69 +180,38 @@ func pinText(c PinChange) string {
 	return text
 }
 
-// pinListedLocked records a server's live listing: new tools are
-// remembered, changed ones seen, missing ones removed (pins.Observe),
-// here at once and in the file soon, by a writer of the host's. It is the
-// catalog writer's (changeCatalogLocked).
-func (h *Host) pinListedLocked(s *server, tools []*mcp.Tool) {
+// recordPins records a server's live listing in the pin file and in the
+// host's copy, before the listing reaches the tool set: new tools are
+// remembered, changed ones seen, missing ones removed (pins.Observe). So
+// by the time a change is shown, what 'tools approve' accepts is in the
+// file. A file that cannot be read is left as it is (pins.Update), and
+// the listing is remembered nowhere: pinned servers' tools stay withheld.
+func (h *Host) recordPins(s *server, tools []*mcp.Tool) {
 	p := h.pins
-	if p.path == "" || s.fingerprint == "" || h.closed {
+	if p.path == "" || s.fingerprint == "" {
 		return
 	}
+	now := time.Now()
+	err := pins.Update(p.path, func(b *pins.Book) (bool, error) {
+		return b.Observe(s.fingerprint, s.cfg.Name, tools, now), nil
+	})
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l := pinListing{name: s.cfg.Name, tools: tools, at: time.Now()}
-	if p.book != nil {
-		p.book.Observe(s.fingerprint, l.name, l.tools, l.at)
-	}
-	p.pending[s.fingerprint] = l
-	h.writePinsLocked()
-}
-
-// writePinsLocked starts the writer when there is something to write and
-// none is on it; p.mu is held.
-func (h *Host) writePinsLocked() {
-	p := h.pins
-	if p.writing || len(p.pending) == 0 || p.err != nil {
+	if err != nil {
+		h.pinErrorLocked(err)
 		return
 	}
-	p.writing = true
-	h.goTracked(h.writePins)
+	if p.book != nil {
+		p.book.Observe(s.fingerprint, s.cfg.Name, tools, now)
+	}
 }
 
-// writePins merges the pending listings into the file until none is
-// left. A file it cannot read is left as it is (pins.Update): the
-// listings wait for it to be fixed.
-func (h *Host) writePins() {
-	p := h.pins
-	for {
-		p.mu.Lock()
-		todo := p.pending
-		if len(todo) == 0 {
-			p.writing = false
-			p.mu.Unlock()
-			return
-		}
-		p.pending = map[string]pinListing{}
-		p.mu.Unlock()
-		err := pins.Update(p.path, func(b *pins.Book) error {
-			for key, l := range todo {
-				b.Observe(key, l.name, l.tools, l.at)
-			}
-			return nil
-		})
-		if err != nil {
-			h.log.Error("cannot remember tool definitions", "error", err.Error())
-			p.mu.Lock()
-			for key, l := range todo {
-				if _, newer := p.pending[key]; !newer {
-					p.pending[key] = l
-				}
-			}
-			p.writing = false
-			p.mu.Unlock()
-			return
-		}
+// pinErrorLocked logs a pin file error once, until it changes; p.mu is
+// held.
+func (h *Host) pinErrorLocked(err error) {
+	if p := h.pins; p.logged != err.Error() {
+		p.logged = err.Error()
+		h.log.Error("tool pins", "error", err.Error())
 	}
 }
 
@@ -261,24 +223,18 @@ func (h *Host) reloadPins() {
 	p := h.pins
 	b, err := pins.Read(p.path)
 	p.mu.Lock()
-	if err != nil && (p.err == nil || p.err.Error() != err.Error()) {
-		h.log.Error("tool pins", "error", err.Error())
+	if err != nil {
+		h.pinErrorLocked(err)
+	} else {
+		p.logged = ""
 	}
 	p.book, p.err = b, err
-	if b != nil {
-		for key, l := range p.pending {
-			b.Observe(key, l.name, l.tools, l.at)
-		}
-	}
 	p.mu.Unlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return
 	}
-	p.mu.Lock()
-	h.writePinsLocked()
-	p.mu.Unlock()
 	h.changeCatalogLocked(nil, catalogChange{op: catalogPins})
 }
 
@@ -290,7 +246,16 @@ func (h *Host) watchPins() {
 	if p.path == "" {
 		return
 	}
+	if p.err != nil {
+		p.mu.Lock()
+		h.pinErrorLocked(p.err)
+		p.mu.Unlock()
+	}
 	dir := filepath.Dir(p.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		h.log.Warn("approvals made elsewhere are seen at the next start", "error", err.Error())
+		return
+	}
 	w, err := fsnotify.NewWatcher()
 	if err == nil {
 		err = w.Add(dir)

@@ -132,9 +132,10 @@ func Read(path string) (*Book, error) {
 // Update changes the book at path under the directory's lock (two
 // processes, a daemon and a one-shot command, do not lose each other's
 // change) and writes it atomically, mode 0600. fn sees the file as it is
-// now; an fn that returns an error writes nothing, as does an unreadable
-// file (its *Error is returned: a person's approvals are not overwritten).
-func Update(path string, fn func(*Book) error) error {
+// now and reports whether it changed it; an fn that changed nothing or
+// returns an error writes nothing, as does an unreadable file (its *Error
+// is returned: a person's approvals are not overwritten).
+func Update(path string, fn func(*Book) (bool, error)) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return &Error{Path: path, Err: err}
 	}
@@ -147,7 +148,7 @@ func Update(path string, fn func(*Book) error) error {
 	if err != nil {
 		return err
 	}
-	if err := fn(b); err != nil {
+	if changed, err := fn(b); err != nil || !changed {
 		return err
 	}
 	data, err := json.MarshalIndent(b, "", "  ")
