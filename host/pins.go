@@ -39,8 +39,10 @@ const (
 // PinChange is how one tool of a server differs from what switchboard
 // remembers of it (DESIGN.md F66).
 type PinChange struct {
-	// Tool is the server's own name of the tool.
+	// Tool is the server's own name of the tool; Name, the exposed name
+	// it has or would have (a withheld tool has none in the tool set).
 	Tool string `json:"tool"`
+	Name string `json:"name,omitempty"`
 	// Change is PinChanged, PinReadded, PinRemoved or PinUnverified.
 	Change string `json:"change"`
 	// What are the parts that differ from the approved definition:
@@ -119,6 +121,7 @@ func (h *Host) pinCheckLocked(s *server, tools []*mcp.Tool, keep map[*mcp.Tool]s
 			c = PinChange{Tool: t.Name, Change: change, What: what}
 		}
 		c.Withheld = s.pinned()
+		c.Name = h.pinNameLocked(s.cfg.Name, t.Name)
 		c.Description = h.redactor.String(t.Description)
 		changes = append(changes, c)
 		if c.Withheld {
@@ -135,6 +138,26 @@ func (h *Host) pinCheckLocked(s *server, tools []*mcp.Tool, keep map[*mcp.Tool]s
 	}
 	slices.SortFunc(changes, func(a, b PinChange) int { return strings.Compare(a.Tool, b.Tool) })
 	return changes, withheld
+}
+
+// pinNameLocked is the exposed name a server's tool has, or would have
+// were it not withheld: the name it had, else the one a tool of no
+// collision gets.
+func (h *Host) pinNameLocked(server, tool string) string {
+	for name, k := range h.names[KindTool].index {
+		if k == (toolKey{server, tool}) {
+			return name
+		}
+	}
+	for name, k := range h.names[KindTool].departed {
+		if k == (toolKey{server, tool}) {
+			return name
+		}
+	}
+	if h.opts.PassThroughNames {
+		return tool
+	}
+	return h.opts.ToolPrefix + server + "__" + tool
 }
 
 // announcePinsLocked publishes an EventPin for each change of a server's
@@ -300,8 +323,7 @@ func (h *Host) withheldLocked(name string) (server, tool string, ok bool) {
 			if !c.Withheld {
 				continue
 			}
-			if (departed && k == toolKey{s.cfg.Name, c.Tool}) || name == h.opts.ToolPrefix+s.cfg.Name+"__"+c.Tool ||
-				(h.opts.PassThroughNames && name == c.Tool) {
+			if (departed && k == toolKey{s.cfg.Name, c.Tool}) || name == c.Name {
 				return s.cfg.Name, c.Tool, true
 			}
 		}

@@ -153,7 +153,7 @@ func withheldTools(statuses []host.Status) []toolJSON {
 				continue
 			}
 			out = append(out, toolJSON{Withheld: true, Tool: host.Tool{
-				Name: host.DefaultToolPrefix + st.Name + "__" + c.Tool, Server: st.Name, Tool: c.Tool,
+				Name: c.Name, Server: st.Name, Tool: c.Tool,
 				Description: c.Description, Pin: c.Change, PinChanged: c.What,
 			}})
 		}
