@@ -131,7 +131,7 @@ func (h *Host) pinCheckLocked(s *server, tools []*mcp.Tool, keep map[*mcp.Tool]s
 			withheld[t] = true
 		}
 	}
-	if p.err == nil && s.phase == phaseConnected {
+	if p.err == nil {
 		for _, name := range p.book.Removals(s.fingerprint) {
 			changes = append(changes, PinChange{Tool: name, Change: PinRemoved})
 		}

@@ -118,7 +118,8 @@ func (h *Host) rebuildToolsLocked() bool {
 		deferred := false
 		switch s.offerLocked() {
 		case offerNone:
-			s.pinChanges = nil
+			// Its changes stand (they are in the file): kept, so that a
+			// reconnect does not announce them again.
 			continue
 		case offerLive:
 			tools = s.live
