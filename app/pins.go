@@ -11,7 +11,8 @@ import (
 // "pinTools" of our own config files (DESIGN.md F66): the user's, then a
 // trusted project's, which wins. A value that is not true or false is a
 // problem, and pins every server: a safety setting that cannot be read is
-// taken as on.
+// taken as on. A file that does not parse is its source's problem, and
+// says nothing here.
 func pinTools(d *discover.Discovery, l *Loaded) {
 	var global *bool
 	for _, project := range []bool{false, true} {

@@ -308,11 +308,13 @@ func stringList(d *doc.Doc, v *doc.Value, field string) ([]string, error) {
 // nil when the file does not say. It covers every server of every source
 // that does not say for itself (DESIGN.md F66). A value that is not true
 // or false is an error naming the file and line: a safety setting is not
-// guessed.
+// guessed. A file that does not parse says nothing here: it is its
+// source's error, reported with it, and a reload keeps the last good
+// config while it lasts.
 func ParsePinTools(path string, data []byte) (*bool, error) {
 	d, err := parseObject(Location{Path: path}, data, true)
 	if err != nil || d == nil {
-		return nil, err
+		return nil, nil
 	}
 	v := d.Root.Member("pinTools")
 	if doc.Nullish(v) {
