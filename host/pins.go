@@ -61,8 +61,9 @@ type PinChange struct {
 type pinState struct {
 	path string
 	mu   sync.Mutex
-	// book is the file as last read, with the listings not yet written
-	// applied; nil while err says why the file cannot be read.
+	// book is the file as last read, with this host's listings since
+	// applied (recordPins); nil while err says why the file cannot be
+	// read.
 	book *pins.Book
 	err  error
 	// logged is the last error logged, so that each is logged once.
@@ -80,8 +81,9 @@ func newPinState(path string) *pinState {
 	return p
 }
 
-// pinned reports whether a server's changed tools are withheld: its own
-// pinTools, else the config's global one (config.ServerConfig.PinTools).
+// pinned reports whether a server's changed tools are withheld: its
+// pinTools, into which loading put the config's top-level one when the
+// server does not say (config.ServerConfig.PinTools).
 func (s *server) pinned() bool { return s.cfg.PinTools != nil && *s.cfg.PinTools }
 
 // digest is t's, computed once per listing.
@@ -94,9 +96,10 @@ func (p *pinState) digest(t *mcp.Tool) string {
 	return d
 }
 
-// checkLocked says how each of a server's tools differs from what is
-// remembered, and which are withheld; removed lists what the server no
-// longer lists. It is the catalog writer's (rebuildToolsLocked).
+// pinCheckLocked says how each of a server's tools differs from what is
+// remembered, and which of them are withheld, with the tools the server
+// no longer lists; it puts the digests it used in keep. It is the
+// catalog writer's (rebuildToolsLocked).
 func (h *Host) pinCheckLocked(s *server, tools []*mcp.Tool, keep map[*mcp.Tool]string) (changes []PinChange, withheld map[*mcp.Tool]bool) {
 	p := h.pins
 	if p.path == "" || s.fingerprint == "" {
@@ -331,7 +334,7 @@ func (h *Host) withheldLocked(name string) (server, tool string, ok bool) {
 	return "", "", false
 }
 
-// pruneLocked keeps the digests of the tools the last rebuild looked at.
+// prune keeps the digests of the tools the last rebuild looked at.
 func (p *pinState) prune(keep map[*mcp.Tool]string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
