@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -332,6 +333,37 @@ func (h *Host) withheldLocked(name string) (server, tool string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// withholdsLocked reports whether a call of the server's tool must be
+// refused now: the server is pinned and its live tool of that name is not
+// as approved, or cannot be checked. It asks the pin file's copy itself,
+// not the last tool set, which may be published a little later.
+func (h *Host) withholdsLocked(s *server, tool string) bool {
+	p := h.pins
+	if p.path == "" || s.fingerprint == "" || !s.pinned() {
+		return false
+	}
+	i := slices.IndexFunc(s.live, func(t *mcp.Tool) bool { return t.Name == tool })
+	if i < 0 {
+		return false // not listed: the call fails as it would anyway
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return true
+	}
+	change, _ := p.book.Check(s.fingerprint, s.live[i], p.digest(s.live[i]))
+	return change != ""
+}
+
+// refuseWithheld is the answer to a call of a withheld tool: what a call
+// of an unknown tool gets, so a client learns nothing it may not see, and
+// a line in the log for the person running switchboard.
+func (h *Host) refuseWithheld(name string, k toolKey) error {
+	h.log.Warn("call of a withheld tool refused: its definition changed since it was approved",
+		"server", k.server, "tool", k.tool, "hint", "switchboard tools approve "+k.server+" "+k.tool)
+	return fmt.Errorf("%w %q", ErrUnknownTool, name)
 }
 
 // prune keeps the digests of the tools the last rebuild looked at.

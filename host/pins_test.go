@@ -72,3 +72,34 @@ func TestPinToolsFollowsReload(t *testing.T) {
 		t.Errorf("echo after pinTools false: %+v, %v; want served, marked", echo, ok)
 	}
 }
+
+// A call of a cached (deferred) tool that waits for its slow server, and
+// finds the server's tool changed once it connects, is refused as an
+// unknown tool's: resolving the name before the server answered is no
+// way around pinTools.
+func TestPinnedDeferredCallRefused(t *testing.T) {
+	dir := t.TempDir()
+	desc := filepath.Join(dir, "desc.txt")
+	opts := &host.Options{ToolPrefix: host.NoToolPrefix, PinFile: filepath.Join(dir, host.PinFileName), CacheDir: filepath.Join(dir, "cache")}
+	on := true
+	cfg := demoServer(t, "d", "--describe-from", desc, "--init-delay", "1s", "--slow-when", filepath.Join(dir, "slow"))
+	cfg.PinTools = &on
+	ctx := context.Background()
+	first := start(t, opts, cfg) // fast: no slow file; fills the cache and the pins
+	if err := first.WaitSettled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	for _, f := range []string{desc, filepath.Join(dir, "slow")} {
+		if err := os.WriteFile(f, []byte("changed words"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := start(t, opts, cfg)
+	if echo, ok := h.Tool("d__echo"); ok && !echo.Deferred {
+		t.Log("the server connected within the gate: the call below checks the tool set's withholding")
+	}
+	if _, err := h.CallTool(ctx, "d__echo", map[string]any{"text": "x"}); !errors.Is(err, host.ErrUnknownTool) {
+		t.Errorf("deferred call of a tool changed meanwhile: %v; want ErrUnknownTool", err)
+	}
+}

@@ -330,6 +330,12 @@ func (h *Host) sessionFor(ctx context.Context, name string, stale *mcp.ClientSes
 		}
 		startup := s.cfg.EffectiveStartupTimeout()
 		why := s.err
+		if sess != nil && h.withholdsLocked(s, key.tool) {
+			// A deferred tool resolved before its server connected, whose
+			// definition then turned out changed (DESIGN.md F66).
+			h.mu.Unlock()
+			return nil, key, 0, h.refuseWithheld(name, key)
+		}
 		h.mu.Unlock()
 		if sess != nil {
 			return sess, key, timeout, nil
@@ -366,11 +372,7 @@ func (h *Host) sessionFor(ctx context.Context, name string, stale *mcp.ClientSes
 // server is down says which server and why; any other name is unknown.
 func (h *Host) goneLocked(name string) error {
 	if server, tool, ok := h.withheldLocked(name); ok {
-		// Unknown to the caller, as a tool outside its view; the person
-		// running switchboard learns why.
-		h.log.Warn("call of a withheld tool refused: its definition changed since it was approved",
-			"server", server, "tool", tool, "hint", "switchboard tools approve "+server+" "+tool)
-		return fmt.Errorf("%w %q", ErrUnknownTool, name)
+		return h.refuseWithheld(name, toolKey{server, tool})
 	}
 	k, ok := h.names[KindTool].departed[name]
 	s := h.servers[k.server]
