@@ -6,11 +6,13 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/gateway/resource"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
@@ -63,6 +65,8 @@ type App struct {
 	h    *host.Host
 	gw   *gateway.Gateway // nil without Options.Gateway
 	opts Options
+	// guard is the token guard served over HTTP, if any, for metrics.
+	guard atomic.Pointer[resource.Guard]
 
 	// emitMu orders HostEvent and ConfigEvent calls.
 	emitMu sync.Mutex

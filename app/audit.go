@@ -39,6 +39,7 @@ type AuditLine struct {
 	Time    time.Time       `json:"time"`
 	Method  string          `json:"method"`            // tools/call, prompts/get, resources/read
 	Session string          `json:"session,omitempty"` // the client's session id; none over stdio and in the new era
+	User    string          `json:"user,omitempty"`    // the authenticated user (a token's subject); none for the shared token
 	View    *auditView      `json:"view,omitempty"`    // the client's view, when it is not the whole gateway
 	Server  string          `json:"server"`
 	Name    string          `json:"name"`                  // the server's own tool or prompt name, or the URI read
@@ -60,7 +61,7 @@ type auditView struct {
 // (host/errors.go): ok, tool_error (the server's own IsError result),
 // protocol_error, connection_lost, unavailable, timeout, cancelled,
 // closed, unknown (no such tool), bad_arguments, refused (the app was
-// draining), or error.
+// draining), rate_limited (gateway.Limits), or error.
 func Outcome(res mcp.Result, err error) string {
 	switch {
 	case err == nil:
@@ -70,6 +71,8 @@ func Outcome(res mcp.Result, err error) string {
 		return "ok"
 	case errors.Is(err, ErrDraining):
 		return "refused"
+	case errors.Is(err, gateway.ErrRateLimited):
+		return "rate_limited"
 	case errors.Is(err, context.Canceled):
 		return "cancelled"
 	case errors.Is(err, context.DeadlineExceeded):
@@ -152,7 +155,7 @@ func (l *auditLog) close() error {
 
 // line makes the audit line of a call that began at start.
 func (l *auditLog) line(c gateway.Call, start time.Time, end gateway.CallEnd) AuditLine {
-	line := AuditLine{Time: start.UTC(), Method: c.Method, Session: c.Session, Server: c.Server, Name: c.Name,
+	line := AuditLine{Time: start.UTC(), Method: c.Method, Session: c.Session, User: c.User, Server: c.Server, Name: c.Name,
 		Outcome: Outcome(end.Result, end.Err), Millis: float64(time.Since(start).Microseconds()) / 1000}
 	if f := c.View; len(f.Servers) > 0 || len(f.Tools.Allow) > 0 || len(f.Tools.Deny) > 0 {
 		line.View = &auditView{Servers: f.Servers, Allow: f.Tools.Allow, Deny: f.Tools.Deny}

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -154,12 +155,14 @@ var (
 		"Log lines and resource updates handed to clients.", nil, nil)
 	descClientsDropped = prometheus.NewDesc("switchboard_gateway_clients_dropped_total",
 		"Client sessions closed because they took no write in time.", nil, nil)
+	descRateLimited = prometheus.NewDesc("switchboard_gateway_rate_limited_total",
+		"Tool calls refused by a rate limit, by limit (user, tool; store: the shared store did not answer).", []string{"limit"}, nil)
 	descWithheld = prometheus.NewDesc("switchboard_tools_withheld",
 		"Tools withheld from agents and clients until approved (pinTools, DESIGN.md F66), by server.", []string{"server"}, nil)
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descServers, descWithheld, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped} {
+	for _, d := range []*prometheus.Desc{descServers, descWithheld, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped, descAuthRefusals, descRateLimited} {
 		ch <- d
 	}
 }
@@ -188,6 +191,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for st, n := range states {
 		ch <- prometheus.MustNewConstMetric(descServers, prometheus.GaugeValue, float64(n), string(st))
 	}
+	a.collectAuth(ch)
 	if a.gw == nil {
 		return
 	}
@@ -201,15 +205,18 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(s.Dropped))
 	ch <- prometheus.MustNewConstMetric(descForwarded, prometheus.CounterValue, float64(s.Forwarded))
 	ch <- prometheus.MustNewConstMetric(descClientsDropped, prometheus.CounterValue, float64(s.ClientsDropped))
+	for limit, n := range s.RateLimited {
+		ch <- prometheus.MustNewConstMetric(descRateLimited, prometheus.CounterValue, float64(n), limit)
+	}
 }
 
 // withMetrics serves the app's metrics at MetricsPath and next elsewhere;
 // next alone without Options.Metrics.
-func (a *App) withMetrics(next http.Handler, token string) http.Handler {
+func (a *App) withMetrics(next http.Handler, opts gateway.HTTPOptions) http.Handler {
 	if a.opts.Metrics == nil {
 		return next
 	}
-	metrics := a.opts.Metrics.Handler(token)
+	metrics := a.opts.Metrics.protected(opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == MetricsPath {
 			metrics.ServeHTTP(w, r)

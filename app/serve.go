@@ -42,6 +42,9 @@ func (a *App) Handler(opts gateway.HTTPOptions) http.Handler {
 	if a.gw == nil {
 		return nil
 	}
+	if opts.Resource != nil {
+		a.guard.Store(opts.Resource)
+	}
 	return a.opsHandler(a.gw.Handler(opts), opts.Token)
 }
 
@@ -58,13 +61,14 @@ const readHeaderWait = 10 * time.Second
 // then ends the open streams, lets requests in flight finish for a
 // moment, and closes the gateway's sessions (a ServeStdio's too: an app
 // serves one way at a time). It closes ln. With Options.Metrics it serves
-// them at MetricsPath too, to requests with opts.Token.
+// them at MetricsPath too, to requests with opts.Token (or, with
+// opts.Resource, an access token it accepts).
 func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, opts gateway.HTTPOptions) error {
 	if a.gw == nil {
 		ln.Close()
 		return errNoGateway
 	}
-	srv := &http.Server{Handler: a.withMetrics(a.Handler(opts), opts.Token), ReadHeaderTimeout: readHeaderWait}
+	srv := &http.Server{Handler: a.withMetrics(a.Handler(opts), opts), ReadHeaderTimeout: readHeaderWait}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

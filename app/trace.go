@@ -100,8 +100,8 @@ func (t *tracing) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			ctx = t.prop.Extract(ctx, metaCarrier(params.GetMeta()))
 		}
 		name := method
-		// At most five attributes: one slice, never grown.
-		attrs := make([]attribute.KeyValue, 1, 5)
+		// At most six attributes: one slice, never grown.
+		attrs := make([]attribute.KeyValue, 1, 6)
 		attrs[0] = attribute.String("mcp.method.name", method)
 		switch p := params.(type) {
 		case *mcp.CallToolParamsRaw:
@@ -124,6 +124,10 @@ func (t *tracing) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if id := requestID(ctx); id != "" {
 			attrs = append(attrs, attribute.String("jsonrpc.request.id", id))
+		}
+		// The user a token names (DESIGN.md F65), never the token.
+		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+			attrs = append(attrs, attribute.String("enduser.id", extra.TokenInfo.UserID))
 		}
 		ctx, span := t.tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 		defer span.End()

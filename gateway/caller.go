@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // CallerOf names who sent r, for what binds to a caller (sealed session
@@ -15,10 +16,32 @@ import (
 // "token:" and a digest of the bearer token (never the token itself),
 // else "" (no authentication: every caller is the same one).
 func CallerOf(r *http.Request) string {
-	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && ti.UserID != "" {
+	return callerOf(auth.TokenInfoFromContext(r.Context()), r.Header)
+}
+
+// callerOfExtra is CallerOf for a request go-sdk handed a handler: the
+// HTTP request's token info and header are in its extra; nil over stdio.
+func callerOfExtra(extra *mcp.RequestExtra) string {
+	if extra == nil {
+		return ""
+	}
+	return callerOf(extra.TokenInfo, extra.Header)
+}
+
+// userOf is the authenticated user of a request go-sdk handed a handler
+// (TokenInfo.UserID), "" for none: what the audit trail names.
+func userOf(extra *mcp.RequestExtra) string {
+	if extra == nil || extra.TokenInfo == nil {
+		return ""
+	}
+	return extra.TokenInfo.UserID
+}
+
+func callerOf(ti *auth.TokenInfo, header http.Header) string {
+	if ti != nil && ti.UserID != "" {
 		return "user:" + ti.UserID
 	}
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
+	if tok, ok := strings.CutPrefix(header.Get("Authorization"), "Bearer "); ok && tok != "" {
 		sum := sha256.Sum256([]byte(tok))
 		return "token:" + hex.EncodeToString(sum[:8])
 	}

@@ -18,6 +18,10 @@ type Call struct {
 	Session string
 	// View is the view the client sees.
 	View host.ViewFilter
+	// User is the authenticated user who called (auth.TokenInfo.UserID
+	// of the HTTP request), "" for the shared token's caller and over
+	// stdio. Never a token.
+	User string
 	// Server and Name are the upstream server and its own name for the
 	// tool or prompt; a resource read's Name is its URI.
 	Server, Name string
@@ -60,7 +64,7 @@ func (g *Gateway) admitTool(ctx context.Context, req *mcp.CallToolRequest, v *vi
 	if g.opts.Calls == nil {
 		return func(CallEnd) {}, nil
 	}
-	c := Call{Method: "tools/call", Session: sessionID(req.Session), View: v.filter, Server: server, Name: name, Arguments: req.Params.Arguments}
+	c := Call{Method: "tools/call", Session: sessionID(req.Session), View: v.filter, User: userOf(req.Extra), Server: server, Name: name, Arguments: req.Params.Arguments}
 	if ref, ok := hv.Resolve(host.KindTool, name); ok {
 		c.Server, c.Name = ref.Server, ref.Name
 	}

@@ -37,3 +37,6 @@ func SetMaxViews(n int) func() {
 	maxViews = n
 	return func() { maxViews = old }
 }
+
+// Rebuilt counts the sessions rebuilt from their sealed ids.
+func (g *Gateway) Rebuilt() int64 { return g.rebuilt.Load() }

@@ -97,6 +97,17 @@ type Gateway struct {
 	// troubles are the servers' drops and failures clients were told of
 	// (troubles.go).
 	troubles host.Troubles
+	// handlers are the HTTP handlers' limits, by their tag (limits.go),
+	// under mu.
+	handlers map[string]*handlerState
+	// Sealed sessions (sealed.go): those held, by id, for keepState; how
+	// many were rebuilt from their ids; the life Run gives them, and the
+	// keys that seal requestState when set.
+	held      sync.Map
+	rebuilt   atomic.Int64
+	life      context.Context
+	endLife   context.CancelFunc
+	roundKeys atomic.Pointer[SessionKeys]
 }
 
 // caller is who a call in flight is for: a session of the legacy era, or
@@ -122,7 +133,9 @@ func New(h *host.Host, opts *Options) *Gateway {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[caller]int{}, synced: make(chan struct{}), notes: make(chan host.Event, noteQueue)}
+	g := &Gateway{h: h, opts: o, log: log, views: map[string]*view{}, calling: map[string]map[caller]int{}, synced: make(chan struct{}), notes: make(chan host.Event, noteQueue)}
+	g.life, g.endLife = context.WithCancel(context.Background())
+	return g
 }
 
 // view is one window on the host (host.ViewFilter): an MCP server with
@@ -188,7 +201,7 @@ func (g *Gateway) viewHeld(filter host.ViewFilter, pinned, held bool) (*view, er
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
 		v.srv.AddReceivingMiddleware(g.opts.Middleware...)
-		v.srv.AddReceivingMiddleware(g.greet(v))
+		v.srv.AddReceivingMiddleware(g.greet(v), g.keepState)
 		if g.opts.ToolSearch {
 			g.addSearchTools(v)
 		}
@@ -261,9 +274,18 @@ func (g *Gateway) release(v *view) {
 
 // viewKey names a filter: views with the same key are one view.
 func viewKey(f host.ViewFilter) string {
-	servers := slices.Sorted(slices.Values(f.Servers))
-	b, _ := json.Marshal([]any{servers, f.Tools.Allow, f.Tools.Deny})
+	b, _ := json.Marshal(keyParts(f))
 	return string(b)
+}
+
+// keyParts are what tell f's view apart: a caller's profiles
+// (ViewFilter.AnyOf) as well as the servers and tools.
+func keyParts(f host.ViewFilter) []any {
+	parts := []any{slices.Sorted(slices.Values(f.Servers)), f.Tools.Allow, f.Tools.Deny}
+	for _, o := range f.AnyOf {
+		parts = append(parts, keyParts(o))
+	}
+	return parts
 }
 
 // Run keeps every view in step with the host until ctx ends: list changes,
@@ -273,6 +295,7 @@ func viewKey(f host.ViewFilter) string {
 func (g *Gateway) Run(ctx context.Context) error {
 	sub := g.h.Subscribe()
 	defer sub.Close()
+	defer g.endLife() // closes sealed sessions (sealed.go)
 	defer g.endRounds()
 	notifying := make(chan struct{})
 	go func() {
@@ -382,9 +405,7 @@ func (g *Gateway) each(fn func(*view)) {
 
 func (g *Gateway) syncAll() { g.each(g.sync) }
 
-func (v *view) shows(server string) bool {
-	return len(v.filter.Servers) == 0 || slices.Contains(v.filter.Servers, server)
-}
+func (v *view) shows(server string) bool { return v.filter.ShowsServer(server) }
 
 // forwardLog passes a log line to the clients that see its server, at
 // the level each asked for (go-sdk's ServerSession.Log drops what is

@@ -366,6 +366,10 @@ func TestToolSearch(t *testing.T) {
 	if !strings.HasSuffix(first, "__add") {
 		t.Fatalf("first hit %q, want an add tool:\n%s", first, textOf(res))
 	}
+	// It says why, as the library's search does (host.SearchToolHits).
+	if !strings.Contains(textOf(res), "[matched: add, two, numbers]") {
+		t.Errorf("search_tools does not say why the tools matched:\n%s", textOf(res))
+	}
 	res, err = sess.CallTool(ctx, &mcp.CallToolParams{Name: "describe_tool", Arguments: map[string]any{"name": first}})
 	if err != nil || !strings.Contains(textOf(res), `"inputSchema"`) {
 		t.Fatalf("describe: %v %q", err, textOf(res))

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -44,6 +45,12 @@ type round struct {
 	notify  func(host.Progress, string)
 	waiting map[string]ask // asks sent to the client, by input key
 	seq     int
+	// binding is the caller and request a sealed requestState of the
+	// round names; answered, when the round runs again on a replica that
+	// did not start it, the client's answers to questions asked before
+	// (mrtrseal.go).
+	binding  roundBinding
+	answered mcp.InputResponseMap
 }
 
 type ask struct {
@@ -76,21 +83,29 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *vi
 		}
 	}
 	var r *round
+	var answers mcp.InputResponseMap // a round run again here (mrtrseal.go)
 	if state := req.Params.RequestState; state != "" {
-		g.mu.Lock()
-		r = g.rounds[state]
-		g.mu.Unlock()
-		if r == nil {
-			return nil, errors.New("switchboard: unknown or expired requestState; call again without it")
+		var err error
+		if r, err = g.roundOf(req, state); err != nil {
+			return nil, err
 		}
-		r.setNotify(notify)
-		r.answer(req.Params.InputResponses)
-	} else {
+		if r != nil {
+			r.setNotify(notify)
+			r.answer(req.Params.InputResponses)
+		} else {
+			answers = req.Params.InputResponses
+		}
+	}
+	if r == nil {
 		end, err := g.admitTool(ctx, req, v, hv, name, server)
 		if err != nil {
 			return nil, err
 		}
-		r = g.startRound(ctx, hv, name, server, args, req, notify, end)
+		if res := g.limited(ctx, req.Extra, name); res != nil {
+			end(CallEnd{Result: res, Err: ErrRateLimited})
+			return res, nil
+		}
+		r = g.startRound(ctx, hv, name, server, args, req, notify, end, answers)
 	}
 	defer r.setNotify(nil)
 	select {
@@ -101,7 +116,7 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *vi
 		r.mu.Lock()
 		r.waiting[a.key] = a
 		r.mu.Unlock()
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.key: a.req}, RequestState: r.id}, nil
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.key: a.req}, RequestState: g.stateOf(r)}, nil
 	case <-ctx.Done():
 		// The client cancelled the call: the upstream's is cancelled too.
 		g.endRound(r)
@@ -112,9 +127,10 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *vi
 // The round's call outlives the request that starts it, so it takes
 // that request's values (its trace span: DESIGN.md, "Observing"), not its
 // end.
-func (g *Gateway) startRound(reqCtx context.Context, hv *host.View, name, server string, args any, req *mcp.CallToolRequest, notify func(host.Progress, string), end func(CallEnd)) *round {
+func (g *Gateway) startRound(reqCtx context.Context, hv *host.View, name, server string, args any, req *mcp.CallToolRequest, notify func(host.Progress, string), end func(CallEnd), answers mcp.InputResponseMap) *round {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(reqCtx))
-	r := &round{id: rand.Text(), asks: make(chan ask), done: make(chan callOutcome, 1), ctx: ctx, cancel: cancel, waiting: map[string]ask{}, notify: notify}
+	r := &round{id: rand.Text(), asks: make(chan ask), done: make(chan callOutcome, 1), ctx: ctx, cancel: cancel, waiting: map[string]ask{}, notify: notify,
+		binding: bindingOf(req), answered: maps.Clone(answers)}
 	if p := req.Session.InitializeParams(); p != nil {
 		r.caps = p.Capabilities
 	}
@@ -185,7 +201,12 @@ func (r *round) askClient(ctx context.Context, kind string, req mcp.InputRequest
 	r.mu.Lock()
 	r.seq++
 	a := ask{key: fmt.Sprintf("%s-%d", kind, r.seq), req: req, reply: make(chan mcp.InputResponse, 1)}
+	resp, known := r.answered[a.key]
+	delete(r.answered, a.key)
 	r.mu.Unlock()
+	if known { // asked and answered before the round moved here
+		return resp, nil
+	}
 	// The upstream's request may come with a context of its own (a
 	// request of the legacy era's), which the round's end must end too:
 	// else a round nobody comes back to holds the upstream's request, and

@@ -14,9 +14,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway/resource"
+	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/clip"
 )
@@ -59,6 +62,10 @@ type HTTPOptions struct {
 	// Token, when set, is required of every request as
 	// "Authorization: Bearer TOKEN" (compared in constant time).
 	Token string
+	// Resource, when set, makes the gateway an OAuth protected resource
+	// (DESIGN.md F65): it serves its RFC 9728 metadata, and a request
+	// needs an access token of its issuers for this gateway, or Token.
+	Resource *resource.Guard
 	// Filter is the view of a request that names no servers.
 	Filter host.ViewFilter
 	// MaxSessions bounds the sessions of legacy clients held at once; a
@@ -69,6 +76,19 @@ type HTTPOptions struct {
 	// long (its client starts a new one when it comes back). Zero means
 	// DefaultSessionIdle; negative, never.
 	SessionIdle time.Duration
+	// Access narrows what each authenticated user sees to their profiles
+	// (access.go); nil shows every caller Filter.
+	Access *Access
+	// Limits bound callers' tool calls (limits.go); nil bounds none.
+	Limits *Limits
+	// SessionKeys, when set, seal legacy session ids and requestState, so
+	// that replicas sharing them serve each other's sessions (sealed.go,
+	// DESIGN.md F64). Nil: go-sdk's sessions, as ever.
+	SessionKeys *SessionKeys
+	// Store is what the replicas share (revocations, session state and
+	// events with SessionKeys, rate buckets with Limits); nil is a
+	// store.NewMemory of this handler's own.
+	Store store.Store
 }
 
 // Sessions are bounded: each holds some 13 KB, and 20,000 initializes
@@ -99,14 +119,25 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 	case idle < 0:
 		idle = 0 // go-sdk: never
 	}
-	viewOf := func(r *http.Request) (*view, error) {
-		filter := opts.Filter
-		s := r.URL.Query().Get("servers")
-		if s != "" {
-			filter.Servers, _ = g.viewServers(s, opts.Filter.Servers) // checked by the handler below
-		}
-		return g.view(filter, s == "")
+	if opts.Store == nil {
+		opts.Store = store.NewMemory() // one for the handler's sessions and limits
 	}
+	acc := newAccess(opts.Access, opts.Filter)
+	tag := g.handlerTag(opts)
+	// A request's view: its caller's (access.go), narrowed by ?servers=.
+	viewFor := func(r *http.Request, servers string) (*view, error) {
+		filter, narrowed, err := acc.filterOf(auth.TokenInfoFromContext(r.Context()))
+		if err != nil {
+			return nil, err
+		}
+		if servers != "" {
+			if filter.Servers, err = g.viewServers(servers, filter); err != nil {
+				return nil, err
+			}
+		}
+		return g.view(filter, servers == "" && !narrowed)
+	}
+	viewOf := func(r *http.Request) (*view, error) { return viewFor(r, r.URL.Query().Get("servers")) }
 	getServer := func(r *http.Request) *mcp.Server {
 		v, err := viewOf(r)
 		if err != nil {
@@ -115,11 +146,16 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		}
 		return v.srv
 	}
+	sealed := g.sealedSessions(opts, idle, maxSessions, viewFor) // nil without keys
 	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle})
 	// A new-era request is its whole POST: a client that gives it up
 	// closes the request, and the call (a round's upstream call too) ends.
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, Stateless: true, PropagateRequestCancellation: true})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	token := opts.Token
+	if opts.Resource != nil {
+		token = "" // the guard checks it, outside
+	}
+	serve := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != Path {
 			http.NotFound(w, r)
 			return
@@ -131,7 +167,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			http.Error(w, "switchboard: Host not allowed", http.StatusForbidden)
 			return
 		}
-		if opts.Token != "" && !bearer(r, opts.Token) {
+		if token != "" && !bearer(r, token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			http.Error(w, "switchboard: a token is needed (Authorization: Bearer …)", http.StatusUnauthorized)
 			return
@@ -140,19 +176,30 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			http.Error(w, "switchboard: Origin not allowed", http.StatusForbidden)
 			return
 		}
+		filter, _, err := acc.filterOf(auth.TokenInfoFromContext(r.Context()))
+		if err != nil {
+			http.Error(w, "switchboard: "+err.Error(), http.StatusForbidden)
+			return
+		}
 		if s := r.URL.Query().Get("servers"); s != "" {
-			if _, err := g.viewServers(s, opts.Filter.Servers); err != nil {
+			if _, err := g.viewServers(s, filter); err != nil {
 				// One answer for a made-up name and a real one kept out of
 				// the view: a caller learns no name it did not know.
 				http.Error(w, "switchboard: ?servers= names a server not served here", http.StatusForbidden)
 				return
 			}
 		}
-		if _, err := viewOf(r); err != nil {
+		v, err := viewOf(r)
+		if err != nil {
 			w.Header().Set("Retry-After", "30")
 			http.Error(w, "switchboard: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
+		if !g.sessionAllowed(r, v, opts.Access != nil) {
+			http.Error(w, "switchboard: this session was begun by another caller", http.StatusForbidden)
+			return
+		}
+		tagRequest(r, tag)
 		if v := r.Header.Get("Mcp-Protocol-Version"); v >= config.ProtocolModern {
 			g.counts.modernRequests.Add(1)
 			stateless.ServeHTTP(w, r)
@@ -164,8 +211,16 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			http.Error(w, fmt.Sprintf("switchboard: too many sessions (%d): close clients you do not use, or try again once one ends", maxSessions), http.StatusServiceUnavailable)
 			return
 		}
+		if sealed != nil {
+			sealed.serve(w, r, r.URL.Query().Get("servers"))
+			return
+		}
 		stateful.ServeHTTP(w, r)
 	})
+	if opts.Resource != nil {
+		return opts.Resource.Handler(serve, opts.Token)
+	}
+	return serve
 }
 
 // sessions counts the clients' sessions of every view.
@@ -227,15 +282,15 @@ func IsLoopback(host string) bool {
 }
 
 // viewServers is the servers a ?servers= list asks for, sorted, each once:
-// within what serve itself shows (allowed, when set) and known to the
-// host. An empty view would show everything, so a list naming nothing
-// allowed is refused, and so is a name outside it: a client narrows its
+// within what the caller's view shows (within) and known to the host. An
+// empty view would show everything, so a list naming nothing allowed is
+// refused, and so is a name outside it: a client narrows its
 // window, it never widens it, and names it makes up cannot fill the
 // gateway's views.
-func (g *Gateway) viewServers(query string, allowed []string) ([]string, error) {
+func (g *Gateway) viewServers(query string, within host.ViewFilter) ([]string, error) {
 	known := map[string]bool{}
 	for _, name := range g.h.ServerNames() {
-		known[name] = len(allowed) == 0 || slices.Contains(allowed, name)
+		known[name] = within.ShowsServer(name)
 	}
 	var out []string
 	for _, name := range splitList(query) {

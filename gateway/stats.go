@@ -24,11 +24,27 @@ type Stats struct {
 	// Requests counts HTTP requests that reached MCP, by protocol era
 	// (config.ProtocolModern or config.ProtocolLegacy).
 	Requests map[string]int64
+	// RateLimited counts tool calls refused by Limits, by which limit:
+	// "user", "tool", or "store" (the store did not answer).
+	RateLimited map[string]int64
 }
 
 // counters are the gateway's running counts (Stats).
 type counters struct {
 	forwarded, clientsDropped, legacyRequests, modernRequests atomic.Int64
+	limitedUser, limitedTool, limitedStore                    atomic.Int64
+}
+
+// limited counts a call refused by the limit of that name.
+func (c *counters) limited(limit string) {
+	switch limit {
+	case "user":
+		c.limitedUser.Add(1)
+	case "tool":
+		c.limitedTool.Add(1)
+	default:
+		c.limitedStore.Add(1)
+	}
 }
 
 // Stats counts what the gateway holds and did, now.
@@ -41,6 +57,11 @@ func (g *Gateway) Stats() Stats {
 		Requests: map[string]int64{
 			config.ProtocolLegacy: g.counts.legacyRequests.Load(),
 			config.ProtocolModern: g.counts.modernRequests.Load(),
+		},
+		RateLimited: map[string]int64{
+			"user":     g.counts.limitedUser.Load(),
+			"tool":     g.counts.limitedTool.Load(),
+			limitStore: g.counts.limitedStore.Load(),
 		},
 	}
 	g.each(func(v *view) {

@@ -88,6 +88,10 @@ func (g *Gateway) callTool(v *view, hv *host.View, name, server string) mcp.Tool
 		if err != nil {
 			return nil, err
 		}
+		if res := g.limited(ctx, req.Extra, name); res != nil {
+			end(CallEnd{Result: res, Err: ErrRateLimited})
+			return res, nil
+		}
 		defer g.calls(server, caller{ss: req.Session})()
 		res, err := hv.CallTool(ctx, name, args) // the view looks the name up again: it may have changed since sync
 		end(CallEnd{Result: res, Err: err})
@@ -195,7 +199,7 @@ func (g *Gateway) getPrompt(v *view, hv *host.View) mcp.PromptHandler {
 		if !ok {
 			return nil, unknownPrompt(req.Params.Name)
 		}
-		end, err := g.admit(ctx, Call{Method: "prompts/get", Session: sessionID(req.Session), View: v.filter, Server: ref.Server, Name: ref.Name, Arguments: req.Params.Arguments})
+		end, err := g.admit(ctx, Call{Method: "prompts/get", Session: sessionID(req.Session), View: v.filter, User: userOf(req.Extra), Server: ref.Server, Name: ref.Name, Arguments: req.Params.Arguments})
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +283,7 @@ func (g *Gateway) read(v *view, hv *host.View) mcp.ResourceHandler {
 		if !ok {
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
-		end, err := g.admit(ctx, Call{Method: "resources/read", Session: sessionID(req.Session), View: v.filter, Server: server, Name: uri})
+		end, err := g.admit(ctx, Call{Method: "resources/read", Session: sessionID(req.Session), View: v.filter, User: userOf(req.Extra), Server: server, Name: uri})
 		if err != nil {
 			return nil, err
 		}

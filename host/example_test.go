@@ -155,6 +155,6 @@ func ExampleHost_CallMetaTool() {
 	// search_tools
 	// describe_tool
 	// call_tool
-	// mcp__demo__add: Adds two numbers and returns their sum, as text and as structured output {sum}.
+	// mcp__demo__add: Adds two numbers and returns their sum, as text and as structured output {sum}. [matched: add, two, numbers]
 	// 5
 }

@@ -136,7 +136,7 @@ func (v *View) serverOfLocked(kind Kind, name string) *server {
 	var best *server
 	longest := 0
 	for server, s := range h.servers {
-		if len(v.f.Servers) > 0 && !slices.Contains(v.f.Servers, server) {
+		if !v.f.ShowsServer(server) {
 			continue
 		}
 		valid := sanitizeNamePart(server)

@@ -37,13 +37,14 @@ const defaultSearchLimit = 10
 func MetaTools() []*mcp.Tool {
 	return []*mcp.Tool{
 		{Name: SearchToolName,
-			Description: "Finds tools of the connected MCP servers by what they do. Answers each tool's name and a line about it; " +
+			Description: "Finds tools of the connected MCP servers by what they do. Answers each tool's name, a line about it and the words it matched; " +
 				DescribeToolName + " gives a tool's arguments, " + CallToolName + " calls it.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"query":{"type":"string","description":"what the tool should do, in a few words"},` +
 				`"limit":{"type":"integer","description":"how many tools at most (default 10)"}},"required":["query"]}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object","properties":{` +
-				`"name":{"type":"string"},"server":{"type":"string"},"description":{"type":"string"}},` +
+				`"name":{"type":"string"},"server":{"type":"string"},"description":{"type":"string"},` +
+				`"why":{"type":"array","items":{"type":"string"},"description":"the words it matched: the query's, or the tool's ← the query's (how related)"}},` +
 				`"required":["name","server","description"]}}},"required":["tools"]}`)},
 		{Name: DescribeToolName,
 			Description: "Gives a tool's whole description and the JSON schema of its arguments.",
@@ -68,6 +69,9 @@ type SearchHit struct {
 	Name        string `json:"name"`
 	Server      string `json:"server"`
 	Description string `json:"description"` // its first line
+	// Why are the words it matched ("tag ← label (synonym)"), so the
+	// model can choose among the hits and refine its query.
+	Why []string `json:"why,omitempty"`
 }
 
 // SearchResult is search_tools' structured content.
@@ -80,13 +84,13 @@ type SearchResult struct {
 // failure is an error result beside the error, and a name that is no
 // meta-tool, or no tool of the host's, is ErrUnknownTool.
 func (h *Host) CallMetaTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
-	return callMeta(ctx, name, args, h.SearchTools, h.Tool, h.CallTool)
+	return callMeta(ctx, name, args, h.SearchToolHits, h.Tool, h.CallTool)
 }
 
 // CallMetaTool is Host.CallMetaTool over the tools the view shows;
 // call_tool is View.CallTool.
 func (v *View) CallMetaTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
-	return callMeta(ctx, name, args, v.SearchTools, v.Tool, v.CallTool)
+	return callMeta(ctx, name, args, v.SearchToolHits, v.Tool, v.CallTool)
 }
 
 // MetaCall reads call_tool's arguments: the tool the view shows of that
@@ -111,7 +115,7 @@ func (v *View) MetaCall(args any) (Tool, json.RawMessage, error) {
 }
 
 func callMeta(ctx context.Context, name string, args any,
-	search func(string, int) []Tool, tool func(string) (Tool, bool),
+	search func(string, int) []ToolHit, tool func(string) (Tool, bool),
 	call func(context.Context, string, any) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
 	res, err := answerMeta(ctx, name, args, search, tool, call)
 	if err != nil && (res == nil || !res.IsError) {
@@ -121,7 +125,7 @@ func callMeta(ctx context.Context, name string, args any,
 }
 
 func answerMeta(ctx context.Context, name string, args any,
-	search func(string, int) []Tool, tool func(string) (Tool, bool),
+	search func(string, int) []ToolHit, tool func(string) (Tool, bool),
 	call func(context.Context, string, any) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
 	var in struct {
 		Query     string          `json:"query"`
@@ -146,10 +150,19 @@ func answerMeta(ctx context.Context, name string, args any,
 		}
 		out := SearchResult{Tools: []SearchHit{}}
 		var b strings.Builder
-		for _, t := range search(in.Query, limit) {
+		for _, hit := range search(in.Query, limit) {
+			t := hit.Tool
 			line := firstLine(t.Description)
-			out.Tools = append(out.Tools, SearchHit{Name: t.Name, Server: t.Server, Description: line})
-			fmt.Fprintf(&b, "%s: %s\n", t.Name, line)
+			sh := SearchHit{Name: t.Name, Server: t.Server, Description: line}
+			for _, m := range hit.Why {
+				sh.Why = append(sh.Why, m.String())
+			}
+			out.Tools = append(out.Tools, sh)
+			fmt.Fprintf(&b, "%s: %s", t.Name, line)
+			if len(sh.Why) > 0 {
+				fmt.Fprintf(&b, " [matched: %s]", strings.Join(sh.Why, ", "))
+			}
+			b.WriteByte('\n')
 		}
 		if len(out.Tools) == 0 {
 			b.WriteString("no tool matches; try other words")

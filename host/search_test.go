@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -100,4 +102,32 @@ func TestSearchToolsConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A hit says why it matched, in the query's words and the tool's, so an
+// agent can refine its query; search_tools says the same to a model.
+func TestSearchToolHitsSayWhy(t *testing.T) {
+	h := start(t, nil, demoServer(t, "demo"))
+	hits := h.SearchToolHits("plus 2 and 3", 3)
+	if len(hits) == 0 || hits[0].Tool.Name != "mcp__demo__add" {
+		t.Fatalf("SearchToolHits(plus 2 and 3): %+v, want mcp__demo__add first", hits)
+	}
+	want := host.SearchMatch{Query: "plus", Word: "add", Relation: "means"}
+	if !slices.Contains(hits[0].Why, want) {
+		t.Errorf("why %+v, want %+v among them", hits[0].Why, want)
+	}
+	if got := want.String(); got != "add ← plus (means)" {
+		t.Errorf("String() = %q", got)
+	}
+	res, err := h.CallMetaTool(t.Context(), host.SearchToolName, map[string]any{"query": "plus 2 and 3", "limit": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := res.StructuredContent.(host.SearchResult)
+	if len(found.Tools) != 1 || !slices.Contains(found.Tools[0].Why, "add ← plus (means)") {
+		t.Errorf("search_tools: %+v", found)
+	}
+	if text := host.ResultText(res); !strings.Contains(text, "[matched: ") || !strings.Contains(text, "add ← plus (means)") {
+		t.Errorf("search_tools text %q does not say why", text)
+	}
 }

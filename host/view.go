@@ -20,6 +20,37 @@ type ViewFilter struct {
 	// which matches its own names: a view spans servers, and only exposed
 	// names tell their tools apart. Deny wins; zero keeps every tool.
 	Tools config.ToolFilter
+	// AnyOf, when set, narrows the view to what at least one of these
+	// filters shows too: a caller's several profiles, whose union no
+	// single Servers and Tools can say (DESIGN.md F65). Empty narrows
+	// nothing.
+	AnyOf []ViewFilter
+}
+
+// ShowsServer reports whether f shows anything of server.
+func (f ViewFilter) ShowsServer(server string) bool {
+	if len(f.Servers) > 0 && !slices.Contains(f.Servers, server) {
+		return false
+	}
+	if len(f.AnyOf) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(f.AnyOf, func(o ViewFilter) bool { return o.ShowsServer(server) })
+}
+
+// shows reports whether f shows server's thing of kind under its exposed
+// name: the server lists, and for a tool the tool filters.
+func (f ViewFilter) shows(kind Kind, server, exposed string) bool {
+	if len(f.Servers) > 0 && !slices.Contains(f.Servers, server) {
+		return false
+	}
+	if kind == KindTool && !allowed(f.Tools, exposed) {
+		return false
+	}
+	if len(f.AnyOf) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(f.AnyOf, func(o ViewFilter) bool { return o.shows(kind, server, exposed) })
 }
 
 // View is a filtered window on a host's tools for a subagent or a gateway
@@ -75,10 +106,7 @@ func (v *View) shows(t Tool) bool { return v.showsName(KindTool, t.Server, t.Nam
 // showsName reports whether the view shows server's thing of kind under
 // its exposed name: the server filter, and for a tool the tool filter.
 func (v *View) showsName(kind Kind, server, exposed string) bool {
-	if len(v.f.Servers) > 0 && !slices.Contains(v.f.Servers, server) {
-		return false
-	}
-	return kind != KindTool || allowed(v.f.Tools, exposed)
+	return v.f.shows(kind, server, exposed)
 }
 
 // Tools returns the view's tools. Version moves only when what the view

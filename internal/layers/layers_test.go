@@ -35,10 +35,12 @@ var allowed = map[string][]string{
 	"host/internal/transport":  {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"host/internal/toolsearch": {},
 	"watch":                    {"config", "host"},
-	"gateway":                  {"config", "host", "internal/clip", "gateway/store"},
+	"gateway":                  {"config", "host", "internal/clip", "gateway/store", "gateway/resource", "internal/seal"},
 	"gateway/store":            {},
+	// serve as an OAuth protected resource (DESIGN.md F65).
+	"gateway/resource": {"internal/clip"},
 	// The parts assembled: what serve, watch and an embedder run.
-	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "internal/safefile"},
+	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "gateway/resource", "internal/safefile"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
 	"app/bridge": {},
 	// One app per person, on a unix socket, and the client that attaches
@@ -54,6 +56,7 @@ var allowed = map[string][]string{
 	"internal/reap":       {},
 	"internal/redact":     {"internal/httpsyntax"},
 	"internal/safefile":   {},
+	"internal/seal":       {"internal/safefile"},
 	"internal/secretcmd":  {"internal/clip", "internal/procgroup", "internal/reap"},
 	"internal/demo":       {},
 	"internal/layers":     {},
@@ -62,6 +65,7 @@ var allowed = map[string][]string{
 	"internal/testkit/peers":     {"internal/procgroup"},
 	"internal/testkit/proctest":  {},
 	"internal/testkit/oauthtest": {},
+	"internal/testkit/idptest":   {},
 	"internal/testkit/benchpeer": {},
 	"internal/testkit/benchcall": {},
 	"internal/testkit/otlptest":  {},
@@ -115,6 +119,7 @@ var thirdParty = map[string][]string{
 	"internal/glob":            {},
 	"internal/redact":          {},
 	"internal/safefile":        {"golang.org/x/sys"},
+	"internal/seal":            {"golang.org/x/sys"},
 	"internal/reap":            {"golang.org/x/sys"},
 	"cmd/internal/termsafe":    {},
 	"config/trust":             {},

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/config/source"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/gateway/resource"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
@@ -30,6 +31,7 @@ type serveOptions struct {
 	HTTP        string
 	Token       string
 	TokenFile   string
+	KeyFile     string // --session-key-file (servekeys.go)
 	NoPrefix    bool
 	Servers     []string
 	Tools       []string
@@ -44,6 +46,9 @@ type serveOptions struct {
 	// Command is the binary --print-config's entry runs; "" is this one.
 	Command string
 	opsFlags
+	authFlags
+	// auth is what --auth-issuer asks for, nil without it.
+	auth    *resource.Options
 	tracing trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
 
@@ -70,6 +75,19 @@ With OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER=otlp) set, each
 request and each call to a server is a span, sent over OTLP/HTTP, under
 the trace a client's params._meta.traceparent names.
 
+With --auth-issuer URL (repeatable) serve --http is an OAuth 2.1
+protected resource, as the MCP authorization spec asks: it publishes
+/.well-known/oauth-protected-resource naming those authorization servers,
+and a request needs an access token one of them issued for this gateway
+(aud = --resource, by default http://ADDR/mcp; give it off loopback). A
+JWT is checked against the issuer's published keys (RS256 or ES256; keys
+it rotates in are fetched when first seen; 30s of clock skew); an opaque
+token is asked about at the issuer's introspection endpoint, as client
+--auth-client-id with the secret in --auth-client-secret-file or
+$SWITCHBOARD_AUTH_CLIENT_SECRET. MCP clients find all of it from the 401
+and sign their user in. --token still works beside it. A caller's token
+is never sent on to a server.
+
 While it runs, config changes apply live (as in 'watch'): clients get
 list_changed notifications. Progress, cancellation, logs, resource
 subscriptions and completion pass through; a server's sampling or
@@ -88,6 +106,17 @@ Over HTTP, /healthz and /readyz answer without the token. SIGTERM drains:
 no new calls or sessions, /readyz 503, calls in flight finish within
 --drain-timeout, then exit 0; a second SIGTERM stops at once.
 --audit-log FILE keeps a JSON line per call (SIGHUP reopens it).
+--session-key-file FILE seals session ids and input rounds' requestState
+(AES-256-GCM, caller-bound): replicas behind
+a load balancer that share the file go on with each other's sessions.
+
+Over HTTP, "access" in your own config file gives each user and group a
+token names their profiles ("access": {"users": {"alice": ["work"]},
+"groups": {"sre": ["ops"]}, "default": "none"}): a caller sees the union
+of theirs, and one no rule covers is refused; the shared token's caller
+sees everything. "limits" ({"perUser": {"rate": 5, "burst": 10},
+"perTool": {"TOOL": {"rate": 1}}}) refuse calls past a rate with a tool
+error saying when to try again.
 
 Over stdio, serve is a thin bridge to your switchboard daemon, starting
 it when none runs (and again if it goes): every client shares one set of
@@ -108,6 +137,7 @@ go deletes it; --command PATH names the binary to run instead.`,
 		Example: `  $ switchboard serve --print-config claude-desktop
   $ switchboard serve --print-config codex --command ~/bin/switchboard
   $ switchboard serve --http 127.0.0.1:8976
+  $ switchboard serve --http 0.0.0.0:8976 --auth-issuer https://login.example.com --resource https://mcp.example.com/mcp
   $ switchboard serve --server github --server linear --no-prefix
   $ switchboard serve --profile work
   $ switchboard serve --standalone --profile work`,
@@ -121,6 +151,7 @@ go deletes it; --command PATH names the binary to run instead.`,
 	fl.StringVar(&o.HTTP, "http", "", "serve streamable HTTP at `ADDR` (host:port; path /mcp) instead of stdio")
 	fl.StringVar(&o.TokenFile, "token-file", "", "require the bearer token in this `file` of HTTP clients (needed off loopback; or $SWITCHBOARD_TOKEN)")
 	fl.StringVar(&o.Token, "token", "", "require this bearer `token` of HTTP clients; other users can read it in the process list, so prefer --token-file or $SWITCHBOARD_TOKEN")
+	fl.StringVar(&o.KeyFile, "session-key-file", "", "with --http: seal session ids with the keys of this `file`, so replicas sharing it serve each other's sessions (one base64 32-byte key a line, first seals: head -c32 /dev/urandom | base64)")
 	fl.BoolVar(&o.NoPrefix, "no-prefix", false, "expose tool and prompt names unchanged where they do not collide")
 	addServerFlag(cmd, f, &o.Servers, true, "serve only server `NAME`")
 	// --servers a,b was the spelling before --server; scripts still give it.
@@ -131,6 +162,7 @@ go deletes it; --command PATH names the binary to run instead.`,
 	fl.IntVar(&o.MaxResult, "max-result", 0, "cut a tool result's text to this many `bytes`, the whole kept as a resource (switchboard://results/ID); 0: no cap")
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
 	o.opsFlags.add(fl)
+	o.authFlags.add(fl)
 	fl.BoolVar(&o.Standalone, "standalone", false, "serve in this process with servers of its own, not through the switchboard daemon")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
 	fl.StringVar(&o.Command, "command", "", "with --print-config: the switchboard binary (`PATH`) the entry runs, instead of this one")
@@ -187,13 +219,20 @@ func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
 	if err != nil {
 		return gateway.HTTPOptions{}, err
 	}
+	loopback := true
 	if o.HTTP != "" {
 		h, _, err := net.SplitHostPort(o.HTTP)
 		if err != nil {
 			return gateway.HTTPOptions{}, usagef("--http %s: want host:port, like 127.0.0.1:8976", o.HTTP)
 		}
-		if !gateway.IsLoopback(h) && token == "" {
-			return gateway.HTTPOptions{}, usagef("--http %s is not a loopback address: anyone who can reach it could use your servers; give --token (or $SWITCHBOARD_TOKEN)", o.HTTP)
+		loopback = gateway.IsLoopback(h)
+	}
+	if o.auth, err = o.checkAuth(loopback); err != nil {
+		return gateway.HTTPOptions{}, err
+	}
+	if o.HTTP != "" {
+		if !loopback && token == "" && o.auth == nil {
+			return gateway.HTTPOptions{}, usagef("--http %s is not a loopback address: anyone who can reach it could use your servers; give --token (or $SWITCHBOARD_TOKEN) or --auth-issuer", o.HTTP)
 		}
 	}
 	filter := host.ViewFilter{Servers: o.Servers, Tools: config.ToolFilter{Allow: o.Tools}}
@@ -206,7 +245,17 @@ func (o *serveOptions) httpOptions() (gateway.HTTPOptions, error) {
 		filter.Tools.Allow = append(filter.Tools.Allow, p.Tools.Allow...)
 		filter.Tools.Deny = p.Tools.Deny
 	}
-	return gateway.HTTPOptions{Token: token, Filter: filter}, nil
+	keys, err := o.sessionKeys()
+	if err != nil {
+		return gateway.HTTPOptions{}, err
+	}
+	opts := gateway.HTTPOptions{Token: token, Filter: filter, SessionKeys: keys}
+	if o.HTTP != "" {
+		if opts.Access, opts.Limits, err = o.accessRules(); err != nil {
+			return gateway.HTTPOptions{}, err
+		}
+	}
+	return opts, nil
 }
 
 // maxTokenFile bounds a token file: a token is a line, not a document.
@@ -414,6 +463,12 @@ func (o *serveOptions) serveHTTP(ctx context.Context, a *app.App, opts gateway.H
 		return fmt.Errorf("serve: %w", err)
 	}
 	status.Address = fmt.Sprintf("http://%s%s", ln.Addr(), gateway.Path)
+	if o.auth != nil {
+		if opts.Resource, err = o.guard(ln); err != nil {
+			ln.Close()
+			return fmt.Errorf("serve: %w", err)
+		}
+	}
 	defer writeServeStatus(o.StateDir(), status)()
 	fmt.Fprintf(o.IO.Err, "serving on %s\n", status.Address)
 	// The interrupt drains (serveops.go): serving goes on meanwhile.

@@ -30,6 +30,9 @@ func tokens(text string) []string { return (&tokenizer{}).tokens(text) }
 // most of the cost of reading them.
 type tokenizer struct {
 	stems map[string]string
+	// surface, when not nil, gets the first lower-cased word seen for
+	// each stem.
+	surface map[string]string
 }
 
 func (tz *tokenizer) tokens(text string) []string {
@@ -44,6 +47,11 @@ func (tz *tokenizer) tokens(text string) []string {
 			s = stem(w)
 			if tz.stems != nil {
 				tz.stems[w] = s
+			}
+		}
+		if tz.surface != nil {
+			if _, ok := tz.surface[s]; !ok {
+				tz.surface[s] = w
 			}
 		}
 		out = append(out, s)

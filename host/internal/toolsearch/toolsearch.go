@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -15,20 +16,29 @@ type Doc struct {
 	// ID names the tool in hits; IDs should be unique.
 	ID string
 	// Name is the tool's name as an agent sees it (its words count most).
-	Name        string
+	Name string
+	// Server names the tool's server: what a query says of a server's
+	// tools counts a little for each of them.
+	Server      string
 	Description string
 	Params      []Param
 }
 
-// Param is one input parameter: its name, and its description.
+// Param is one input parameter: its name, its description, and the
+// values it takes when it names them (a JSON schema's enum): a tool's
+// modes ("list", "create", "delete" of a tag tool) say what it does.
 type Param struct {
 	Name, Description string
+	Enum              []string
 }
 
 // Hit is one ranked result.
 type Hit struct {
 	ID    string
 	Score float64
+	// Why are the words the tool matched by, best first within each of
+	// the query's words, so an agent can refine its query.
+	Why []Match
 }
 
 // The fields and their weights: a word in a tool's name says more about
@@ -45,11 +55,44 @@ const (
 	numFields
 )
 
-var fieldWeight = [numFields]float64{
-	fieldName:             3,
-	fieldParams:           1.5,
-	fieldDescription:      1,
-	fieldParamDescription: 0.2,
+// tuning is what the candidates of issue 28 varied (TestCandidates
+// measures each): the fields' weights, the weights of the words a
+// query's word implies by each relation (none: no WordNet), whether a
+// query word's group adds its terms instead of taking the best, and
+// whether parameters' enum values count as parameter names.
+type tuning struct {
+	fields    [numFields]float64
+	rels      map[relation]float64
+	synonyms  bool
+	concepts  bool
+	sumGroups bool
+	enums     bool
+	// server weighs a server's evidence (Search) against a tool's own.
+	server float64
+}
+
+// tuned is the tuning an index takes when it is built.
+var tuned = tuning{
+	fields: [numFields]float64{
+		fieldName:             3,
+		fieldParams:           1.5,
+		fieldDescription:      1,
+		fieldParamDescription: 0.2,
+	},
+	// A tool that says what the user said ranks before one that says it
+	// another way, and a word of like meaning before one only akin.
+	// WordNet's words count for less than the hand-written synonyms and
+	// concepts: they are of every walk of life, not of software, and at
+	// twice these weights they cost as many needs as they found.
+	rels: map[relation]float64{
+		relSynonym:  0.2,
+		relRelated:  0.15,
+		relBroader:  0.125,
+		relNarrower: 0.1,
+	},
+	synonyms: true,
+	concepts: true,
+	enums:    true,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
@@ -70,6 +113,14 @@ type posting struct {
 type Index struct {
 	ids      []string
 	postings map[string][]posting
+	tune     tuning
+	scratch  sync.Pool // of *scratch sized to the index
+	// server is each doc's server, an index into servers.
+	server  []int32
+	servers []string
+	// surface is, for each stemmed word, the first word the tools wrote
+	// for it, to say why a tool matched in words people read.
+	surface map[string]string
 }
 
 // What of a tool is indexed: a server writes its tools' texts, and one
@@ -95,12 +146,21 @@ func head(s string) string {
 
 // New indexes docs. Later changes to docs do not affect the index.
 func New(docs []Doc) *Index {
-	ix := &Index{ids: make([]string, len(docs)), postings: map[string][]posting{}}
+	ix := &Index{ids: make([]string, len(docs)), postings: map[string][]posting{}, tune: tuned}
 	text := make([][numFields][]string, len(docs))
-	tz := &tokenizer{stems: map[string]string{}}
+	tz := &tokenizer{stems: map[string]string{}, surface: map[string]string{}}
 	var total [numFields]float64
+	ix.server = make([]int32, len(docs))
+	serverIndex := map[string]int32{}
 	for i, d := range docs {
 		ix.ids[i] = d.ID
+		s, ok := serverIndex[d.Server]
+		if !ok {
+			s = int32(len(ix.servers))
+			serverIndex[d.Server] = s
+			ix.servers = append(ix.servers, d.Server)
+		}
+		ix.server[i] = s
 		t := &text[i]
 		t[fieldName] = tz.tokens(head(d.Name))
 		t[fieldDescription] = tz.tokens(head(d.Description))
@@ -109,6 +169,11 @@ func New(docs []Doc) *Index {
 				break
 			}
 			t[fieldParams] = append(t[fieldParams], tz.tokens(head(p.Name))...)
+			if ix.tune.enums {
+				for _, v := range p.Enum[:min(len(p.Enum), maxParams)] {
+					t[fieldParams] = append(t[fieldParams], tz.tokens(head(v))...)
+				}
+			}
 			t[fieldParamDescription] = append(t[fieldParamDescription], tz.tokens(head(p.Description))...)
 		}
 		for f := range numFields {
@@ -129,7 +194,7 @@ func New(docs []Doc) *Index {
 	for i := range docs {
 		clear(acc)
 		for f := range numFields {
-			w := fieldWeight[f] / (1 - b + b*float64(len(text[i][f]))/avg[f])
+			w := ix.tune.fields[f] / (1 - b + b*float64(len(text[i][f]))/avg[f])
 			for j, t := range text[i][f] {
 				acc[t] += w
 				if j > 0 && (f == fieldName || f == fieldDescription) {
@@ -140,6 +205,10 @@ func New(docs []Doc) *Index {
 		for t, w := range acc {
 			ix.postings[t] = append(ix.postings[t], posting{doc: int32(i), score: w})
 		}
+	}
+	ix.surface = tz.surface
+	ix.scratch.New = func() any {
+		return &scratch{scores: make([]float64, len(docs)), best: make([]float64, len(docs))}
 	}
 	n := float64(len(docs))
 	for _, ps := range ix.postings {
@@ -156,109 +225,134 @@ func New(docs []Doc) *Index {
 // Len is the number of docs indexed.
 func (ix *Index) Len() int { return len(ix.ids) }
 
-// Search returns up to k docs that share a word with query, best first;
-// equal scores are ordered by ID, so the same index and query always give
-// the same answer. k <= 0 means every match.
+// Search returns up to k docs that match query, best first; equal scores
+// are ordered by ID, so the same index and query always give the same
+// answer. k <= 0 means every match.
 func (ix *Index) Search(query string, k int) []Hit {
-	terms := queryTerms(query)
+	terms := ix.queryTerms(query)
 	if len(terms) == 0 {
 		return nil
 	}
-	scores := make([]float64, len(ix.ids))
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+	scores := sc.scores
 	most := 0 // docs the query can touch, so touched grows once
 	for _, t := range terms {
 		most += len(ix.postings[t.word])
 	}
 	touched := make([]int32, 0, min(most, len(ix.ids)))
-	for _, t := range terms {
-		for _, p := range ix.postings[t.word] {
-			if scores[p.doc] == 0 {
-				touched = append(touched, p.doc)
+	// A group is one word of the query with the words it implies: a doc
+	// gets the best of them, not their sum, so a word with many
+	// relations does not outweigh one with few.
+	best := sc.best // all zero between groups
+	var inGroup []int32
+	// The server's evidence: for each word of the query, the best any of
+	// a server's tools has, summed over the words. "toss the staging
+	// deployment" is about a cluster because a cluster's tools speak of
+	// deployments; the verb then picks among them (DESIGN.md, "Tool
+	// search").
+	var serverScore, serverBest []float64
+	if ix.tune.server > 0 {
+		serverScore = make([]float64, len(ix.servers))
+		serverBest = make([]float64, len(ix.servers))
+	}
+	for g := 0; g < len(terms); {
+		end := g + 1
+		for end < len(terms) && terms[end].group == terms[g].group {
+			end++
+		}
+		inGroup = inGroup[:0]
+		for _, t := range terms[g:end] {
+			for _, p := range ix.postings[t.word] {
+				if best[p.doc] == 0 {
+					inGroup = append(inGroup, p.doc)
+				}
+				if ix.tune.sumGroups {
+					best[p.doc] += t.weight * p.score
+				} else {
+					best[p.doc] = max(best[p.doc], t.weight*p.score)
+				}
 			}
-			scores[p.doc] += t.weight * p.score
+		}
+		for _, d := range inGroup {
+			if scores[d] == 0 {
+				touched = append(touched, d)
+			}
+			scores[d] += best[d]
+			if serverBest != nil && terms[g].rel != "pair" {
+				s := ix.server[d]
+				serverBest[s] = max(serverBest[s], best[d])
+			}
+			best[d] = 0
+		}
+		for s, v := range serverBest {
+			serverScore[s] += v
+			serverBest[s] = 0
+		}
+		g = end
+	}
+	if serverScore != nil {
+		for _, d := range touched {
+			scores[d] += ix.tune.server * serverScore[ix.server[d]]
 		}
 	}
-	better := func(x, y Hit) bool { // x ranks before y
-		return x.Score > y.Score || x.Score == y.Score && x.ID < y.ID
+	better := func(x, y scored) bool { // x ranks before y
+		return x.score > y.score || x.score == y.score && ix.ids[x.doc] < ix.ids[y.doc]
 	}
-	var hits []Hit
+	var top []scored
 	if k <= 0 || k >= len(touched) {
-		hits = make([]Hit, 0, len(touched))
+		top = make([]scored, 0, len(touched))
 		for _, d := range touched {
-			hits = append(hits, Hit{ID: ix.ids[d], Score: scores[d]})
+			top = append(top, scored{d, scores[d]})
 		}
 	} else {
 		// Keep the best k in a heap whose root is the worst of them: a
 		// query with common words touches most docs, and sorting them
 		// all would cost more than the scoring.
-		hits = make([]Hit, 0, k)
+		top = make([]scored, 0, k)
 		for _, d := range touched {
-			h := Hit{ID: ix.ids[d], Score: scores[d]}
+			h := scored{d, scores[d]}
 			switch {
-			case len(hits) < k:
-				hits = append(hits, h)
-				up(hits, len(hits)-1, better)
-			case better(h, hits[0]):
-				hits[0] = h
-				down(hits, 0, better)
+			case len(top) < k:
+				top = append(top, h)
+				up(top, len(top)-1, better)
+			case better(h, top[0]):
+				top[0] = h
+				down(top, 0, better)
 			}
 		}
 	}
-	slices.SortFunc(hits, func(x, y Hit) int {
-		if c := cmp.Compare(y.Score, x.Score); c != 0 {
+	slices.SortFunc(top, func(x, y scored) int {
+		if c := cmp.Compare(y.score, x.score); c != 0 {
 			return c
 		}
-		return cmp.Compare(x.ID, y.ID)
+		return cmp.Compare(ix.ids[x.doc], ix.ids[y.doc])
 	})
+	hits := make([]Hit, len(top))
+	for i, h := range top {
+		hits[i] = Hit{ID: ix.ids[h.doc], Score: h.score, Why: ix.why(terms, h.doc)}
+	}
+	for _, d := range touched {
+		scores[d] = 0
+	}
 	return hits
 }
 
-type term struct {
-	word   string
-	weight float64
+// scratch is a search's score arrays, one slot per doc, kept for the
+// next search: at 10,000 tools they are 160 KB a query otherwise. Search
+// leaves them zero.
+type scratch struct {
+	scores, best []float64
 }
 
-// pairWeight scales a pair of the query's words side by side against
-// its single words: a pair adds to the words' evidence, it is not more.
-const pairWeight = 0.5
-
-// pair is the term for words a and b side by side.
-func pair(a, b string) string { return a + " " + b }
-
-// queryTerms are the query's words, each once; at synonymWeight the
-// words their synonyms add and the kinds of thing the query names; and
-// at pairWeight each two of its words side by side.
-func queryTerms(query string) []term {
-	words := tokens(query)
-	var pairs []term
-	for j := 1; j < len(words); j++ {
-		if p := pair(words[j-1], words[j]); !slices.ContainsFunc(pairs, func(t term) bool { return t.word == p }) {
-			pairs = append(pairs, term{p, pairWeight})
-		}
-	}
-	slices.Sort(words)
-	words = slices.Compact(words)
-	terms := make([]term, 0, len(words))
-	for _, w := range words {
-		terms = append(terms, term{w, 1})
-	}
-	var implied []string
-	for _, w := range words {
-		implied = append(implied, synonyms[w]...)
-	}
-	for _, k := range kinds(query) {
-		implied = append(implied, tokens(k)...)
-	}
-	for _, s := range implied {
-		if !slices.ContainsFunc(terms, func(t term) bool { return t.word == s }) {
-			terms = append(terms, term{s, synonymWeight})
-		}
-	}
-	return append(terms, pairs...)
+// scored is a doc and its score while the best are picked.
+type scored struct {
+	doc   int32
+	score float64
 }
 
 // up and down keep h a heap with the worst hit (by better) at the root.
-func up(h []Hit, i int, better func(x, y Hit) bool) {
+func up(h []scored, i int, better func(x, y scored) bool) {
 	for i > 0 {
 		parent := (i - 1) / 2
 		if !better(h[parent], h[i]) {
@@ -269,7 +363,7 @@ func up(h []Hit, i int, better func(x, y Hit) bool) {
 	}
 }
 
-func down(h []Hit, i int, better func(x, y Hit) bool) {
+func down(h []scored, i int, better func(x, y scored) bool) {
 	for {
 		worst, l, r := i, 2*i+1, 2*i+2
 		if l < len(h) && better(h[worst], h[l]) {

@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -33,15 +34,15 @@ func TestTokens(t *testing.T) {
 
 var docs = []Doc{
 	{ID: "mcp__demo__add", Name: "mcp__demo__add", Description: "Adds two numbers.",
-		Params: []Param{{"a", "the first number"}, {"b", "the second number"}}},
+		Params: []Param{{Name: "a", Description: "the first number"}, {Name: "b", Description: "the second number"}}},
 	{ID: "mcp__demo__echo", Name: "mcp__demo__echo", Description: "Returns the given text.",
-		Params: []Param{{"text", "text to return"}}},
+		Params: []Param{{Name: "text", Description: "text to return"}}},
 	{ID: "mcp__fs__read_file", Name: "mcp__fs__read_file", Description: "Read the complete contents of a file.",
-		Params: []Param{{"path", ""}}},
+		Params: []Param{{Name: "path"}}},
 	{ID: "mcp__fs__write_file", Name: "mcp__fs__write_file", Description: "Create a new file or overwrite one.",
-		Params: []Param{{"path", ""}, {"content", ""}}},
+		Params: []Param{{Name: "path"}, {Name: "content"}}},
 	{ID: "mcp__gh__create_issue", Name: "mcp__gh__create_issue", Description: "Create a new issue in a repository.",
-		Params: []Param{{"owner", ""}, {"repo", ""}, {"title", ""}, {"body", "issue text"}}},
+		Params: []Param{{Name: "owner"}, {Name: "repo"}, {Name: "title"}, {Name: "body", Description: "issue text"}}},
 }
 
 func ids(hits []Hit) []string {
@@ -133,15 +134,21 @@ func TestTopK(t *testing.T) {
 }
 
 func TestQueryTerms(t *testing.T) {
-	got := queryTerms("remove the folder of a PR")
-	want := []term{
-		{"folder", 1}, {"pr", 1}, {"remov", 1},
-		{"directori", synonymWeight}, {"dir", synonymWeight},
-		{"pull", synonymWeight}, {"request", synonymWeight},
-		{"delet", synonymWeight}, {"eras", synonymWeight},
-		{"remov folder", pairWeight}, {"folder pr", pairWeight},
+	ix := New([]Doc{{ID: "x", Name: "delete_directory", Description: "Remove a directory of a pull request."}})
+	var got []string
+	for _, tm := range ix.queryTerms("remove the folder of a PR") {
+		got = append(got, fmt.Sprintf("%d %s %.2f %s %s", tm.group, tm.word, tm.weight, tm.from, tm.rel))
 	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(term{})); diff != "" {
+	want := []string{
+		"0 folder 1.00 folder ",
+		"0 directori 0.50 folder synonym",
+		"1 pr 1.00 pr ",
+		"1 pull 0.50 pr synonym",
+		"1 request 0.50 pr synonym",
+		"2 remov 1.00 remove ",
+		"2 delet 0.50 remove synonym",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("queryTerms (-want +got):\n%s", diff)
 	}
 }
@@ -158,6 +165,13 @@ func TestKinds(t *testing.T) {
 		{"read src/main.go and open example.org", []string{"file", "url"}},
 		{"calls os.Exit in v1.2, e.g. a .env", nil},
 		{"mail bob@example.com", nil},
+		{"tell #general and @alice-b", []string{"channel", "user"}},
+		{"which keys match cache:* or *.go?", []string{"pattern"}},
+		{"move it into backup/ then src/app/", []string{"directory"}},
+		{"# heading, @ alone, a * b", nil},
+		{"set user:1 and read session:42", []string{"key"}},
+		{"list /var/data and ~/projects, read /etc/hosts.conf", []string{"directory", "file"}},
+		{"at 10:30, see http:, a:b:c", nil},
 		{"plain words only", nil},
 	}
 	for _, tt := range tests {
@@ -177,5 +191,62 @@ func TestHugeDescriptionIndexedByItsHead(t *testing.T) {
 	}
 	if hits := ix.Search("quokka", 5); len(hits) != 1 || hits[0].ID != "small" {
 		t.Errorf("quokka, past the head: %v; want the small tool only", hits)
+	}
+}
+
+// A hit says why it matched, in the query's order: the query's word and
+// the tool's, and how they are related, so an agent can refine its query.
+func TestWhy(t *testing.T) {
+	ix := New([]Doc{
+		{ID: "tag", Name: "git_tag", Description: "Manage tags: list, create or delete a tag."},
+		{ID: "push", Name: "git_push", Description: "Push commits to a remote repository."},
+	})
+	tests := []struct {
+		query string
+		want  map[string][]Match
+	}{
+		{"label this commit", map[string][]Match{
+			"tag":  {{Query: "label", Word: "tag", Relation: "synonym"}},
+			"push": {{Query: "commit", Word: "commits"}},
+		}},
+		{"ship it to origin", map[string][]Match{
+			"push": {{Query: "ship", Word: "push", Relation: "means"}, {Query: "origin", Word: "push", Relation: "means"}},
+		}},
+	}
+	for _, tt := range tests {
+		got := map[string][]Match{}
+		for _, h := range ix.Search(tt.query, 5) {
+			got[h.ID] = h.Why
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Search(%q) why (-want +got):\n%s", tt.query, diff)
+		}
+	}
+	// A kind names the query's word that implied it.
+	nav := New([]Doc{{ID: "nav", Name: "browser_navigate", Description: "Navigate to a URL"}})
+	hits := nav.Search("https://example.com/a.html, please", 1)
+	want := []Match{{Query: "https://example.com/a.html", Word: "url", Relation: "kind"}}
+	if len(hits) != 1 || !cmp.Equal(hits[0].Why, want) {
+		t.Errorf("a URL's why: %+v, want %+v", hits, want)
+	}
+	if s := (Match{Query: "label", Word: "tag", Relation: "synonym"}).String(); s != "tag ← label (synonym)" {
+		t.Errorf("String() = %q", s)
+	}
+}
+
+// Every concept is one word or two that a query can say (no stop word,
+// which tokens drops), and implies words a tool can have.
+func TestConcepts(t *testing.T) {
+	for from, to := range concepts {
+		words := strings.Fields(from)
+		if len(words) == 1 && !slices.Contains(tokens(from), stem(from)) ||
+			len(words) == 2 && len(tokens(from)) != 2 || len(words) > 2 {
+			t.Errorf("concept %q: tokens %v; a concept is one or two words, none a stop word", from, tokens(from))
+		}
+		for _, w := range to {
+			if len(tokens(w)) == 0 {
+				t.Errorf("concept %q implies %q, which is no word", from, w)
+			}
+		}
 	}
 }

@@ -1,0 +1,136 @@
+package toolsearch
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A candidate is one way to rank, measured by TestCandidates: the index
+// under a tuning, or a baseline.
+type candidate struct {
+	name string
+	// tune changes a copy of tuned; nil keeps it.
+	tune func(*tuning)
+	// rank, when not nil, is a baseline that is not the index.
+	rank func(docs []Doc) ranker
+}
+
+// candidates are issue 28's measurements, each from the index as it
+// stands (tuned) with one thing taken away or changed, and the baselines.
+var candidates = []candidate{
+	{name: "word overlap (baseline)", rank: overlapRanker},
+	{name: "BM25F with the kinds and joined words (no WordNet, concepts or enum values)", tune: func(t *tuning) { t.rels = nil; t.enums = false; t.concepts = false; t.server = 0 }},
+	{name: "+ enum values", tune: func(t *tuning) { t.rels = nil; t.concepts = false; t.server = 0 }},
+	{name: "+ WordNet synonyms", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym); t.concepts = false; t.server = 0 }},
+	{name: "+ WordNet related", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym, relRelated); t.concepts = false; t.server = 0 }},
+	{name: "+ WordNet broader", tune: func(t *tuning) {
+		t.rels = pick(t.rels, relSynonym, relRelated, relBroader)
+		t.concepts = false
+		t.server = 0
+	}},
+	{name: "+ WordNet narrower", tune: func(t *tuning) { t.concepts = false; t.server = 0 }},
+	{name: "+ concepts (as tuned)"},
+	{name: "as tuned, without WordNet", tune: func(t *tuning) { t.rels = nil }},
+	{name: "as tuned, WordNet synonyms only", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym) }},
+	{name: "as tuned, WordNet at twice the weight", tune: func(t *tuning) {
+		for r := range t.rels {
+			t.rels[r] *= 2
+		}
+	}},
+	{name: "as tuned, + the server's evidence at 0.3", tune: func(t *tuning) { t.server = 0.3 }},
+	{name: "as tuned, + the server's evidence at 0.15", tune: func(t *tuning) { t.server = 0.15 }},
+	{name: "as tuned, a group's terms summed, not the best", tune: func(t *tuning) { t.sumGroups = true }},
+	{name: "as tuned, without the hand-written synonyms", tune: func(t *tuning) { t.synonyms = false }},
+	{name: "as tuned, all fields weighing 1", tune: func(t *tuning) { t.fields = [numFields]float64{1, 1, 1, 1} }},
+}
+
+// pick keeps rels' weights for the relations named.
+func pick(rels map[relation]float64, keep ...relation) map[relation]float64 {
+	out := maps.Clone(rels)
+	maps.DeleteFunc(out, func(r relation, _ float64) bool { return !slices.Contains(keep, r) })
+	return out
+}
+
+// overlapRanker ranks by the number of the query's distinct words a
+// tool has anywhere, then by ID: what plain word matching gives.
+func overlapRanker(docs []Doc) ranker {
+	words := make([]map[string]bool, len(docs))
+	for i, d := range docs {
+		text := []string{d.Name, d.Description}
+		for _, p := range d.Params {
+			text = append(text, p.Name, p.Description)
+		}
+		words[i] = map[string]bool{}
+		for _, w := range tokens(strings.Join(text, " ")) {
+			words[i][w] = true
+		}
+	}
+	return func(q string) []string {
+		qs := tokens(q)
+		slices.Sort(qs)
+		qs = slices.Compact(qs)
+		type hit struct {
+			id string
+			n  int
+		}
+		var hits []hit
+		for i, d := range docs {
+			n := 0
+			for _, w := range qs {
+				if words[i][w] {
+					n++
+				}
+			}
+			if n > 0 {
+				hits = append(hits, hit{d.ID, n})
+			}
+		}
+		slices.SortFunc(hits, func(a, b hit) int {
+			if a.n != b.n {
+				return b.n - a.n
+			}
+			return strings.Compare(a.id, b.id)
+		})
+		var out []string
+		for _, h := range hits[:min(len(hits), 10)] {
+			out = append(out, h.id)
+		}
+		return out
+	}
+}
+
+// TestCandidates logs (-v) a table of every candidate's figures on the
+// tuning and the held-out needs, and on their needs that share no word
+// with their tools: the table of testdata/README.md.
+func TestCandidates(t *testing.T) {
+	docs, tuning := needs(t, "needs-tuning")
+	_, heldout := needs(t, "needs-heldout")
+	noShared := func(n need) bool { return !sharesWord(docs, n) }
+	var b strings.Builder
+	b.WriteString("\n| candidate | tuning @1 | @5 | MRR | no shared word @5 | held-out @1 | @5 | MRR | no shared word @5 | MRR |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, c := range candidates {
+		var rank ranker
+		if c.rank != nil {
+			rank = c.rank(docs)
+		} else {
+			saved := tuned
+			tuned.rels = maps.Clone(tuned.rels)
+			if c.tune != nil {
+				c.tune(&tuned)
+			}
+			rank = indexRanker(New(docs))
+			tuned = saved
+		}
+		ta, _ := measure(rank, tuning, all)
+		tn, _ := measure(rank, tuning, noShared)
+		ha, _ := measure(rank, heldout, all)
+		hn, _ := measure(rank, heldout, noShared)
+		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+			c.name, ta.at1, ta.at5, ta.mrr, tn.at5, ha.at1, ha.at5, ha.mrr, hn.at5, hn.mrr)
+	}
+	t.Log(b.String())
+}

@@ -1,0 +1,164 @@
+package toolsearch
+
+import (
+	"slices"
+	"strings"
+)
+
+// concepts are what the words people use for a task mean in the words
+// tools use for it, where no dictionary says so: "ship it to origin" is a
+// push to a remote, "bump nginx to 4 instances" a scale to replicas,
+// "trash the doc" a delete of a page. Unlike synonymGroups they go one
+// way (a "remote" is no "origin"), and they name what software does and
+// is made of, across the kinds of server people use (files, git and its
+// forges, chat, documents, browsers, clusters, databases, caches,
+// memory), not the tools of one server. A word may imply several; each
+// counts at conceptWeight, and, as for synonyms, a tool that says the
+// query's own word ranks first.
+var concepts = map[string][]string{
+	// Doing away with things.
+	"toss": {"delete", "remove"}, "trash": {"delete", "archive", "trash"}, "nuke": {"delete"},
+	"kill": {"delete", "stop"}, "wipe": {"delete", "clear", "clean"}, "drop": {"delete", "remove"},
+	"destroy": {"delete"}, "discard": {"delete", "reset"}, "purge": {"delete", "clean"},
+	"forget": {"delete"}, "scrap": {"delete"}, "ditch": {"delete"}, "unlink": {"delete"},
+	// Making and changing.
+	"new": {"create"}, "add": {"create"}, "spin": {"create", "start"}, "setup": {"create", "init"},
+	"bootstrap": {"init", "create"}, "rename": {"move", "update"}, "tweak": {"update", "edit"},
+	"bump": {"scale", "update", "upgrade"}, "resize": {"resize", "scale"}, "grow": {"scale", "resize"},
+	"shrink": {"scale", "resize"}, "tidy": {"clean"}, "revert": {"reset", "rollback", "undo"},
+	"undo": {"reset", "revert", "rollback"}, "rollback": {"rollout", "undo"},
+	// Reading and finding.
+	"open": {"read", "get", "navigate"}, "see": {"get", "show", "list", "view"},
+	"check": {"status", "get"}, "inspect": {"describe", "get"}, "peek": {"read", "get"},
+	"whats": {"get", "show"}, "know": {"search", "open", "nodes", "knowledge", "graph"}, "recall": {"search", "read"},
+	"lookup": {"search", "get"}, "dump": {"read", "get", "show"}, "grep": {"search"}, "locate": {"search", "find"},
+	"tell": {"get", "search", "post", "send"},
+	// Saying things to people.
+	"say": {"post", "message", "send"}, "announce": {"post", "message"}, "shout": {"post", "message"},
+	"ping": {"message", "post"}, "notify": {"message", "post"}, "dm": {"message", "post"},
+	"chat": {"slack", "message", "channel"}, "team": {"users", "channel", "workspace"},
+	"respond": {"reply"}, "answer": {"reply"}, "emoji": {"reaction"}, "react": {"reaction"},
+	"thread": {"thread", "replies"}, "colleague": {"user", "member"}, "coworker": {"user"},
+	// Git and its forges.
+	"ship": {"push"}, "publish": {"push"}, "upload": {"push", "upload"}, "sync": {"pull", "fetch", "push"},
+	"origin": {"remote", "push"}, "upstream": {"remote", "pull", "fetch"}, "download": {"clone", "fetch", "pull"},
+	"land": {"merge"}, "squash": {"merge"}, "integrate": {"merge"}, "shelve": {"stash"},
+	"hold": {"stash"}, "aside": {"stash"}, "stage": {"add"}, "unstage": {"reset"},
+	"release": {"tag", "release"}, "version": {"tag", "version"}, "history": {"log", "commits"},
+	"changed": {"diff", "status"}, "changes": {"diff", "status"}, "authored": {"blame", "log"},
+	"wrote": {"blame", "log", "commit"}, "review": {"review"}, "approve": {"review", "approve"},
+	"ci": {"status", "checks"}, "checks": {"status"}, "pr": {"pull", "request"}, "mr": {"merge", "request"},
+	"project": {"repository", "project"}, "codebase": {"repository", "code"},
+	// Documents and notes.
+	"doc": {"page", "document"}, "docs": {"page", "document"}, "document": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},
+	"paragraph": {"block", "children", "content"}, "section": {"block", "content"},
+	"table": {"database", "data", "source", "query"}, "row": {"page", "query"},
+	// Memory of facts.
+	"remember": {"observations", "entities", "create"}, "fact": {"observation", "entity"},
+	"facts": {"observations", "entities"}, "link": {"relation", "relations"},
+	"connection": {"relation"}, "person": {"entity", "user"},
+	// Thinking.
+	"think": {"thought", "thinking"}, "reason": {"thought", "thinking"}, "plan": {"thought", "thinking"},
+	"reflect": {"thought", "thinking"},
+	// Browsers.
+	"chrome": {"browser"}, "firefox": {"browser"}, "safari": {"browser"}, "website": {"page", "browser", "url"},
+	"site": {"page", "url", "browser"}, "webpage": {"page", "browser"}, "screen": {"page", "screenshot"},
+	"window": {"browser", "resize"}, "viewport": {"resize", "width", "height"},
+	"visit": {"navigate", "url"}, "go": {"navigate"}, "load": {"navigate"},
+	"type": {"type", "fill", "text"}, "enter": {"fill", "type"}, "box": {"input", "field"},
+	"field": {"input", "field", "fill"}, "button": {"click"}, "tap": {"click"}, "press": {"click", "key"},
+	"dropdown": {"select", "option"}, "choose": {"select"}, "popup": {"dialog"}, "alert": {"dialog"},
+	"prompt": {"dialog"}, "capture": {"screenshot", "snapshot"}, "picture": {"screenshot", "image"},
+	"devtools": {"console", "network"}, "xhr": {"network", "requests"}, "fetch": {"network", "request"},
+	"js": {"evaluate", "javascript"}, "script": {"evaluate", "javascript"}, "wait": {"wait"},
+	// Clusters.
+	"cluster": {"kubernetes", "context", "kubectl"}, "k8s": {"kubernetes", "kubectl"},
+	"kube": {"kubernetes", "kubectl"}, "deployment": {"deployment", "kubernetes"},
+	"instances": {"replicas", "scale"}, "copies": {"replicas"}, "replica": {"replicas", "scale"},
+	"container": {"pod", "container"}, "shell": {"exec", "command"}, "ssh": {"exec"},
+	"crash": {"logs", "describe"}, "crashing": {"logs", "describe"}, "output": {"logs"},
+	"print": {"logs"}, "printed": {"logs"}, "chart": {"helm", "chart"}, "maintenance": {"drain", "cordon"},
+	"environment": {"context", "namespace"}, "prod": {"context"}, "staging": {"namespace", "context"},
+	"localhost": {"port", "forward"}, "tunnel": {"port", "forward"}, "restart": {"rollout"},
+	// Data.
+	"sql": {"query", "sql"}, "database": {"query", "sql", "data source"}, "db": {"query", "sql"},
+	"rows": {"query", "sql"}, "report": {"query"}, "count": {"query"}, "average": {"query", "sql"},
+	"total": {"query", "sql", "sum"}, "cache": {"set", "get", "key"}, "expire": {"set", "expiration"},
+	"stored": {"get", "key", "value"}, "entry": {"key", "value"},
+	// Amounts and sizes.
+	"several": {"multiple"}, "two": {"multiple"}, "three": {"multiple"}, "both": {"multiple"}, "many": {"multiple"}, "couple": {"multiple"},
+	"big": {"size", "sizes"}, "biggest": {"size", "sizes"}, "large": {"size", "sizes"}, "largest": {"size", "sizes"},
+	"small": {"size"}, "smallest": {"size", "sizes"}, "heavy": {"size"},
+	"pixels": {"width", "height", "resize"}, "wide": {"width", "resize"}, "tall": {"height", "resize"},
+	// Questions.
+	"who": {"user", "users", "author"}, "where": {"search", "find"}, "when": {"time", "date", "modified", "metadata"},
+	"like": {"pattern", "matching"}, "called": {"name", "named"},
+	// Places and access.
+	"relocate": {"move"}, "put": {"move", "write"}, "may": {"allowed"}, "permitted": {"allowed"},
+	"access": {"allowed"}, "disk": {"file", "filesystem"}, "laptop": {"local"}, "locally": {"local"},
+	"reach": {"forward", "port", "connect"}, "terminal": {"exec", "command", "shell"},
+	"account": {"user", "users"}, "profile": {"profile", "user"}, "handle": {"user"}, "username": {"user"},
+	"touch": {"changed", "modified", "diff"}, "touched": {"changed", "modified", "diff"},
+	"combine": {"squash", "rebase", "merge"}, "version control": {"git", "init"},
+	"catch up": {"history", "recent"}, "png": {"image", "media"}, "jpg": {"image", "media"},
+	"photo": {"image", "media"}, "audio": {"media"}, "video": {"media"},
+	// Looking, and what things look like.
+	"glance": {"read", "view"}, "look": {"view", "read", "snapshot"}, "look like": {"screenshot", "snapshot"},
+	"outline": {"tree", "structure"}, "structure": {"tree"}, "hierarchy": {"tree"},
+	"record": {"observations", "add", "save"}, "hit": {"click", "press"}, "submit": {"click", "button"},
+	"tear down": {"delete", "uninstall", "cleanup"}, "clean up": {"cleanup", "clean"}, "get rid": {"delete", "remove"},
+	"rid": {"delete", "remove"}, "diff": {"changed", "changes", "files"},
+	"kinds": {"resources", "types"}, "objects": {"resources"}, "column": {"property", "properties"},
+	"columns": {"property", "properties"}, "spreadsheet": {"database", "data source"},
+	// A cluster's kinds of resource: naming one is speaking of the cluster.
+	"pod": {"pod", "kubernetes"}, "pods": {"pods", "kubernetes"}, "cronjob": {"kubernetes", "resource"},
+	"job": {"kubernetes", "resource"}, "svc": {"service", "kubernetes"}, "service": {"kubernetes", "resource"},
+	"configmap": {"kubernetes", "resource"}, "secret": {"kubernetes", "resource"}, "ingress": {"kubernetes", "resource"},
+	"statefulset": {"kubernetes", "resource"}, "daemonset": {"kubernetes", "resource"}, "namespace": {"namespace", "kubernetes"},
+	"together": {"multiple"}, "shove": {"move"}, "stick": {"move"}, "put up": {"create", "open"},
+	"tick": {"click", "check"}, "untick": {"click"},
+	"mobile": {"resize", "width", "height"}, "tablet": {"resize", "width", "height"}, "sized": {"size", "resize"},
+	"calls": {"requests", "network"}, "wiki": {"page", "search"},
+	// A business's records live in a database.
+	"customer": {"query", "sql"}, "customers": {"query", "sql"}, "revenue": {"query", "sql"},
+	"orders": {"query", "sql"}, "sales": {"query", "sql"}, "signups": {"query", "sql"},
+	"mouse": {"hover", "click"}, "spec": {"describe", "get", "manifest"},
+	"working copy": {"worktree", "clone"}, "before": {"previous", "history"},
+	"add up": {"sum"}, "somewhere": {"search", "find"}, "own copy": {"fork"},
+	"main": {"branch"}, "master": {"branch"}, "trunk": {"branch"},
+	// Numbers.
+	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
+}
+
+// conceptWeight scales a word a query gains from concepts, below a
+// synonym's: a concept is what the word often means, not what it says.
+const conceptWeight = 0.4
+
+// conceptTerms maps a query word (stemmed), or two side by side (a
+// pair), to the words (stemmed) its concept adds.
+var conceptTerms = func() map[string][]string {
+	m := map[string][]string{}
+	for from, to := range concepts {
+		// One word is its stem, as tokens keeps a word cut at a
+		// digit whole too (k8s); two are a pair.
+		f := tokens(from)
+		var key string
+		switch {
+		case !strings.Contains(from, " "):
+			key = stem(from)
+		case len(f) == 2:
+			key = pair(f[0], f[1])
+		default:
+			continue
+		}
+		for _, w := range to {
+			for _, t := range tokens(w) {
+				if !slices.Contains(f, t) && !slices.Contains(m[key], t) {
+					m[key] = append(m[key], t)
+				}
+			}
+		}
+		slices.Sort(m[key]) // map order must not reach the index
+	}
+	return m
+}()

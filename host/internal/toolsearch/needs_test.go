@@ -1,0 +1,175 @@
+package toolsearch
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A need is one line of testdata/needs-*.json: a task as a person or an
+// agent says it, and every tool that would do (as "server/tool").
+type need struct {
+	Query  string   `json:"query"`
+	Accept []string `json:"accept"`
+}
+
+// The need sets: needs-tuning, which the index may be tuned on, and
+// needs-heldout, written with it before any change it judges and never
+// tuned on (testdata/README.md says how both were written).
+var needSets = []string{"needs-tuning", "needs-heldout"}
+
+func needs(t testing.TB, set string) ([]Doc, []need) {
+	t.Helper()
+	docs := corpusDocs(t, "corpus", "corpus-extra")
+	var ns []need
+	readJSON(t, "testdata/"+set+".json", &ns)
+	return docs, ns
+}
+
+// acceptIDs are a need's tools as index IDs.
+func acceptIDs(n need) []string {
+	var out []string
+	for _, a := range n.Accept {
+		server, tool, _ := strings.Cut(a, "/")
+		out = append(out, exposed(server, tool))
+	}
+	return out
+}
+
+// sharesWord says whether the need has a word (stemmed, as the index
+// reads words) in common with any of its tools' names, descriptions,
+// parameters' names or parameters' descriptions. The needs that share
+// none are the ones only meaning can find.
+func sharesWord(docs []Doc, n need) bool {
+	q := tokens(n.Query)
+	for _, id := range acceptIDs(n) {
+		i := slices.IndexFunc(docs, func(d Doc) bool { return d.ID == id })
+		if i < 0 {
+			continue
+		}
+		d := docs[i]
+		text := []string{d.Name, d.Description}
+		for _, p := range d.Params {
+			text = append(text, p.Name, p.Description)
+		}
+		for _, w := range tokens(strings.Join(text, " ")) {
+			if slices.Contains(q, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// figures are a ranker's results on a set of needs: the share of needs
+// whose first hit is acceptable, that have one in the first five, and
+// the mean reciprocal rank of the first acceptable hit in the top 10.
+type figures struct {
+	n             int
+	at1, at5, mrr float64
+}
+
+func (f figures) String() string {
+	return fmt.Sprintf("n=%d recall@1 %.3f recall@5 %.3f MRR %.3f", f.n, f.at1, f.at5, f.mrr)
+}
+
+// ranker returns the ranked IDs for a query, best first.
+type ranker func(query string) []string
+
+// measure scores rank on ns; only the needs for which keep is true count.
+// misses gets a line for each counted need with no acceptable tool in
+// the top 5.
+func measure(rank ranker, ns []need, keep func(need) bool) (f figures, misses []string) {
+	for _, n := range ns {
+		if !keep(n) {
+			continue
+		}
+		f.n++
+		got := rank(n.Query)
+		want := acceptIDs(n)
+		pos := slices.IndexFunc(got, func(id string) bool { return slices.Contains(want, id) })
+		if pos == 0 {
+			f.at1++
+		}
+		if pos >= 0 && pos < 5 {
+			f.at5++
+		} else {
+			first := "nothing"
+			if len(got) > 0 {
+				first = got[0]
+			}
+			misses = append(misses, fmt.Sprintf("%q: want %s, #%d; first %s", n.Query, strings.Join(n.Accept, " "), pos+1, first))
+		}
+		if pos >= 0 && pos < 10 {
+			f.mrr += 1 / float64(pos+1)
+		}
+	}
+	if f.n > 0 {
+		f.at1 /= float64(f.n)
+		f.at5 /= float64(f.n)
+		f.mrr /= float64(f.n)
+	}
+	return f, misses
+}
+
+func indexRanker(ix *Index) ranker {
+	return func(q string) []string { return ids(ix.Search(q, 10)) }
+}
+
+func all(need) bool { return true }
+
+// needFloor is each need set's recall@5, on all its needs and on those
+// that share no word with their tools, as the index stands, less a
+// rounding: the ranking is deterministic, so a change that loses a need
+// fails here. Issue 28's goal for the held-out set is 0.9 and 0.5; the
+// goal is logged beside the figures until it is met, then it is the
+// floor.
+var needFloor = map[string][2]float64{
+	"needs-tuning":  {0.88, 0.6},
+	"needs-heldout": {0.79, 0.56},
+}
+
+// needGoal is issue 28's goal for held-out recall@5: on all needs, and on
+// those that share no word with their tools.
+var needGoal = [2]float64{0.9, 0.5}
+
+// TestNeeds checks the need sets name tools of the corpus, logs (-v) the
+// index's figures on each set, on its needs that share no word with
+// their tools, and every need it missed, and fails when recall@5 drops
+// below needFloor.
+func TestNeeds(t *testing.T) {
+	for _, set := range needSets {
+		t.Run(set, func(t *testing.T) {
+			docs, ns := needs(t, set)
+			have := map[string]bool{}
+			for _, d := range docs {
+				have[d.ID] = true
+			}
+			servers := map[string]bool{}
+			for _, n := range ns {
+				for i, id := range acceptIDs(n) {
+					if !have[id] {
+						t.Errorf("need %q: no tool %s in the corpus", n.Query, id)
+					}
+					servers[strings.Split(n.Accept[i], "/")[0]] = true
+				}
+			}
+			noShared := func(n need) bool { return !sharesWord(docs, n) }
+			rank := indexRanker(New(docs))
+			f, misses := measure(rank, ns, all)
+			g, _ := measure(rank, ns, noShared)
+			t.Logf("%d tools, %d servers; all: %v; no shared word: %v", len(docs), len(servers), f, g)
+			for _, m := range misses {
+				t.Log(m)
+			}
+			floor := needFloor[set]
+			if f.at5 < floor[0] || g.at5 < floor[1] {
+				t.Errorf("recall@5 %.3f, no shared word %.3f: below the floor %.2f, %.2f: the ranking got worse", f.at5, g.at5, floor[0], floor[1])
+			}
+			if set == "needs-heldout" && (f.at5 < needGoal[0] || g.at5 < needGoal[1]) {
+				t.Logf("issue 28's goal, recall@5 %.2f and %.2f with no shared word, is not met", needGoal[0], needGoal[1])
+			}
+		})
+	}
+}

@@ -1,0 +1,171 @@
+package toolsearch
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// A term is one word the query looks for: a word of its own (rel ""),
+// a word one of its words implies (rel names how), a kind of thing it
+// names, or two of its words side by side. Terms of one group share a
+// query word, and come together.
+type term struct {
+	word   string
+	weight float64
+	group  int
+	from   string // the query's word the term stands for, as written
+	rel    string
+	pos    int // where the query's word first is, to say why in its order
+}
+
+// pairWeight scales a pair of the query's words side by side against
+// its single words: a pair adds to the words' evidence, it is not more.
+const pairWeight = 0.5
+
+// pair is the term for words a and b side by side.
+func pair(a, b string) string { return a + " " + b }
+
+// queryTerms are the query's words, each once; in the same group the
+// words its synonyms (synonyms.go), concepts (concepts.go) and WordNet's
+// relations (wordnet.go) imply, if some tool has them; in groups of their
+// own the kinds of thing the query names, each two of its words side by
+// side at pairWeight, the one word two of them make, and the concepts of
+// two words.
+func (ix *Index) queryTerms(query string) []term {
+	tz := &tokenizer{surface: map[string]string{}}
+	words := tz.tokens(query)
+	said := func(w string) string { return tz.surface[w] }
+	var terms []term
+	group := 0
+	for j := 1; j < len(words); j++ {
+		p := pair(words[j-1], words[j])
+		if _, ok := ix.postings[p]; ok && !slices.ContainsFunc(terms, func(t term) bool { return t.word == p }) {
+			terms = append(terms, term{word: p, weight: pairWeight, group: group, from: pair(said(words[j-1]), said(words[j])), rel: "pair"})
+			group++
+		}
+		// Two words a tool writes as one ("clean up", cleanup; "work
+		// tree", worktree) are that word, in a group of their own.
+		if joint := stem(words[j-1] + words[j]); ix.postings[joint] != nil {
+			terms = append(terms, term{word: joint, weight: 1, group: group, from: pair(said(words[j-1]), said(words[j])), rel: "joined", pos: j - 1})
+			group++
+		}
+		// A concept of two words ("version control") is a group of
+		// its own, as the words' own are.
+		if ix.tune.concepts && len(conceptTerms[p]) > 0 {
+			from := pair(said(words[j-1]), said(words[j]))
+			for _, s := range conceptTerms[p] {
+				if _, ok := ix.postings[s]; ok {
+					terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from, rel: "means", pos: j - 1})
+				}
+			}
+			group++
+		}
+	}
+	wn := wordNet()
+	first := map[string]int{}
+	for i, w := range words {
+		if _, ok := first[w]; !ok {
+			first[w] = i
+		}
+	}
+	slices.Sort(words)
+	words = slices.Compact(words)
+	own := func(w string) bool { _, ok := slices.BinarySearch(words, w); return ok }
+	for _, w := range words {
+		terms = append(terms, term{word: w, weight: 1, group: group, from: said(w), pos: first[w]})
+		seen := map[string]bool{w: true}
+		imply := func(s string, weight float64, rel string) {
+			if seen[s] || own(s) {
+				return
+			}
+			seen[s] = true
+			if _, ok := ix.postings[s]; ok {
+				terms = append(terms, term{word: s, weight: weight, group: group, from: said(w), rel: rel, pos: first[w]})
+			}
+		}
+		if ix.tune.synonyms {
+			for _, s := range synonyms[w] {
+				imply(s, synonymWeight, "synonym")
+			}
+		}
+		if ix.tune.concepts {
+			for _, s := range conceptTerms[w] {
+				imply(s, conceptWeight, "means")
+			}
+		}
+		for _, r := range wn[w] {
+			if wt := ix.tune.rels[r.rel]; wt > 0 {
+				imply(r.word, wt, r.rel.String())
+			}
+		}
+		group++
+	}
+	for _, k := range kindsOf(query) {
+		for _, s := range tokens(k.kind) {
+			if !own(s) {
+				terms = append(terms, term{word: s, weight: kindWeight, group: group, from: k.word, rel: "kind", pos: len(words) + group})
+				group++
+			}
+		}
+	}
+	return terms
+}
+
+// A Match is why a tool matched: a word of the query (Query), the
+// tool's word it met (Word), and how they are related (Relation: "" for
+// the same word, else "joined" for two words a tool writes as one,
+// "synonym", "means" (concepts.go), "related", "broader", "narrower"
+// (WordNet) or "kind", the kind of thing the query names, such as a URL).
+type Match struct {
+	Query, Word, Relation string
+}
+
+func (m Match) String() string {
+	if m.Relation == "" {
+		return m.Word
+	}
+	return m.Word + " ← " + m.Query + " (" + m.Relation + ")"
+}
+
+// why lists, for each group that met doc, the term that scored best
+// there, in the words of the query and of the tools, in the query's
+// order. Pairs are left out: their words say it.
+func (ix *Index) why(terms []term, doc int32) []Match {
+	var out []Match
+	var at []int
+	for g := 0; g < len(terms); {
+		end := g + 1
+		for end < len(terms) && terms[end].group == terms[g].group {
+			end++
+		}
+		bestScore, bestTerm := 0.0, -1
+		for i, t := range terms[g:end] {
+			ps := ix.postings[t.word]
+			if j, ok := slices.BinarySearchFunc(ps, doc, func(p posting, d int32) int { return cmp.Compare(p.doc, d) }); ok {
+				if s := t.weight * ps[j].score; s > bestScore {
+					bestScore, bestTerm = s, g+i
+				}
+			}
+		}
+		if bestTerm >= 0 && terms[bestTerm].rel != "pair" {
+			t := terms[bestTerm]
+			i, _ := slices.BinarySearch(at, t.pos)
+			at = slices.Insert(at, i, t.pos)
+			out = slices.Insert(out, i, Match{Query: t.from, Word: ix.said(t.word), Relation: t.rel})
+		}
+		g = end
+	}
+	return out
+}
+
+// said is a stemmed term as the tools wrote it: "delet" is "delete".
+func (ix *Index) said(stemmed string) string {
+	if a, b, ok := strings.Cut(stemmed, " "); ok {
+		return ix.said(a) + " " + ix.said(b)
+	}
+	if w, ok := ix.surface[stemmed]; ok {
+		return w
+	}
+	return stemmed
+}
