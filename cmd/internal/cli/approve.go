@@ -26,7 +26,7 @@ type approveOptions struct {
 func newApproveCmd(f *Factory) *cobra.Command {
 	o := &approveOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "approve SERVER TOOL... | approve [SERVER] --all",
+		Use:   "approve SERVER TOOL... | [SERVER] --all",
 		Short: "Accept the current definitions of changed tools",
 		Long: `Accept the definitions switchboard last saw of a server's tools, so that a
 tool whose description, schema or annotations changed since it was first
