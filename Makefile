@@ -33,7 +33,7 @@ PEERS_STAMP := $(PEERS)/node_modules/.switchboard-installed
 export SWITCHBOARD_PEERS_DIR := $(CURDIR)/$(PEERS)/node_modules
 export SWITCHBOARD_PEERS_REQUIRED := 1
 
-.PHONY: all node22 peers peers-next promtool wordnet test test-times bench build fuzz conformance conformance-next conformance-serve conformance-serve-prefixed conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
+.PHONY: all node22 peers peers-next promtool wordnet replica-engines test test-times bench build fuzz conformance conformance-next conformance-serve conformance-serve-prefixed conformance-serve-next conformance-serve-reference everything-server crossbuild tidy
 
 all: build
 
@@ -75,9 +75,26 @@ wordnet:
 			echo "wordnet: /usr/share/wordnet missing; install Debian's wordnet-base package (as root: make wordnet)"; exit 1; \
 		fi; }
 
+# The replica tests run real engines on loopback (DESIGN.md F64): Redis for
+# the shared store (internal/testkit/redistest) and HAProxy in front.
+# They fail without them under make, as a test fails without its npm peer.
+# CI runs as root on Debian, whose redis-server and haproxy packages have
+# them; elsewhere install them yourself. Nothing is done when both are on
+# PATH.
+replica-engines:
+	@missing=""; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$$missing haproxy"; \
+	[ -z "$$missing" ] || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+		else \
+			echo "replica-engines:$$missing not installed; install Debian's packages (as root: make replica-engines)"; exit 1; \
+		fi; }
+
 # CI has 20 minutes for all of it: each long step says what it took
 # (bash's time, in TIMEFORMAT), so a log shows where the time goes.
-test: peers promtool wordnet tidy crossbuild
+test: peers promtool wordnet replica-engines tidy crossbuild
 	$(GO) vet ./...
 	time $(GO) test -race -count=1 -timeout 15m $(SLOW_PACKAGES) ./...
 	time $(MAKE) --no-print-directory conformance

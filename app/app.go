@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/gateway/resource"
+	"github.com/switchboard-mcp/switchboard/gateway/store"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/watch"
 )
@@ -56,6 +57,13 @@ type Options struct {
 	// gateway and every call the host sends a server, with trace context
 	// passed on both ways (TracingFromEnv makes one). Nil traces nothing.
 	Tracing trace.TracerProvider
+	// Store, when set, is what this replica shares with the others
+	// (DESIGN.md F64; the caller opens and closes it): Handler gives it
+	// to the gateway when the HTTPOptions name none, /readyz and the
+	// metrics say whether it answers, and, with Reload, a reload that
+	// changes what is served is published on it and one published by
+	// another replica reads the configs again (replicas.go).
+	Store store.Store
 }
 
 // App is a host started from a reading of the configs, with the watcher
@@ -93,7 +101,8 @@ type App struct {
 	broken          map[string]bool
 	running, latest []config.ServerConfig
 
-	ops ops // drain.go
+	ops ops    // drain.go
+	fan fanout // replicas.go
 	// closing is closed when Close begins.
 	closing chan struct{}
 
@@ -183,10 +192,14 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 			return nil, ctx.Err()
 		}
 	}
+	if err := a.startFanout(); err != nil {
+		a.Close()
+		return nil, err
+	}
 	if o.Reload != nil {
 		a.running, a.latest, a.broken = first.Servers, first.Servers, brokenFiles(first)
 		w := &watch.Loaded{Servers: first.Servers, Files: first.Files, Errors: first.SourceErrors()}
-		wopts := &watch.Options{Logger: o.Logger, Notify: a.notify, TokenFile: hopts.TokenFile}
+		wopts := &watch.Options{Logger: o.Logger, Notify: a.notify, TokenFile: hopts.TokenFile, Reread: a.fan.reread}
 		a.watcher.run(a, func(ctx context.Context) error {
 			return watch.Run(ctx, a.h, w, func() (*watch.Loaded, error) { return a.reload(ctx) }, wopts)
 		})
@@ -241,6 +254,7 @@ func (a *App) Done() <-chan struct{} { return a.failed }
 func (a *App) Close() error {
 	a.closeOnce.Do(func() {
 		close(a.closing)
+		a.endFanout()
 		errW := a.watcher.end()
 		errG := a.serving.end()
 		if a.sub != nil {

@@ -217,7 +217,7 @@ const (
 // readiness is /readyz's body.
 type readiness struct {
 	Ready    bool           `json:"ready"`
-	NotReady []string       `json:"not_ready,omitempty"` // "draining", "closed"
+	NotReady []string       `json:"not_ready,omitempty"` // "draining", "closed", "store"
 	Servers  []serverHealth `json:"servers,omitempty"`   // with the token only
 }
 
@@ -279,6 +279,7 @@ func (a *App) ready(w http.ResponseWriter, r *http.Request, token string) {
 			body.NotReady = append(body.NotReady, "draining")
 		}
 	}
+	a.storeReady(r, &body)
 	body.Ready = len(body.NotReady) == 0
 	if token == "" || bearerOK(r, token) {
 		for _, st := range a.h.Status() {

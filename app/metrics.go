@@ -162,7 +162,7 @@ var (
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descServers, descWithheld, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped, descAuthRefusals, descRateLimited} {
+	for _, d := range []*prometheus.Desc{descServers, descWithheld, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped, descAuthRefusals, descRateLimited, descStoreUp} {
 		ch <- d
 	}
 }
@@ -192,6 +192,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descServers, prometheus.GaugeValue, float64(n), string(st))
 	}
 	a.collectAuth(ch)
+	a.collectStore(ch)
 	if a.gw == nil {
 		return
 	}

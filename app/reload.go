@@ -32,6 +32,7 @@ type ConfigEvent struct {
 // of it. Only a source's error holds the last good config (Loaded.
 // SourceErrors); a reading without one is what the next reload applies.
 func (a *App) reload(ctx context.Context) (*watch.Loaded, error) {
+	a.rereadCause()
 	l, err := a.opts.Reload(ctx)
 	if err != nil {
 		return nil, err
@@ -50,6 +51,7 @@ func (a *App) notify(e watch.Event) {
 	if e.Type == watch.EventReload {
 		ce.Before, ce.After = a.running, a.latest
 		a.running = a.latest
+		a.publishReload()
 	}
 	a.config(ce)
 }

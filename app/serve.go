@@ -45,6 +45,9 @@ func (a *App) Handler(opts gateway.HTTPOptions) http.Handler {
 	if opts.Resource != nil {
 		a.guard.Store(opts.Resource)
 	}
+	if opts.Store == nil {
+		opts.Store = a.opts.Store
+	}
 	return a.opsHandler(a.gw.Handler(opts), opts.Token)
 }
 

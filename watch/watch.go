@@ -64,6 +64,10 @@ type Options struct {
 	// (a login in another process) connects the servers waiting in
 	// needs-auth.
 	TokenFile string
+	// Reread, when a value arrives on it, reads the configs again as a
+	// change of a file would: another replica saw a change this one's
+	// files may not show (DESIGN.md F64). Nil: the files alone.
+	Reread <-chan struct{}
 }
 
 // Run watches first.Files and reloads h with load's result whenever they
@@ -107,6 +111,37 @@ func Run(ctx context.Context, h *host.Host, first *Loaded, load func() (*Loaded,
 	default: // a change is already pending
 	}
 
+	// reread reads and applies the configs once; false when ctx ended.
+	reread := func() bool {
+		l, err := load()
+		if err != nil {
+			notify(Event{Type: EventConfigError, Error: err.Error()})
+			return true
+		}
+		if !slices.Equal(l.Files, files) {
+			files = l.Files
+			fw.setFiles(withTokens(files))
+		}
+		h.RetryAuth()
+		if len(l.Errors) > 0 {
+			for _, e := range l.Errors {
+				notify(Event{Type: EventConfigError, Error: e.Error()})
+			}
+			return true
+		}
+		diff, err := h.Reload(ctx, l.Servers)
+		if err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			notify(Event{Type: EventConfigError, Error: err.Error()})
+			return true
+		}
+		if !diff.Empty() {
+			notify(Event{Type: EventReload, Diff: diff})
+		}
+		return true
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -114,32 +149,12 @@ func Run(ctx context.Context, h *host.Host, first *Loaded, load func() (*Loaded,
 		case err := <-fw.errs:
 			o.Logger.Warn("watching config files", "error", err)
 		case <-fw.changed:
-			l, err := load()
-			if err != nil {
-				notify(Event{Type: EventConfigError, Error: err.Error()})
-				continue
+			if !reread() {
+				return nil
 			}
-			if !slices.Equal(l.Files, files) {
-				files = l.Files
-				fw.setFiles(withTokens(files))
-			}
-			h.RetryAuth()
-			if len(l.Errors) > 0 {
-				for _, e := range l.Errors {
-					notify(Event{Type: EventConfigError, Error: e.Error()})
-				}
-				continue
-			}
-			diff, err := h.Reload(ctx, l.Servers)
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				notify(Event{Type: EventConfigError, Error: err.Error()})
-				continue
-			}
-			if !diff.Empty() {
-				notify(Event{Type: EventReload, Diff: diff})
+		case <-o.Reread:
+			if !reread() {
+				return nil
 			}
 		}
 	}

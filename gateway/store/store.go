@@ -44,7 +44,10 @@ type Store interface {
 	Publish(ctx context.Context, topic string, msg []byte) error
 	// Subscribe calls fn with each message published on topic from when
 	// it returns nil until ctx ends; it returns once subscribed. fn runs
-	// on one goroutine the store owns, which ends with ctx.
+	// on one goroutine the store owns, which ends with ctx. A store whose
+	// connection broke and was made again (Redis) calls fn(nil) once it
+	// is subscribed again: messages may have been lost meanwhile, and
+	// the subscriber should check again what they would have told it.
 	Subscribe(ctx context.Context, topic string, fn func(msg []byte)) error
 
 	// Take takes a token from the bucket named key, which refills at rate

@@ -36,11 +36,11 @@ var allowed = map[string][]string{
 	"host/internal/toolsearch": {},
 	"watch":                    {"config", "host"},
 	"gateway":                  {"config", "host", "internal/clip", "gateway/store", "gateway/resource", "internal/seal"},
-	"gateway/store":            {},
+	"gateway/store":            {"internal/redact"},
 	// serve as an OAuth protected resource (DESIGN.md F65).
 	"gateway/resource": {"internal/clip"},
 	// The parts assembled: what serve, watch and an embedder run.
-	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "gateway/resource", "internal/safefile"},
+	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "gateway/resource", "gateway/store", "internal/safefile"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
 	"app/bridge": {},
 	// One app per person, on a unix socket, and the client that attaches
@@ -69,6 +69,7 @@ var allowed = map[string][]string{
 	"internal/testkit/benchpeer": {},
 	"internal/testkit/benchcall": {},
 	"internal/testkit/otlptest":  {},
+	"internal/testkit/redistest": {},
 
 	// Programs and the command line on top.
 	"cmd/internal/cli":      {"*"},

@@ -48,7 +48,8 @@ type serveOptions struct {
 	opsFlags
 	authFlags
 	// auth is what --auth-issuer asks for, nil without it.
-	auth    *resource.Options
+	auth *resource.Options
+	storeFlags
 	tracing trace.TracerProvider // from the OTEL_* environment; nil traces nothing
 }
 
@@ -118,6 +119,17 @@ sees everything. "limits" ({"perUser": {"rate": 5, "burst": 10},
 "perTool": {"TOOL": {"rate": 1}}}) refuse calls past a rate with a tool
 error saying when to try again.
 
+Replicas of serve --http behind one load balancer share, with --store
+redis://HOST:PORT/DB, which sessions were ended, their state and the
+events a client resumes from on another replica (sessions that move need
+--session-key-file), rate limits, and config changes: a reload one
+replica sees reaches clients on all. If Redis does
+not answer at start, serve refuses to start. If it stops answering while
+serving, serve goes on with the sessions it holds but /readyz answers
+503 ("store"), switchboard_store_up is 0, and what needs the store
+(a revocation check, a rate limit) refuses rather than guess; events
+are still sent but cannot be resumed. All is back when Redis is.
+
 Over stdio, serve is a thin bridge to your switchboard daemon, starting
 it when none runs (and again if it goes): every client shares one set of
 servers, each with its own session and view, and a server that fails is
@@ -163,6 +175,7 @@ go deletes it; --command PATH names the binary to run instead.`,
 	fl.BoolVar(&o.ToolSearch, "tool-search", false, "offer search_tools, describe_tool and call_tool instead of every tool (alwaysLoad servers' tools stay)")
 	o.opsFlags.add(fl)
 	o.authFlags.add(fl)
+	o.storeFlags.add(fl)
 	fl.BoolVar(&o.Standalone, "standalone", false, "serve in this process with servers of its own, not through the switchboard daemon")
 	fl.StringVar(&o.PrintConfig, "print-config", "", "print the entry for `CLIENT`'s config (claude-desktop, cursor, vscode, codex) and exit")
 	fl.StringVar(&o.Command, "command", "", "with --print-config: the switchboard binary (`PATH`) the entry runs, instead of this one")
@@ -182,6 +195,11 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	opts, err := o.httpOptions()
 	if err != nil {
 		return err
+	}
+	if opts.Store, err = o.openStore(); err != nil {
+		return err
+	} else if opts.Store != nil {
+		defer opts.Store.Close() // after the app's Close
 	}
 	if o.bridges() {
 		if served, err := o.throughDaemon(ctx, opts.Filter); served {
@@ -321,6 +339,7 @@ func (o *serveOptions) startServing(ctx context.Context, audit *app.AuditOptions
 		Gateway:     &gateway.Options{MaxResultText: o.MaxResult, ToolSearch: o.ToolSearch},
 		Metrics:     metrics,
 		Tracing:     o.tracing,
+		Store:       o.storeFlags.store,
 	}, func(opts *host.Options) {
 		opts.ToolPrefix = host.NoToolPrefix
 		opts.PassThroughNames = o.NoPrefix

@@ -39,6 +39,12 @@ func startServeProc(t *testing.T) *serveProc {
 // demoArgs.
 func startServeProcWith(t *testing.T, demoArgs ...string) *serveProc {
 	t.Helper()
+	return startServeProcArgs(t, nil, demoArgs...)
+}
+
+// startServeProcArgs is startServeProcWith with more of serve's flags.
+func startServeProcArgs(t *testing.T, serveArgs []string, demoArgs ...string) *serveProc {
+	t.Helper()
 	dir := t.TempDir()
 	exe, err := os.Executable()
 	if err != nil {
@@ -48,8 +54,8 @@ func startServeProcWith(t *testing.T, demoArgs ...string) *serveProc {
 	args, _ := json.Marshal(append([]string{"demo-server"}, demoArgs...))
 	writeFile(t, cfg, `{"mcpServers": {"demo": {"command": "`+exe+`", "args": `+string(args)+`, "env": {"`+asCLI+`": "1"}}}}`)
 	p := &serveProc{stderr: make(chan string, 256), exited: make(chan struct{}), audit: filepath.Join(dir, "audit.log")}
-	p.cmd = exec.Command(exe, "--config", cfg, "--no-discover", "--project", dir, "--state-dir", dir,
-		"serve", "--http", "127.0.0.1:0", "--drain-timeout", "2m", "--audit-log", p.audit)
+	p.cmd = exec.Command(exe, append([]string{"--config", cfg, "--no-discover", "--project", dir, "--state-dir", dir,
+		"serve", "--http", "127.0.0.1:0", "--drain-timeout", "2m", "--audit-log", p.audit}, serveArgs...)...)
 	p.cmd.Env = append(os.Environ(), asCLI+"=1", "HOME="+dir, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
 	errs, err := p.cmd.StderrPipe()
 	if err != nil {
