@@ -76,15 +76,17 @@ wordnet:
 		fi; }
 
 # The replica tests run real engines on loopback (DESIGN.md F64): Redis for
-# the shared store (internal/testkit/redistest) and HAProxy in front.
-# They fail without them under make, as a test fails without its npm peer.
-# CI runs as root on Debian, whose redis-server and haproxy packages have
-# them; elsewhere install them yourself. Nothing is done when both are on
+# the shared store (internal/testkit/redistest), HAProxy and nginx in front
+# (internal/testkit/replicatest, with docs/deploy's configs). They fail
+# without them under make, as a test fails without its npm peer. CI runs as
+# root on Debian, whose redis-server, haproxy and nginx-light packages have
+# them; elsewhere install them yourself. Nothing is done when all are on
 # PATH.
 replica-engines:
 	@missing=""; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	command -v haproxy >/dev/null || [ -x /usr/sbin/haproxy ] || missing="$$missing haproxy"; \
+	command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing="$$missing nginx-light"; \
 	[ -z "$$missing" ] || { \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \

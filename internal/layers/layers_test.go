@@ -62,14 +62,15 @@ var allowed = map[string][]string{
 	"internal/layers":     {},
 
 	// Test kits.
-	"internal/testkit/peers":     {"internal/procgroup"},
-	"internal/testkit/proctest":  {},
-	"internal/testkit/oauthtest": {},
-	"internal/testkit/idptest":   {},
-	"internal/testkit/benchpeer": {},
-	"internal/testkit/benchcall": {},
-	"internal/testkit/otlptest":  {},
-	"internal/testkit/redistest": {},
+	"internal/testkit/peers":       {"internal/procgroup"},
+	"internal/testkit/proctest":    {},
+	"internal/testkit/oauthtest":   {},
+	"internal/testkit/idptest":     {},
+	"internal/testkit/benchpeer":   {},
+	"internal/testkit/benchcall":   {},
+	"internal/testkit/otlptest":    {},
+	"internal/testkit/redistest":   {},
+	"internal/testkit/replicatest": {"internal/procgroup", "internal/testkit/peers"},
 
 	// Programs and the command line on top.
 	"cmd/internal/cli":      {"*"},
