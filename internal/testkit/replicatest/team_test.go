@@ -34,7 +34,7 @@ const (
 	teamRate  = 0.01
 )
 
-// teamConfig is the config of DESIGN.md's "The team gateway, tried":
+// teamConfig is the config of docs/deploy/README.md's team gateway:
 // alice (by user) sees notes and dev, the sre group (bob) notes and
 // ops, no one else anything; every caller has teamBurst calls; notes is
 // pinned.
