@@ -155,6 +155,11 @@ type view struct {
 	prompts   map[string]string
 	resources map[string]string
 	templates map[string]string
+
+	// paramHeaders holds the tools whose input schema binds an argument to
+	// a header (x-mcp-header): their calls are go-sdk's handler's to check
+	// (modernHandler). A tool once here stays, which costs only speed.
+	paramHeaders sync.Map
 }
 
 // View returns the MCP server of the view filter shows, creating it on

@@ -55,6 +55,7 @@ func (g *Gateway) syncTools(v *view) {
 		}
 		tool := &mcp.Tool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: inputSchema(t.InputSchema),
 			OutputSchema: outputSchema(t.OutputSchema), Annotations: t.Annotations}
+		noteParamHeaders(v, tool)
 		if err := guarded(func() { v.srv.AddTool(tool, g.callTool(v, hv, t.Name, t.Server)) }); err != nil {
 			tool.OutputSchema = nil // the one part left that go-sdk checks and may refuse
 			if err := guarded(func() { v.srv.AddTool(tool, g.callTool(v, hv, t.Name, t.Server)) }); err != nil {
