@@ -210,7 +210,19 @@ func (c *Client) Tools(ctx context.Context, f host.ViewFilter) ([]host.Tool, err
 // SearchTools are the limit tools f shows that best match query
 // (host.View.SearchTools).
 func (c *Client) SearchTools(ctx context.Context, f host.ViewFilter, query string, limit int) ([]host.Tool, error) {
+	hits, err := c.SearchToolHits(ctx, f, query, limit)
 	var out []host.Tool
+	for _, h := range hits {
+		out = append(out, h.Tool)
+	}
+	return out, err
+}
+
+// SearchToolHits is SearchTools with why each tool matched
+// (host.View.SearchToolHits); a daemon that does not say why gives hits
+// with none.
+func (c *Client) SearchToolHits(ctx context.Context, f host.ViewFilter, query string, limit int) ([]host.ToolHit, error) {
+	var out []host.ToolHit
 	err := c.do(ctx, http.MethodPost, "/v1/tools", toolsRequest{Filter: c.narrow(f), Query: query, Limit: limit, Search: true}, &out)
 	return out, err
 }

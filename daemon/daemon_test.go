@@ -233,6 +233,10 @@ func TestControlAPI(t *testing.T) {
 	if err != nil || len(found) != 1 || found[0].Name != "mcp__demo__sha256" {
 		t.Errorf("SearchTools = %v, %v", found, err)
 	}
+	hits, err := c.SearchToolHits(ctx, host.ViewFilter{}, "digest of text", 1)
+	if err != nil || len(hits) != 1 || hits[0].Tool.Name != "mcp__demo__sha256" || len(hits[0].Why) == 0 {
+		t.Errorf("SearchToolHits = %+v, %v; want sha256 and why it matched", hits, err)
+	}
 
 	n, err := c.Find(ctx, host.KindTool, "demo/echo")
 	if err != nil || n.Exposed != "mcp__demo__echo" || n.Server != "demo" || n.Name != "echo" {

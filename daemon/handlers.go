@@ -34,7 +34,9 @@ func (d *daemon) routes() http.Handler {
 		}
 		v := h.View(req.Filter)
 		if req.Search {
-			return orEmpty(v.SearchTools(req.Query, req.Limit)), nil
+			// Hits are tools with why beside their fields: a client
+			// that reads tools reads them.
+			return orEmpty(v.SearchToolHits(req.Query, req.Limit)), nil
 		}
 		return orEmpty(v.Tools().Tools), nil
 	})

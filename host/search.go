@@ -34,10 +34,35 @@ func (v *View) SearchTools(query string, k int) []Tool {
 }
 
 // A ToolHit is one tool a search found, and why: the words it matched,
-// so an agent can refine its query.
+// so an agent can refine its query. As JSON it is the tool's object with
+// "why" beside its fields, so a reader of tools reads a hit as a tool.
 type ToolHit struct {
 	Tool Tool
 	Why  []SearchMatch
+}
+
+// hitJSON is a ToolHit's JSON: the tool's fields (a type without
+// ToolHit's methods, embedded, so they sit at the top) and why.
+type hitJSON struct {
+	*toolFields
+	Why []SearchMatch `json:"why,omitempty"`
+}
+
+type toolFields Tool
+
+// MarshalJSON writes the tool's fields and "why".
+func (h ToolHit) MarshalJSON() ([]byte, error) {
+	return json.Marshal(hitJSON{(*toolFields)(&h.Tool), h.Why})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, or a tool alone.
+func (h *ToolHit) UnmarshalJSON(b []byte) error {
+	v := hitJSON{toolFields: (*toolFields)(&h.Tool)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	h.Why = v.Why
+	return nil
 }
 
 // A SearchMatch is one reason a tool matched: a word of the query
@@ -111,7 +136,7 @@ func (c *searchCache) index(set ToolSet) (*toolsearch.Index, map[string]Tool) {
 	docs := make([]toolsearch.Doc, len(set.Tools))
 	byName := make(map[string]Tool, len(set.Tools))
 	for i, t := range set.Tools {
-		docs[i] = toolsearch.Doc{ID: t.Name, Name: t.Name, Server: t.Server, Description: t.Title + "\n" + t.Description, Params: params(t.InputSchema)}
+		docs[i] = toolsearch.Doc{ID: t.Name, Name: t.Name, Server: t.Server, Description: titles(t) + t.Description, Params: params(t.InputSchema)}
 		byName[t.Name] = t
 	}
 	ix := toolsearch.New(docs)
@@ -121,6 +146,16 @@ func (c *searchCache) index(set ToolSet) (*toolsearch.Index, map[string]Tool) {
 		c.built, c.version, c.ix, c.byName = true, set.Version, ix, byName
 	}
 	return ix, byName
+}
+
+// titles are a tool's human titles, each on a line: its own and its
+// annotations' (older servers put it there), once when they are one.
+func titles(t Tool) string {
+	out := t.Title + "\n"
+	if a := t.Annotations; a != nil && a.Title != "" && a.Title != t.Title {
+		out += a.Title + "\n"
+	}
+	return out
 }
 
 // params reads the top-level properties of an input schema: whatever

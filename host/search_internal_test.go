@@ -1,36 +1,24 @@
 package host
 
 import (
-	"encoding/json"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/switchboard-mcp/switchboard/host/internal/toolsearch"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The index reads a schema's parameters with their string enum values
-// (an array's items' too), whatever form the schema came in: a tool's
-// modes say what it does.
-func TestSearchParams(t *testing.T) {
-	const schema = `{"type":"object","properties":{
-		"mode":{"type":"string","description":"what to do","enum":["list","create","delete"]},
-		"level":{"type":"integer","enum":[1,2]},
-		"kinds":{"type":"array","items":{"type":"string","enum":["pod","svc"]}},
-		"name":{"type":"string"}}}`
-	want := []toolsearch.Param{
-		{Name: "kinds", Enum: []string{"pod", "svc"}},
-		{Name: "level"},
-		{Name: "mode", Description: "what to do", Enum: []string{"list", "create", "delete"}},
-		{Name: "name"},
+// A title in a tool's annotations is searched as its own title is: a
+// query in its words finds the tool.
+func TestSearchReadsAnnotationTitles(t *testing.T) {
+	set := ToolSet{Version: 1, Tools: []Tool{
+		{Name: "s__a", Server: "s", Tool: "a", Description: "Does a thing.", Annotations: &mcp.ToolAnnotations{Title: "Quarterly ledger export"}},
+		{Name: "s__b", Server: "s", Tool: "b", Title: "Ledger", Description: "Does another.", Annotations: &mcp.ToolAnnotations{Title: "Ledger"}},
+	}}
+	var c searchCache
+	hits := c.find(set, "quarterly export", 5, nil)
+	if len(hits) != 1 || hits[0].Tool.Name != "s__a" {
+		t.Errorf("hits %+v, want s__a alone", hits)
 	}
-	var decoded map[string]any
-	if err := json.Unmarshal([]byte(schema), &decoded); err != nil {
-		t.Fatal(err)
-	}
-	for name, in := range map[string]any{"map": decoded, "raw": json.RawMessage(schema)} {
-		if diff := cmp.Diff(want, params(in)); diff != "" {
-			t.Errorf("params(%s) (-want +got):\n%s", name, diff)
-		}
+	if got := titles(set.Tools[1]); got != "Ledger\n" {
+		t.Errorf("titles of a tool whose two titles are one: %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -129,5 +130,43 @@ func TestSearchToolHitsSayWhy(t *testing.T) {
 	}
 	if text := host.ResultText(res); !strings.Contains(text, "[matched: ") || !strings.Contains(text, "add ← plus (means)") {
 		t.Errorf("search_tools text %q does not say why", text)
+	}
+}
+
+// A hit's JSON is the tool's object with "why" beside its fields, so a
+// reader of tools reads it; it reads back whole, and a tool alone reads
+// as a hit with no why.
+func TestToolHitJSON(t *testing.T) {
+	h := start(t, nil, demoServer(t, "demo"))
+	hits := h.SearchToolHits("plus 2 and 3", 1)
+	if len(hits) != 1 || len(hits[0].Why) == 0 {
+		t.Fatalf("hits %+v", hits)
+	}
+	b, err := json.Marshal(hits[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(b, &fields); err != nil {
+		t.Fatal(err)
+	}
+	if fields["name"] != "mcp__demo__add" || fields["tool"] != "add" || fields["why"] == nil {
+		t.Errorf("a hit's JSON: %s", b)
+	}
+	var back host.ToolHit
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(hits[0], back); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+	var tool host.Tool
+	if err := json.Unmarshal(b, &tool); err != nil || !cmp.Equal(tool, hits[0].Tool) {
+		t.Errorf("read as a tool: %+v, %v", tool, err)
+	}
+	plain, _ := json.Marshal(hits[0].Tool)
+	var bare host.ToolHit
+	if err := json.Unmarshal(plain, &bare); err != nil || bare.Why != nil || !cmp.Equal(bare.Tool, hits[0].Tool) {
+		t.Errorf("a tool read as a hit: %+v, %v", bare, err)
 	}
 }

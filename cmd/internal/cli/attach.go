@@ -114,9 +114,12 @@ func (d *daemonCatalog) Tools(ctx context.Context, f host.ViewFilter) ([]host.To
 	return prefixed(tools), err
 }
 
-func (d *daemonCatalog) SearchTools(ctx context.Context, f host.ViewFilter, query string, limit int) ([]host.Tool, error) {
-	tools, err := d.c.SearchTools(ctx, f, query, limit)
-	return prefixed(tools), err
+func (d *daemonCatalog) SearchToolHits(ctx context.Context, f host.ViewFilter, query string, limit int) ([]host.ToolHit, error) {
+	hits, err := d.c.SearchToolHits(ctx, f, query, limit)
+	for i := range hits {
+		hits[i].Tool = prefixed([]host.Tool{hits[i].Tool})[0]
+	}
+	return hits, err
 }
 
 // prefixed names tools as the command line's own host does: a name of

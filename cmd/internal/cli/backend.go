@@ -27,7 +27,9 @@ type catalog interface {
 	// WaitSettled waits until no server is connecting.
 	WaitSettled(ctx context.Context) error
 	Tools(ctx context.Context, f host.ViewFilter) ([]host.Tool, error)
-	SearchTools(ctx context.Context, f host.ViewFilter, query string, limit int) ([]host.Tool, error)
+	// SearchToolHits are the limit tools f shows that best match query,
+	// best first, with why each matched.
+	SearchToolHits(ctx context.Context, f host.ViewFilter, query string, limit int) ([]host.ToolHit, error)
 	Find(ctx context.Context, kind host.Kind, name string) (host.Named, error)
 	// CallTool calls a tool by its exposed name; progress comes through
 	// host.WithProgress(ctx, fn).
@@ -139,11 +141,11 @@ func (s *localCatalog) Tools(_ context.Context, f host.ViewFilter) ([]host.Tool,
 	return s.h.View(f).Tools().Tools, nil
 }
 
-func (s *localCatalog) SearchTools(_ context.Context, f host.ViewFilter, query string, limit int) ([]host.Tool, error) {
+func (s *localCatalog) SearchToolHits(_ context.Context, f host.ViewFilter, query string, limit int) ([]host.ToolHit, error) {
 	if isZeroFilter(f) {
-		return s.h.SearchTools(query, limit), nil
+		return s.h.SearchToolHits(query, limit), nil
 	}
-	return s.h.View(f).SearchTools(query, limit), nil
+	return s.h.View(f).SearchToolHits(query, limit), nil
 }
 
 func isZeroFilter(f host.ViewFilter) bool {

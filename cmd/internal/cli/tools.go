@@ -42,8 +42,12 @@ status is 1; for one that is disabled, blocked or untrusted, a line on
 stderr says so. A name no config defines is a usage error (exit 2).
 
 --search ranks the tools by how well their names, parameters and
-descriptions match the words of QUERY and prints the best --limit of
-them, best first; a tool that shares no word with QUERY is not printed.
+descriptions match the words of QUERY, or words they imply, and prints
+the best --limit of them, best first, each with why it matched in
+brackets: the tool's words and the query's they met ("tag ← label
+(synonym)"; a bare word is the query's own), so that the query can be
+refined; with --json, in each tool's "why". A tool that meets no word
+of QUERY is not printed.
 When none matches, stderr says so and the exit status is 1, as grep's is
 (--json prints []).
 
@@ -94,13 +98,11 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 	if err := o.IO.requireServers(statuses, o.Servers); err != nil {
 		return err
 	}
-	var tools []host.Tool
-	if o.Search == "" {
-		tools, err = s.Tools(ctx, host.ViewFilter{})
-		tools = onlyServers(tools, o.Servers, func(t host.Tool) string { return t.Server })
-	} else {
-		tools, err = s.SearchTools(ctx, host.ViewFilter{Servers: o.Servers}, o.Search, o.Limit)
+	if o.Search != "" {
+		return searchTools(ctx, o, s)
 	}
+	tools, err := s.Tools(ctx, host.ViewFilter{})
+	tools = onlyServers(tools, o.Servers, func(t host.Tool) string { return t.Server })
 	if err != nil {
 		return err
 	}
@@ -108,15 +110,29 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 	for _, t := range tools {
 		listed = append(listed, toolJSON{Tool: t})
 	}
-	if o.Search == "" {
-		listed = append(listed, withheldTools(onlyServers(statuses, o.Servers, func(st host.Status) string { return st.Name }))...)
+	listed = append(listed, withheldTools(onlyServers(statuses, o.Servers, func(st host.Status) string { return st.Name }))...)
+	if o.JSON {
+		return writeJSON(o.IO.Out, listed)
+	}
+	o.IO.printTools(listed)
+	return nil
+}
+
+// searchTools prints the tools that best match o.Search, best first, and
+// why each matched (the query's words and the tool's they met), so that
+// a person or a script can refine the query; --json gives each tool's
+// object with "why" beside its fields.
+func searchTools(ctx context.Context, o *toolsOptions, s catalog) error {
+	hits, err := s.SearchToolHits(ctx, host.ViewFilter{Servers: o.Servers}, o.Search, o.Limit)
+	if err != nil {
+		return err
 	}
 	if o.JSON {
-		err = writeJSON(o.IO.Out, listed)
+		err = writeJSON(o.IO.Out, orEmpty(hits))
 	} else {
-		o.IO.printTools(listed)
+		o.IO.printHits(hits)
 	}
-	if err == nil && o.Search != "" && len(tools) == 0 {
+	if err == nil && len(hits) == 0 {
 		// Said, not only shown as nothing: an empty answer and a search
 		// that found nothing look alike. Exit 1, as grep's.
 		if len(o.Servers) > 0 {
@@ -125,6 +141,20 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 		return fmt.Errorf("no tool matches %q", o.Search)
 	}
 	return err
+}
+
+// printHits prints a hit a line: its name, why it matched (in
+// brackets), and its description's first line.
+func (ios IO) printHits(hits []host.ToolHit) {
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+	for _, h := range hits {
+		why := make([]string, len(h.Why))
+		for i, m := range h.Why {
+			why[i] = m.String()
+		}
+		fmt.Fprintf(tw, "%s\t[%s]\t%s%s\n", cell(h.Tool.Name), cell(strings.Join(why, ", ")), ios.deferredMark(h.Tool.Deferred), firstLine(h.Tool.Description))
+	}
+	tw.Flush()
 }
 
 func (ios IO) printTools(tools []toolJSON) {

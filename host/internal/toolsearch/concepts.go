@@ -126,13 +126,47 @@ var concepts = map[string][]string{
 	"working copy": {"worktree", "clone"}, "before": {"previous", "history"},
 	"add up": {"sum"}, "somewhere": {"search", "find"}, "own copy": {"fork"},
 	"main": {"branch"}, "master": {"branch"}, "trunk": {"branch"},
+	// People and organisations, and how they stand to each other: what a
+	// knowledge graph keeps.
+	"company": {"entity", "organization"}, "organisation": {"entity", "organization"}, "organization": {"entity"},
+	"vendor": {"entity"}, "client": {"entity"}, "partner": {"entity"}, "supplier": {"entity"},
+	"reports to": {"relation", "relations"}, "works at": {"relation", "relations"}, "works for": {"relation", "relations"},
+	"leads": {"relation", "relations"}, "manages": {"relation", "relations"}, "belongs to": {"relation", "relations"},
+	"part of": {"relation", "relations"}, "married": {"relation"}, "owns": {"relation"},
+	"on file": {"search", "nodes", "entity"}, "about": {"search"},
+	// Secrets and who may act.
+	"credential": {"secret", "token", "key"}, "credentials": {"secret", "token", "key"},
+	"password": {"secret", "fill", "type"}, "token": {"secret", "token"}, "apikey": {"secret", "key"},
+	// Releases and versions.
+	"semver": {"tag", "version"}, "changelog": {"changelog", "log", "tags"}, "release notes": {"changelog", "log"},
+	// Time, asked of a thing.
+	"last modified": {"modified", "metadata", "info"}, "was created": {"created", "metadata", "info"},
+	"was changed": {"modified", "metadata", "info"}, "how old": {"created", "metadata", "info"},
+	// Existence, asked: a search or a list answers it.
+	"is there": {"search", "list"}, "are there": {"search", "list"}, "any": {"search", "list"},
+	// Typing into a page.
+	"key in": {"type", "fill"}, "email": {"fill", "type"},
+	"failed": {"error", "status"}, "errors": {"error", "console"}, "broken": {"error", "status"},
+	// Git's own words.
+	"head": {"ref", "reflog"}, "points to": {"url", "remote"}, "switch": {"checkout"},
+	"go back": {"checkout", "back", "previous"}, "look up": {"search", "get"},
+	// Questions of when, which a thing's metadata answers.
+	"when was": {"time", "metadata", "info", "modified"}, "when were": {"time", "metadata", "info", "modified"},
+	// Boxes and calls on a page.
+	"search box": {"input", "field", "fill", "type"}, "text box": {"input", "field", "fill", "type"},
+	"text field": {"input", "fill", "type"}, "api calls": {"network", "requests"}, "api requests": {"network", "requests"},
+	// Facts that stop being true, and things thrown away.
+	"no longer": {"delete", "remove"}, "throw away": {"discard", "reset", "delete", "clean"},
+	"teammates": {"relation", "relations"}, "colleagues": {"relation", "relations"},
 	// Numbers.
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }
 
-// conceptWeight scales a word a query gains from concepts, below a
-// synonym's: a concept is what the word often means, not what it says.
-const conceptWeight = 0.4
+// conceptWeight scales a word a query gains from concepts: below the
+// query's own words, as a concept is what the word often means, not what
+// it says. With the second round's concepts the tuning needs' recall@5
+// rose from 0.949 at 0.4 to 0.957 at 0.7 and 0.8 (best MRR), 0.951 at 1.
+const conceptWeight = 0.8
 
 // conceptTerms maps a query word (stemmed), or two side by side (a
 // pair), to the words (stemmed) its concept adds.
@@ -148,6 +182,11 @@ var conceptTerms = func() map[string][]string {
 			key = stem(from)
 		case len(f) == 2:
 			key = pair(f[0], f[1])
+		case len(strings.Fields(from)) == 2:
+			// A phrase with a stop word ("reports to", "on file"):
+			// its words as written, stemmed (stopPairs finds it).
+			w := strings.Fields(from)
+			key = pair(stem(w[0]), stem(w[1]))
 		default:
 			continue
 		}
@@ -162,3 +201,21 @@ var conceptTerms = func() map[string][]string {
 	}
 	return m
 }()
+
+// stopPairs are the query's two words side by side where one is a stop
+// word, stemmed, as said, and where each starts: "reports to" and "on
+// file" say what neither word says alone, and tokens drops the stop word.
+func stopPairs(query string) (pairs, said []string, at []int) {
+	var raw []string
+	for w := range strings.FieldsFuncSeq(strings.ToLower(query), notWordRune) {
+		raw = append(raw, w)
+	}
+	for j := 1; j < len(raw); j++ {
+		if stopWords[raw[j-1]] != stopWords[raw[j]] {
+			pairs = append(pairs, pair(stem(raw[j-1]), stem(raw[j])))
+			said = append(said, pair(raw[j-1], raw[j]))
+			at = append(at, j-1)
+		}
+	}
+	return pairs, said, at
+}

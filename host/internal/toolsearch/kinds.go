@@ -62,10 +62,13 @@ func kind(f string) string {
 	if strings.ContainsAny(f, "@\\") { // an address, a Windows path
 		return ""
 	}
+	host, _, _ := strings.Cut(f, "/")
+	if h, port, ok := strings.Cut(host, ":"); ok && port != "" && strings.Trim(port, "0123456789") == "" && (h == "localhost" || strings.Count(h, ".") > 0) {
+		return "url" // localhost:3000, example.com:8080, 10.0.0.5:80
+	}
 	if prefix, id, ok := strings.Cut(f, ":"); ok && lowerAlnum(prefix) && id != "" && !strings.ContainsAny(id, ":/") {
 		return "key" // user:7, session:42: a store's key
 	}
-	host, _, _ := strings.Cut(f, "/")
 	if dot := strings.LastIndexByte(host, '.'); dot > 0 && webTLDs[host[dot+1:]] {
 		return "url" // google.com, github.com/owner/repo
 	}
@@ -76,11 +79,22 @@ func kind(f string) string {
 		return "directory" // /var/data, ~/projects: a path with no extension
 	}
 	name := f[strings.LastIndexByte(f, '/')+1:]
+	if wellKnownFiles[strings.ToLower(name)] {
+		return "file"
+	}
 	dot := strings.LastIndexByte(name, '.')
 	if dot < 2 || len(name)-dot-1 > 4 || !lowerAlnum(name[dot+1:]) {
 		return "" // e.g, .env, os.Exit, v1.2, no dot
 	}
 	return "file"
+}
+
+// wellKnownFiles are the files every project has that are named with no
+// extension: "open the changelog and the readme", "where is the
+// Makefile".
+var wellKnownFiles = map[string]bool{
+	"readme": true, "changelog": true, "license": true, "makefile": true, "dockerfile": true,
+	"gemfile": true, "procfile": true, "jenkinsfile": true, "vagrantfile": true, "containerfile": true,
 }
 
 // lowerAlnum says whether s is lower-case letters and digits, with one

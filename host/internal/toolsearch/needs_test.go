@@ -15,9 +15,10 @@ type need struct {
 }
 
 // The need sets: needs-tuning, which the index may be tuned on, and
-// needs-heldout, written with it before any change it judges and never
-// tuned on (testdata/README.md says how both were written).
-var needSets = []string{"needs-tuning", "needs-heldout"}
+// needs-heldout and needs-heldout-b, each written before the changes it
+// judges and never tuned on (testdata/README.md says how they were
+// written).
+var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b"}
 
 func needs(t testing.TB, set string) ([]Doc, []need) {
 	t.Helper()
@@ -126,8 +127,9 @@ func all(need) bool { return true }
 // goal is logged beside the figures until it is met, then it is the
 // floor.
 var needFloor = map[string][2]float64{
-	"needs-tuning":  {0.88, 0.6},
-	"needs-heldout": {0.79, 0.56},
+	"needs-tuning":    {0.95, 0.9},
+	"needs-heldout":   {0.86, 0.67},
+	"needs-heldout-b": {0.81, 0.76},
 }
 
 // needGoal is issue 28's goal for held-out recall@5: on all needs, and on
@@ -167,7 +169,7 @@ func TestNeeds(t *testing.T) {
 			if f.at5 < floor[0] || g.at5 < floor[1] {
 				t.Errorf("recall@5 %.3f, no shared word %.3f: below the floor %.2f, %.2f: the ranking got worse", f.at5, g.at5, floor[0], floor[1])
 			}
-			if set == "needs-heldout" && (f.at5 < needGoal[0] || g.at5 < needGoal[1]) {
+			if set != "needs-tuning" && (f.at5 < needGoal[0] || g.at5 < needGoal[1]) {
 				t.Logf("issue 28's goal, recall@5 %.2f and %.2f with no shared word, is not met", needGoal[0], needGoal[1])
 			}
 		})

@@ -19,6 +19,18 @@ type term struct {
 	pos    int // where the query's word first is, to say why in its order
 }
 
+// lightVerbs are the verbs that say little of what is done (stemmed):
+// in "go to the dashboard", "open the login page", "put up a PR", "use the
+// staging context" the object picks the tool, and the verb's own matches
+// (navigate_back for "go", open_nodes for "open") mislead.
+var lightVerbs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range []string{"go", "open", "make", "put", "get", "show", "see", "tell", "give", "take", "use", "want", "need", "let", "have", "look", "bring", "keep"} {
+		m[stem(w)] = true
+	}
+	return m
+}()
+
 // pairWeight scales a pair of the query's words side by side against
 // its single words: a pair adds to the words' evidence, it is not more.
 const pairWeight = 0.5
@@ -38,6 +50,9 @@ func (ix *Index) queryTerms(query string) []term {
 	said := func(w string) string { return tz.surface[w] }
 	var terms []term
 	group := 0
+	// phrased are the words a concept of two has taken: "put up" a PR is
+	// no putting, "add up" no adding (tuning.phrase).
+	phrased := map[string]bool{}
 	for j := 1; j < len(words); j++ {
 		p := pair(words[j-1], words[j])
 		if _, ok := ix.postings[p]; ok && !slices.ContainsFunc(terms, func(t term) bool { return t.word == p }) {
@@ -57,9 +72,46 @@ func (ix *Index) queryTerms(query string) []term {
 			for _, s := range conceptTerms[p] {
 				if _, ok := ix.postings[s]; ok {
 					terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from, rel: "means", pos: j - 1})
+					phrased[words[j-1]], phrased[words[j]] = true, true
 				}
 			}
 			group++
+		}
+	}
+	if ix.tune.concepts {
+		ps, from, at := stopPairs(query)
+		for i, p := range ps {
+			added := false
+			for _, s := range conceptTerms[p] {
+				if _, ok := ix.postings[s]; ok {
+					terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from[i], rel: "means", pos: at[i]})
+					added = true
+					for _, w := range strings.Fields(p) {
+						phrased[w] = true
+					}
+				}
+			}
+			if added {
+				group++
+			}
+		}
+	}
+	// inKind are the words that come only from inside a path, a URL, a
+	// file's or a key's name: "/var/data" names a directory, not data
+	// (tuning.inKind).
+	inKind := map[string]bool{}
+	if ix.tune.inKind != 1 {
+		plain := strings.Fields(query)
+		for i, f := range plain {
+			if kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
+				for _, w := range tokens(f) {
+					inKind[w] = true
+				}
+				plain[i] = ""
+			}
+		}
+		for _, w := range tokens(strings.Join(plain, " ")) {
+			delete(inKind, w)
 		}
 	}
 	wn := wordNet()
@@ -99,12 +151,35 @@ func (ix *Index) queryTerms(query string) []term {
 				imply(r.word, wt, r.rel.String())
 			}
 		}
+		scale := 1.0
+		if lightVerbs[w] {
+			scale *= ix.tune.light
+		}
+		if phrased[w] {
+			scale *= ix.tune.phrase
+		}
+		if inKind[w] {
+			scale *= ix.tune.inKind
+		}
+		if scale != 1 {
+			for i := len(terms) - 1; i >= 0 && terms[i].group == group; i-- {
+				terms[i].weight *= scale
+			}
+		}
 		group++
 	}
-	for _, k := range kindsOf(query) {
+	ks := kindsOf(query)
+	if ix.tune.names > 0 {
+		ks = append(ks, ix.namesOf(query)...)
+	}
+	for _, k := range ks {
+		weight := kindWeight
+		if k.kind == "entity" {
+			weight = ix.tune.names
+		}
 		for _, s := range tokens(k.kind) {
 			if !own(s) {
-				terms = append(terms, term{word: s, weight: kindWeight, group: group, from: k.word, rel: "kind", pos: len(words) + group})
+				terms = append(terms, term{word: s, weight: weight, group: group, from: k.word, rel: "kind", pos: len(words) + group})
 				group++
 			}
 		}

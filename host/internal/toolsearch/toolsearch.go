@@ -69,6 +69,17 @@ type tuning struct {
 	enums     bool
 	// server weighs a server's evidence (Search) against a tool's own.
 	server float64
+	// names weighs the "entity" a proper name in the query implies
+	// (names.go); 0 reads no names.
+	names float64
+	// light weighs a light verb's group (lightVerbs) against other words'.
+	light float64
+	// phrase weighs a word that a concept of two words has taken
+	// ("put up", "reports to") against other words.
+	phrase float64
+	// inKind weighs a word said only inside a path, URL, file name or
+	// key (kinds.go) against other words.
+	inKind float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -93,6 +104,10 @@ var tuned = tuning{
 	synonyms: true,
 	concepts: true,
 	enums:    true,
+	names:    1,
+	light:    1,
+	phrase:   0.5,
+	inKind:   0.5,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a

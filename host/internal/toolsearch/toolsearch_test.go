@@ -141,12 +141,12 @@ func TestQueryTerms(t *testing.T) {
 	}
 	want := []string{
 		"0 folder 1.00 folder ",
-		"0 directori 0.50 folder synonym",
+		"0 directori 0.80 folder synonym",
 		"1 pr 1.00 pr ",
-		"1 pull 0.50 pr synonym",
-		"1 request 0.50 pr synonym",
+		"1 pull 0.80 pr synonym",
+		"1 request 0.80 pr synonym",
 		"2 remov 1.00 remove ",
-		"2 delet 0.50 remove synonym",
+		"2 delet 0.80 remove synonym",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("queryTerms (-want +got):\n%s", diff)
@@ -173,6 +173,8 @@ func TestKinds(t *testing.T) {
 		{"list /var/data and ~/projects, read /etc/hosts.conf", []string{"directory", "file"}},
 		{"at 10:30, see http:, a:b:c", nil},
 		{"plain words only", nil},
+		{"go to localhost:3000 or example.com:8080/x", []string{"url"}},
+		{"open the README and the Makefile", []string{"file"}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, kinds(tt.query)); diff != "" {
@@ -234,19 +236,60 @@ func TestWhy(t *testing.T) {
 	}
 }
 
-// Every concept is one word or two that a query can say (no stop word,
-// which tokens drops), and implies words a tool can have.
+// Every concept is one word or two that a query can say (a word alone
+// is no stop word, which tokens drops; of two, one may be: stopPairs
+// finds "reports to"), and implies words a tool can have.
 func TestConcepts(t *testing.T) {
 	for from, to := range concepts {
 		words := strings.Fields(from)
 		if len(words) == 1 && !slices.Contains(tokens(from), stem(from)) ||
-			len(words) == 2 && len(tokens(from)) != 2 || len(words) > 2 {
-			t.Errorf("concept %q: tokens %v; a concept is one or two words, none a stop word", from, tokens(from))
+			len(words) == 2 && len(tokens(from)) == 0 || len(words) > 2 {
+			t.Errorf("concept %q: tokens %v; a concept is one word or two, not stop words alone", from, tokens(from))
 		}
 		for _, w := range to {
 			if len(tokens(w)) == 0 {
 				t.Errorf("concept %q implies %q, which is no word", from, w)
 			}
 		}
+	}
+}
+
+// A capitalised word no tool says is a name, and names an entity; one
+// that starts the query must be no English word either, and a tool's own
+// words, acronyms and files are no names.
+func TestNames(t *testing.T) {
+	ix := New([]Doc{{ID: "gh", Name: "create_issue", Description: "Create an issue on GitHub"}})
+	tests := []struct {
+		query string
+		want  []named
+	}{
+		{"Acme is a customer now", []named{{"entity", "Acme"}}},
+		{"Carol's title is CTO", []named{{"entity", "Carol"}}},
+		{"Show what you know about Initech.", []named{{"entity", "Initech"}}},
+		{"Open an Issue on GitHub for the PR", nil},
+		{"where is the Makefile", nil},
+		{"tell me about acme", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ix.namesOf(tt.query), cmp.AllowUnexported(named{})); diff != "" {
+			t.Errorf("namesOf(%q) (-want +got):\n%s", tt.query, diff)
+		}
+	}
+}
+
+// A phrase with a stop word is a concept too: "reports to" is a
+// relation, which neither word says alone.
+func TestStopPairs(t *testing.T) {
+	ix := New([]Doc{
+		{ID: "rel", Name: "create_relations", Description: "Create relations between things"},
+		{ID: "other", Name: "read_file", Description: "Read a file"},
+	})
+	hits := ix.Search("dana reports to alice", 2)
+	if len(hits) != 1 || hits[0].ID != "rel" {
+		t.Fatalf("hits %+v, want rel alone", hits)
+	}
+	want := Match{Query: "reports to", Word: "relations", Relation: "means"}
+	if !slices.Contains(hits[0].Why, want) {
+		t.Errorf("why %v, want %v among them", hits[0].Why, want)
 	}
 }

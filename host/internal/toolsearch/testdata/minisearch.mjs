@@ -28,7 +28,7 @@ ms.addAll(docs);
 let noShared = {};
 try { noShared = JSON.parse(fs.readFileSync(0, "utf8") || "{}"); } catch { noShared = {}; }
 const out = {};
-for (const set of ["needs-tuning", "needs-heldout"]) {
+for (const set of ["needs-tuning", "needs-heldout", "needs-heldout-b"]) {
   const needs = read(set + ".json");
   const fig = (keep) => {
     let n = 0, at1 = 0, at5 = 0, mrr = 0;
