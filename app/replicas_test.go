@@ -431,11 +431,29 @@ func TestRevokeAcrossReplicas(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("DELETE on A: %s %s", resp.Status, b)
 	}
-	for i, base := range bases[1:] {
-		resp := c.send(http.MethodPost, base, list)
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(b), "ended") {
-			t.Errorf("the session on replica %c after DELETE on A: %s %s; want 404, ended", 'B'+i, resp.Status, b)
+	// C never held the session: it asks Revoked, at once. B holds it,
+	// and closes it when A's message reaches it, a moment after the
+	// DELETE's answer: B is asked until then.
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(eventBound)
+	for _, r := range []struct {
+		name, base string
+	}{{"C", bases[2]}, {"B", bases[1]}} {
+		for {
+			resp := c.send(http.MethodPost, r.base, list)
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode == http.StatusNotFound && strings.Contains(string(b), "ended") {
+				break
+			}
+			if r.name == "C" || resp.StatusCode != http.StatusOK {
+				t.Fatalf("the session on replica %s after DELETE on A: %s %s; want 404, ended", r.name, resp.Status, b)
+			}
+			select {
+			case <-tick.C:
+			case <-deadline:
+				t.Fatalf("replica %s still serves the session A ended", r.name)
+			}
 		}
 	}
 }

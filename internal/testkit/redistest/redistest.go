@@ -97,6 +97,7 @@ func startOn(t testing.TB, prog, dir string, args []string, port int) (*Server, 
 		"--save", "", "--appendonly", "no", "--dir", dir,
 		"--logfile", "", "--daemonize", "no"}, args...)...)
 	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.SysProcAttr = sysAttr()
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {
