@@ -4,10 +4,15 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit/redistest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit/replicatest"
 )
+
+// revokeBound bounds how long a session's end takes to reach every
+// replica through the store's publish/subscribe.
+const revokeBound = 5 * time.Second
 
 // TestRoundRobinWithoutStickiness: behind docs/deploy/haproxy-roundrobin.cfg
 // (every request to the next replica), 2026-07-28 clients are served by
@@ -75,20 +80,33 @@ func TestRoundRobinWithoutStickiness(t *testing.T) {
 				t.Errorf("one legacy session's six calls were served by %v (id kept: %v), want several replicas, one id", served, ls.ID() == id)
 			}
 			// The client ends its session (DELETE, to one replica). With
-			// the store, every replica knows; with the key alone, only
-			// the one that got the DELETE does (README).
+			// the store, every replica learns it (by the store's fan-out,
+			// awaited under a bound); with the key alone, only the one
+			// that got the DELETE does (README).
 			ls.Close()
+			ended := time.Now()
 			var open []string
 			for _, r := range c.Replicas {
-				if code, _ := rawList(t, r.URL, id, "ann"); code == http.StatusOK {
+				code, _ := rawList(t, r.URL, id, "ann")
+				for tc.store && code == http.StatusOK && time.Since(ended) < revokeBound {
+					select {
+					case <-t.Context().Done():
+					case <-time.After(20 * time.Millisecond): // the fan-out's arrival shows only in the answer
+					}
+					code, _ = rawList(t, r.URL, id, "ann")
+				}
+				if code == http.StatusOK {
 					open = append(open, r.Name)
 				}
 			}
 			switch {
 			case tc.store && len(open) > 0:
-				t.Errorf("the ended session still answers on %v, with a shared store", open)
+				t.Errorf("the ended session still answers on %v %v after its DELETE, with a shared store", open, revokeBound)
 			case !tc.store && len(open) == 0:
 				t.Errorf("with no store, every replica learnt of the session's end: the README says only one does")
+			}
+			if tc.store {
+				t.Logf("every replica refused the session %v after its DELETE", time.Since(ended).Round(time.Millisecond))
 			}
 			t.Logf("after DELETE, the session answers on %v", open)
 		})
