@@ -64,6 +64,17 @@ promtool:
 			echo "promtool: not on PATH; install Debian's prometheus package (as root: make promtool) or Prometheus' release"; exit 1; \
 		fi; }
 
+# Debian's WordNet: host/internal/toolsearch's TestWordNetTable checks the
+# embedded related-words table is what it gives (and fails without it under
+# make, as a test fails without its npm peer). Nothing reads it at run time.
+wordnet:
+	@test -e /usr/share/wordnet/index.verb || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base; \
+		else \
+			echo "wordnet: /usr/share/wordnet missing; install Debian's wordnet-base package (as root: make wordnet)"; exit 1; \
+		fi; }
+
 # The replica tests run real engines on loopback (DESIGN.md F64): Redis for
 # the shared store (internal/testkit/redistest), HAProxy and nginx in front
 # (internal/testkit/replicatest, with docs/deploy's configs). They fail
@@ -81,17 +92,6 @@ replica-engines:
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 		else \
 			echo "replica-engines:$$missing not installed; install Debian's packages (as root: make replica-engines)"; exit 1; \
-		fi; }
-
-# Debian's WordNet: host/internal/toolsearch's TestWordNetTable checks the
-# embedded related-words table is what it gives (and fails without it under
-# make, as a test fails without its npm peer). Nothing reads it at run time.
-wordnet:
-	@test -e /usr/share/wordnet/index.verb || { \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base; \
-		else \
-			echo "wordnet: /usr/share/wordnet missing; install Debian's wordnet-base package (as root: make wordnet)"; exit 1; \
 		fi; }
 
 # CI has 20 minutes for all of it: each long step says what it took

@@ -164,6 +164,7 @@ func FromDiscovery(d *discover.Discovery, opts *LoadOptions) (*Loaded, error) {
 		UntrustedProject: d.ProjectDir != "" && !d.ProjectTrusted,
 		Files:            o.watched(d),
 	}
+	pinTools(d, l)
 	// An app's entry that starts switchboard itself ('switchboard client
 	// connect' writes one) is no server of the person's: with nothing
 	// else, the demo still stands in, so that a person who connected an

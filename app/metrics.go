@@ -32,6 +32,7 @@ type Metrics struct {
 	reconnects *prometheus.CounterVec
 	cacheHits  *prometheus.CounterVec
 	refreshes  *prometheus.CounterVec
+	pinChanges *prometheus.CounterVec
 	app        atomic.Pointer[App] // set by Start; read by the collector at a scrape
 }
 
@@ -61,8 +62,12 @@ func NewMetrics() *Metrics {
 			Name: "switchboard_oauth_refreshes_total",
 			Help: "Refreshes of a server's OAuth access token, by result (ok, failed).",
 		}, []string{"server", "result"}),
+		pinChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "switchboard_tool_definition_changes_total",
+			Help: "Tools found changed, re-added or removed since they were first seen or approved (DESIGN.md F66), by server.",
+		}, []string{"server"}),
 	}
-	m.reg.MustRegister(m.calls, m.latency, m.reconnects, m.cacheHits, m.refreshes, collector{m},
+	m.reg.MustRegister(m.calls, m.latency, m.reconnects, m.cacheHits, m.refreshes, m.pinChanges, collector{m},
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -107,10 +112,15 @@ func (m *Metrics) observeRefresh(server string, err error) {
 	m.refreshes.WithLabelValues(server, result).Inc()
 }
 
-// follow counts reconnects from the host's events until sub closes.
+// follow counts reconnects and tool definition changes from the host's
+// events until sub closes.
 func (m *Metrics) follow(sub *host.Subscription) {
 	connected := map[string]bool{}
 	for e := range sub.C {
+		if e.Type == host.EventPin && e.Pin != nil && e.Pin.Change != host.PinNone && e.Pin.Change != host.PinUnverified {
+			m.pinChanges.WithLabelValues(e.Server).Inc()
+			continue
+		}
 		if e.Type != host.EventState || e.State != host.StateConnected {
 			continue
 		}
@@ -147,10 +157,12 @@ var (
 		"Client sessions closed because they took no write in time.", nil, nil)
 	descRateLimited = prometheus.NewDesc("switchboard_gateway_rate_limited_total",
 		"Tool calls refused by a rate limit, by limit (user, tool; store: the shared store did not answer).", []string{"limit"}, nil)
+	descWithheld = prometheus.NewDesc("switchboard_tools_withheld",
+		"Tools withheld from agents and clients until approved (pinTools, DESIGN.md F66), by server.", []string{"server"}, nil)
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descServers, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped, descAuthRefusals, descRateLimited, descStoreUp} {
+	for _, d := range []*prometheus.Desc{descServers, descWithheld, descViews, descSessions, descRequests, descQueue, descDropped, descForwarded, descClientsDropped, descAuthRefusals, descRateLimited, descStoreUp} {
 		ch <- d
 	}
 }
@@ -168,6 +180,13 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, s := range a.h.Status() {
 		states[s.State]++
+		withheld := 0
+		for _, c := range s.Pins {
+			if c.Withheld {
+				withheld++
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(descWithheld, prometheus.GaugeValue, float64(withheld), s.Name)
 	}
 	for st, n := range states {
 		ch <- prometheus.MustNewConstMetric(descServers, prometheus.GaugeValue, float64(n), string(st))

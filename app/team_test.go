@@ -125,3 +125,49 @@ func TestTeamCallerObserved(t *testing.T) {
 		t.Errorf("%d gateway spans of tools/call name enduser.id alice, want 2 (the call and the refusal)", users)
 	}
 }
+
+// TestTeamUnknownToolAudited: a call of a tool the caller's view does not
+// have (outside their profile, withheld, or no such tool) is refused by
+// go-sdk as unknown, and the audit trail has it too: the user, the name
+// asked for, no server, outcome unknown.
+func TestTeamUnknownToolAudited(t *testing.T) {
+	ctx := context.Background()
+	srv, err := demoserver.Config("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "audit.log")
+	a, err := app.Start(ctx, &app.Loaded{Servers: []config.ServerConfig{srv}}, &app.Options{
+		Host: &host.Options{ToolPrefix: host.NoToolPrefix}, Gateway: &gateway.Options{}, Audit: &app.AuditOptions{File: file},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	verify := func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: "bob", Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	base := listen(t, auth.RequireBearerToken(verify, nil)(a.Handler(gateway.HTTPOptions{})))
+	with, _ := clients(t, "bob-token")
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	sess, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + gateway.Path, HTTPClient: with, DisableStandaloneSSE: true},
+		&mcp.ClientSessionOptions{ProtocolVersion: config.ProtocolLegacy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "dev__deploy", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), `unknown tool "dev__deploy"`) {
+		t.Fatalf("calling dev__deploy: %v, want go-sdk's unknown tool", err)
+	}
+	if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "hi"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitLines(t, file, 2)
+	lines := readAudit(t, file)
+	if l := lines[0]; l.User != "bob" || l.Server != "" || l.Name != "dev__deploy" || l.Outcome != "unknown" || l.ArgsSHA == "" {
+		t.Errorf("the unknown call's audit line: %+v, want bob, no server, dev__deploy, unknown, the arguments' digest", l)
+	}
+	if l := lines[1]; l.User != "bob" || l.Server != "demo" || l.Name != "echo" || l.Outcome != "ok" {
+		t.Errorf("the known call's audit line: %+v", l)
+	}
+}

@@ -129,6 +129,12 @@ type ServerConfig struct {
 	// AlwaysLoad keeps the server's tools shown to a model with their
 	// schemas when an agent defers the others behind a search.
 	AlwaysLoad bool `json:"alwaysLoad,omitempty"`
+	// PinTools withholds a tool whose definition changed since it was
+	// first seen or approved until `switchboard tools approve` accepts it
+	// (DESIGN.md F66). Nil takes the top-level "pinTools" of our own
+	// config (app.Load resolves it); false shows changes without
+	// withholding.
+	PinTools *bool `json:"pinTools,omitempty"`
 	// ProtocolVersion pins the MCP version spoken with the server, for one
 	// that misbehaves when asked which it speaks (DESIGN.md, "Protocol
 	// eras"). Empty negotiates: server/discover first, initialize at

@@ -96,6 +96,7 @@ func leavesTrust(old, new *ServerConfig) bool {
 // entry below it, which is no change of theirs.
 func (c *ServerConfig) sameMetadata(o *ServerConfig) bool {
 	return slices.Equal(c.AutoApprove, o.AutoApprove) && c.Timeout == o.Timeout && c.AlwaysLoad == o.AlwaysLoad &&
+		(c.PinTools == nil) == (o.PinTools == nil) && (c.PinTools == nil || *c.PinTools == *o.PinTools) &&
 		(c.WorkDir == o.WorkDir || c.ignoresWorkDir()) &&
 		slices.Equal(c.Tools.Allow, o.Tools.Allow) && slices.Equal(c.Tools.Deny, o.Tools.Deny) &&
 		c.Source.Provider == o.Source.Provider && c.Source.Path == o.Source.Path

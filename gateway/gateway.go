@@ -206,7 +206,7 @@ func (g *Gateway) viewHeld(filter host.ViewFilter, pinned, held bool) (*view, er
 			UnsubscribeHandler: g.unsubscribe(v),
 		})
 		v.srv.AddReceivingMiddleware(g.opts.Middleware...)
-		v.srv.AddReceivingMiddleware(g.greet(v), g.keepState)
+		v.srv.AddReceivingMiddleware(g.greet(v), g.keepState, g.auditUnknown(v))
 		if g.opts.ToolSearch {
 			g.addSearchTools(v)
 		}

@@ -37,6 +37,9 @@ const (
 	catalogFlushNames
 	// catalogClosed: Close empties the catalog.
 	catalogClosed
+	// catalogPins: the pin file changed (an approval): what is withheld
+	// is looked at again.
+	catalogPins
 )
 
 // catalogChange is one change of the catalog: its op, and what the op
@@ -143,6 +146,9 @@ func (h *Host) changeCatalogLocked(s *server, ch catalogChange) bool {
 			h.rebuildNamesLocked()
 		}
 		return false
+	case catalogPins:
+		h.toolsDirty = true
+		return h.rebuildToolsLocked()
 	case catalogClosed:
 		h.names, h.namesDirty = [kinds]nameBook{}, false
 		h.tools, h.toolSrc, h.toolsDirty = ToolSet{Version: h.tools.Version + 1}, nil, false

@@ -178,6 +178,9 @@ func (h *Host) refreshList(s *server, sess *mcp.ClientSession, kind listKind) {
 		return
 	}
 	fresh := h.maskCatalog(catalog{tools: tools, resources: resources, templates: templates, prompts: prompts})
+	if kind == listTools {
+		h.recordPins(s, fresh.tools)
+	}
 	h.mu.Lock()
 	// Nothing changes when the session was dropped, replaced or removed
 	// meanwhile.

@@ -61,6 +61,9 @@ type Event struct {
 	// its last few stderr lines, masked: what a person is shown beside
 	// the error (a client, as a log notification).
 	Stderr []string `json:"stderr,omitempty"`
+	// Pin, on a pin event, is how the tool differs from what was
+	// approved; its Change is PinNone once it no longer does.
+	Pin *PinChange `json:"pin,omitempty"`
 }
 
 // notification reports whether an event is one the backlog keeps for a

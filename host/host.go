@@ -90,6 +90,9 @@ type Host struct {
 	roots rootsState // the roots offered; a lock of its own (roots.go)
 
 	search searchCache // the tool set's search index; a lock of its own (search.go)
+
+	pins     *pinState // remembered tool definitions; a lock of its own (pins.go)
+	pinWatch sync.Once // starts watchPins at the first Start
 }
 
 // New returns a host with no servers. Start adds them.
@@ -151,6 +154,7 @@ func New(opts *Options) *Host {
 		workDir:       workDir,
 		log:           logger,
 		cache:         toolcache.Open(o.CacheDir),
+		pins:          newPinState(o.PinFile),
 		tokens:        oauth.NewStore(o.TokenFile),
 		redactor:      r,
 		life:          life,
@@ -219,6 +223,7 @@ func (h *Host) Start(ctx context.Context, configs []config.ServerConfig) error {
 		return err
 	}
 	h.started = true
+	h.pinWatch.Do(h.watchPins)
 	h.learn(configs)
 	var pending []waiting
 	for i, cfg := range configs {

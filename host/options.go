@@ -137,6 +137,13 @@ type Options struct {
 	// redirect, keeps the grant and connects the server. Nil puts such a
 	// server in state needs-auth until Login.
 	Authorize func(ctx context.Context, server, url string) error
+	// PinFile is where the tools' definitions are remembered as first
+	// seen or approved (DESIGN.md F66): JSON of mode 0600, shared by
+	// every host of the user, locked and written atomically, and read
+	// again when another process changes it (an approval). A changed
+	// tool is marked (Tool.Pin, Status.Pins, EventPin) and, on a server
+	// with pinTools, withheld until approved. Empty remembers nothing.
+	PinFile string
 	// Observer, when set, hears of calls and tool cache hits, for metrics
 	// and traces (observe.go). Nil observes nothing.
 	Observer *Observer

@@ -88,6 +88,7 @@ func (h *Host) Reload(ctx context.Context, configs []config.ServerConfig) (confi
 		s, c := h.servers[name], byName[name]
 		s.cfg.AutoApprove, s.cfg.Timeout, s.cfg.Source, s.cfg.AlwaysLoad = slices.Clone(c.AutoApprove), c.Timeout, c.Source, c.AlwaysLoad
 		s.cfg.Tools = config.ToolFilter{Allow: slices.Clone(c.Tools.Allow), Deny: slices.Clone(c.Tools.Deny)}
+		s.cfg.PinTools = c.PinTools
 		// A trust decision moved where it would start, and it does not
 		// care (config.DependsOnWorkDir): its next start runs there.
 		s.workDir = c.WorkDir

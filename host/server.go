@@ -88,6 +88,9 @@ type server struct {
 	prompts   []*mcp.Prompt
 	listed    chan struct{}
 	initRes   *mcp.InitializeResult
+	// pinChanges are how the tools offered differ from what is
+	// remembered (pins.go), as the last rebuild of the tool set found.
+	pinChanges []PinChange
 	// cachedExtras are the resources, templates and prompts from the
 	// cache or the last connection's listing, shown (deferred) until this
 	// connection's are listed (extrasLocked); nil when none are known.

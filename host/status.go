@@ -38,6 +38,9 @@ type Status struct {
 	// connection's, else the one it spoke last (remembered with its
 	// cached tools); "" when not known yet.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// Pins are the server's tools that differ from what was first seen
+	// or approved (DESIGN.md F66), withheld ones included, by name.
+	Pins []PinChange `json:"pins,omitempty"`
 }
 
 // MarshalJSON writes ConnectTime in milliseconds, which scripts read more
@@ -83,6 +86,7 @@ func (h *Host) Status() []Status {
 			Prompts:     len(s.prompts),
 			PID:         s.pid,
 			ConnectTime: s.connectDur,
+			Pins:        slices.Clone(s.pinChanges),
 		}
 		if s.err != nil {
 			st.Error = h.redactor.String(s.err.Error())

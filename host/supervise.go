@@ -309,6 +309,7 @@ func (h *Host) connectOnce(ctx context.Context, s *server) (*conn, error) {
 		return nil, err
 	}
 	tools = h.maskCatalog(catalog{tools: tools}).tools
+	h.recordPins(s, tools)
 	h.log.Info("listed", "server", s.cfg.Name, "tools", len(tools), "took", since(listed))
 	return &conn{sess: sess, stdio: stdio, kind: kind, tools: tools, ttl: ttl, took: time.Since(start), listed: make(chan struct{}), listenEnded: listenEnded}, nil
 }

@@ -35,6 +35,12 @@ type Tool struct {
 	// Deferred tools come from the cache: their server is not connected
 	// yet, and a call waits for it.
 	Deferred bool `json:"deferred"`
+	// Pin says the tool is not as first seen or approved (DESIGN.md
+	// F66): PinChanged or PinReadded, with PinChanged naming the parts
+	// that differ. Such a tool is listed only on a server without
+	// pinTools; "" for a tool as approved.
+	Pin        string   `json:"pin,omitempty"`
+	PinChanged []string `json:"pinChanged,omitempty"`
 }
 
 // DefinitionTokens estimates how many tokens the tools' definitions take
@@ -324,6 +330,12 @@ func (h *Host) sessionFor(ctx context.Context, name string, stale *mcp.ClientSes
 		}
 		startup := s.cfg.EffectiveStartupTimeout()
 		why := s.err
+		if sess != nil && h.withholdsLocked(s, key.tool) {
+			// A deferred tool resolved before its server connected, whose
+			// definition then turned out changed (DESIGN.md F66).
+			h.mu.Unlock()
+			return nil, key, 0, h.refuseWithheld(name, key)
+		}
 		h.mu.Unlock()
 		if sess != nil {
 			return sess, key, timeout, nil
@@ -359,6 +371,9 @@ func (h *Host) sessionFor(ctx context.Context, name string, stale *mcp.ClientSes
 // goneLocked explains a name that is not in the tool set: a tool whose
 // server is down says which server and why; any other name is unknown.
 func (h *Host) goneLocked(name string) error {
+	if server, tool, ok := h.withheldLocked(name); ok {
+		return h.refuseWithheld(name, toolKey{server, tool})
+	}
 	k, ok := h.names[KindTool].departed[name]
 	s := h.servers[k.server]
 	if !ok || s == nil || s.phase == phaseConnected || s.phase.removed() {

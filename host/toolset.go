@@ -108,28 +108,44 @@ func (h *Host) rebuildToolsLocked() bool {
 		s        *server
 		t        *mcp.Tool
 		deferred bool
+		pin      *PinChange
 	}
 	var entries []entry
 	var keys []toolKey
+	digests := map[*mcp.Tool]string{}
 	for _, s := range h.servers {
 		var tools []*mcp.Tool
 		deferred := false
 		switch s.offerLocked() {
 		case offerNone:
+			// Its changes stand (they are in the file): kept, so that a
+			// reconnect does not announce them again.
 			continue
 		case offerLive:
 			tools = s.live
 		case offerCached:
 			tools, deferred = s.cached, true
 		}
+		// A tool the server changed since it was approved is marked, and
+		// withheld on a pinned server (DESIGN.md F66).
+		changes, withheld := h.pinCheckLocked(s, tools, digests)
+		h.announcePinsLocked(s.cfg.Name, s.pinChanges, changes)
+		s.pinChanges = changes
 		for _, t := range tools {
-			if !allowed(s.cfg.Tools, t.Name) {
+			if !allowed(s.cfg.Tools, t.Name) || withheld[t] {
 				continue
 			}
-			entries = append(entries, entry{s, t, deferred})
+			var pin *PinChange
+			for i := range changes {
+				if changes[i].Tool == t.Name {
+					pin = &changes[i]
+				}
+			}
+			entries = append(entries, entry{s, t, deferred, pin})
 			keys = append(keys, toolKey{s.cfg.Name, t.Name})
 		}
 	}
+	h.pins.prune(digests)
 	names, collisions := assignNamesAs(KindTool, h.opts.ToolPrefix, h.opts.PassThroughNames, keys, h.names[KindTool].prev())
 	for _, c := range collisions {
 		h.log.Warn("tool name collision resolved", "detail", c)
@@ -155,6 +171,9 @@ func (h *Host) rebuildToolsLocked() bool {
 			AutoApprove:  glob.First(e.s.cfg.AutoApprove, k.tool) != "",
 			AlwaysLoad:   e.s.cfg.AlwaysLoad,
 			Deferred:     e.deferred,
+		}
+		if e.pin != nil {
+			tools[i].Pin, tools[i].PinChanged = e.pin.Change, e.pin.What
 		}
 		src[i] = e.t
 	}
@@ -191,7 +210,8 @@ func sameSorted(published []Tool, publishedSrc []*mcp.Tool, tools []Tool, src []
 		p, t := &published[i], &tools[j]
 		if src[j] == publishedSrc[i] {
 			if p.Name != t.Name || p.Server != t.Server || p.Tool != t.Tool ||
-				p.Deferred != t.Deferred || p.AutoApprove != t.AutoApprove || p.AlwaysLoad != t.AlwaysLoad {
+				p.Deferred != t.Deferred || p.AutoApprove != t.AutoApprove || p.AlwaysLoad != t.AlwaysLoad ||
+				p.Pin != t.Pin || !slices.Equal(p.PinChanged, t.PinChanged) {
 				return false
 			}
 		} else if !sameTool(*p, *t) {
@@ -209,6 +229,7 @@ func sameTools(a, b []Tool) bool { return slices.EqualFunc(a, b, sameTool) }
 func sameTool(x, y Tool) bool {
 	return x.Name == y.Name && x.Server == y.Server && x.Tool == y.Tool &&
 		x.Deferred == y.Deferred && x.Description == y.Description && x.Title == y.Title &&
-		x.AutoApprove == y.AutoApprove && x.AlwaysLoad == y.AlwaysLoad && reflect.DeepEqual(x.InputSchema, y.InputSchema) &&
+		x.AutoApprove == y.AutoApprove && x.AlwaysLoad == y.AlwaysLoad && x.Pin == y.Pin && slices.Equal(x.PinChanged, y.PinChanged) &&
+		reflect.DeepEqual(x.InputSchema, y.InputSchema) &&
 		reflect.DeepEqual(x.OutputSchema, y.OutputSchema) && reflect.DeepEqual(x.Annotations, y.Annotations)
 }

@@ -121,6 +121,11 @@ func decodeNative(e *entry, v *doc.Value) bool {
 			c.Lazy = e.boolean(val, m.Key, c.Lazy)
 		case "alwaysLoad":
 			c.AlwaysLoad = e.boolean(val, m.Key, c.AlwaysLoad)
+		case "pinTools":
+			pin := e.boolean(val, m.Key, false)
+			if val.Kind == doc.Bool {
+				c.PinTools = &pin
+			}
 		case "oauth":
 			c.OAuth = oauthSettings(e, m.Key, val)
 		}
@@ -294,4 +299,30 @@ func stringList(d *doc.Doc, v *doc.Value, field string) ([]string, error) {
 		out = append(out, el.Str)
 	}
 	return out, nil
+}
+
+// ParsePinTools reads the top-level "pinTools" of one of our config files:
+//
+//	{"pinTools": true, "mcpServers": {…}}
+//
+// nil when the file does not say. It covers every server of every source
+// that does not say for itself (DESIGN.md F66). A value that is not true
+// or false is an error naming the file and line: a safety setting is not
+// guessed. A file that does not parse says nothing here: it is its
+// source's error, reported with it, and a reload keeps the last good
+// config while it lasts.
+func ParsePinTools(path string, data []byte) (*bool, error) {
+	d, err := parseObject(Location{Path: path}, data, true)
+	if err != nil || d == nil {
+		return nil, nil
+	}
+	v := d.Root.Member("pinTools")
+	if doc.Nullish(v) {
+		return nil, nil
+	}
+	if v.Kind != doc.Bool {
+		return nil, d.Diag(v.Off, "", "pinTools", "want true or false, got "+v.Kind.String())
+	}
+	pin := v.Bool
+	return &pin, nil
 }

@@ -111,6 +111,11 @@ type Options struct {
 	// add_tool (a new tool, announced with tools/list_changed), log (a log
 	// notification) and progress (progress notifications) (--test-tools).
 	TestTools bool
+	// DescribeFrom, when set, is a file holding echo's description
+	// (RemoveEcho: no echo), read at start and again by a tool,
+	// redescribe: a server that changes a tool behind its client's back
+	// (--describe-from, DESIGN.md F66).
+	DescribeFrom string
 	// Instructions, when set, replace the demo's own in the initialize
 	// response (--instructions): a server's text a host passes to a model.
 	Instructions string
@@ -215,6 +220,7 @@ func parseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.DurationVar(&o.ExitAfter, "exit-after", 0, "exit with code 3 after this `duration` (a crash)")
 	fs.DurationVar(&o.FreezeAfter, "freeze-after", 0, "stop answering anything, pings included, after this `duration`")
 	fs.BoolVar(&o.TestTools, "test-tools", false, "add tools that send notifications: add_tool, log, progress")
+	fs.StringVar(&o.DescribeFrom, "describe-from", "", "take echo's description from this `file` (\"-\": no echo), read again by a tool, redescribe")
 	fs.StringVar(&o.Instructions, "instructions", "", "send these `instructions` at initialize instead of the demo's own")
 	fs.BoolVar(&o.Roots, "roots", false, "add a tool, roots, that lists the roots the client offers")
 	fs.BoolVar(&o.Sampling, "sampling", false, "add a tool, sample, that asks the client to sample a reply to its text")

@@ -111,6 +111,10 @@ func NewServer(opts Options) *mcp.Server {
 		s.AddReceivingMiddleware(handshakeMiddleware(&probeLog{w: opts.Stderr}, opts.Legacy))
 	}
 	addTools(s)
+	if opts.DescribeFrom != "" {
+		describeEcho(s, opts.DescribeFrom)
+		addRedescribe(s, opts.DescribeFrom)
+	}
 	if opts.TestTools {
 		addTestTools(s)
 	}
@@ -205,10 +209,13 @@ type failIn struct {
 	Message string `json:"message" jsonschema:"the error message the result should carry"`
 }
 
+// echoDescription is echo's own description.
+const echoDescription = "Returns the given text unchanged. Useful to check that a server is reachable."
+
 func addTools(s *mcp.Server) {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "echo",
-		Description: "Returns the given text unchanged. Useful to check that a server is reachable.",
+		Description: echoDescription,
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, echo)
 	mcp.AddTool(s, &mcp.Tool{

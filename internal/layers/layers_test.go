@@ -28,9 +28,10 @@ var allowed = map[string][]string{
 
 	// The host knows config's types, never how configs are found; what
 	// only it uses lives under it.
-	"host":                     {"config", "internal/clip", "host/internal/toolcache", "host/internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap", "host/internal/oauth", "host/internal/toolsearch"},
+	"host":                     {"config", "internal/clip", "host/internal/toolcache", "host/internal/transport", "internal/glob", "internal/execpath", "internal/redact", "internal/reap", "host/internal/oauth", "host/internal/toolsearch", "host/internal/pins"},
 	"host/internal/oauth":      {"config", "internal/clip", "internal/safefile"},
 	"host/internal/toolcache":  {"config", "internal/safefile"},
+	"host/internal/pins":       {"internal/safefile"},
 	"host/internal/transport":  {"config", "internal/clip", "internal/execpath", "internal/procgroup", "internal/reap"},
 	"host/internal/toolsearch": {},
 	"watch":                    {"config", "host"},
@@ -39,7 +40,7 @@ var allowed = map[string][]string{
 	// serve as an OAuth protected resource (DESIGN.md F65).
 	"gateway/resource": {"internal/clip"},
 	// The parts assembled: what serve, watch and an embedder run.
-	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "gateway/resource", "gateway/store"},
+	"app": {"config", "config/discover", "config/source", "config/trust", "host", "watch", "gateway", "gateway/resource", "gateway/store", "internal/safefile"},
 	// serve over stdio when a daemon runs: bytes both ways, nothing of the host.
 	"app/bridge": {},
 	// One app per person, on a unix socket, and the client that attaches

@@ -235,6 +235,16 @@ func (g *globalOptions) tokenFile() string {
 	return filepath.Join(dir, "oauth", "tokens.json")
 }
 
+// pinFile is where tool definitions are remembered (DESIGN.md F66), in
+// the state directory; "" when there is none.
+func (g *globalOptions) pinFile() string {
+	dir := g.stateDirPath()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, host.PinFileName)
+}
+
 func (g *globalOptions) project() (string, error) {
 	if g.projectDir != "" {
 		return filepath.Abs(g.projectDir)
@@ -283,6 +293,7 @@ func (g *globalOptions) hostOptions(untrustedProject bool) (*host.Options, error
 		// leave are its own to end and reap (DESIGN.md F17).
 		Subreaper: true,
 		TokenFile: g.tokenFile(),
+		PinFile:   g.pinFile(),
 	}, nil
 }
 

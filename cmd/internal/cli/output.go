@@ -107,10 +107,35 @@ func (ios IO) serverTable(statuses []host.Status) {
 	for _, s := range statuses {
 		rows = append(rows, []column{
 			{text: cell(s.Name)}, {text: string(s.State), color: stateColor(s.State)}, {text: transportName(s)},
-			{text: fmt.Sprint(s.Tools)}, {text: connectTime(s)}, {text: cell(sourceLabel(s.Source))}, {text: oneLine(s.Error) + nextTry(s.Retry, time.Now()) + loginHint(s)},
+			{text: fmt.Sprint(s.Tools) + pinNote(s)}, {text: connectTime(s)}, {text: cell(sourceLabel(s.Source))}, {text: oneLine(s.Error) + nextTry(s.Retry, time.Now()) + loginHint(s)},
 		})
 	}
 	writeTable(ios.Out, ios.color(ios.OutTTY), rows)
+}
+
+// pinCounts are how many of a server's tools are not as approved, and
+// how many of those are withheld.
+func pinCounts(s host.Status) (changed, withheld int) {
+	for _, c := range s.Pins {
+		changed++
+		if c.Withheld {
+			withheld++
+		}
+	}
+	return changed, withheld
+}
+
+// pinNote is what the TOOLS column adds for changed tools: "5 (1
+// changed, 1 withheld)".
+func pinNote(s host.Status) string {
+	changed, withheld := pinCounts(s)
+	switch {
+	case changed == 0:
+		return ""
+	case withheld == 0:
+		return fmt.Sprintf(" (%d changed)", changed)
+	}
+	return fmt.Sprintf(" (%d changed, %d withheld)", changed, withheld)
 }
 
 // column is one cell of a table: its text, escaped already, and the colour
@@ -214,6 +239,11 @@ type statusJSON struct {
 	// itself in its handshake (instructions capped, masked).
 	ServerInfo   *serverInfoJSON `json:"serverInfo,omitempty"`
 	Instructions string          `json:"instructions,omitempty"`
+	// Changed counts the tools not as first seen or approved (DESIGN.md
+	// F66), removed ones included; Withheld, those of them kept from
+	// agents until approved.
+	Changed  int `json:"changedTools"`
+	Withheld int `json:"withheldTools"`
 }
 
 type serverInfoJSON struct {
@@ -249,6 +279,7 @@ func toStatusJSON(statuses []host.Status) []statusJSON {
 			Since: s.Since.UTC().Format(time.RFC3339Nano), RetryAt: timeJSON(s.Retry),
 			Instructions: s.Instructions,
 		})
+		out[len(out)-1].Changed, out[len(out)-1].Withheld = pinCounts(s)
 		if i := s.ServerInfo; i != nil {
 			out[len(out)-1].ServerInfo = &serverInfoJSON{Name: i.Name, Title: i.Title, Version: i.Version}
 		}

@@ -58,6 +58,13 @@ func (f *Factory) startHost(ctx context.Context, need needs) (*localCatalog, err
 	if err != nil {
 		return nil, err
 	}
+	if opts == nil {
+		// A test's factory: the host's defaults.
+	} else if err := host.CheckPinFile(opts.PinFile); err != nil {
+		// The host withholds pinned servers' tools for it: said once here,
+		// where a person reads it.
+		fmt.Fprintf(f.IO.Err, "switchboard: %s\n", oneLine(err.Error()))
+	}
 	h := host.New(opts)
 	s := &localCatalog{h: h, loaded: l}
 	if need.events {

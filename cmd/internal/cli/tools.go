@@ -49,7 +49,13 @@ brackets: the tool's words and the query's they met ("tag ← label
 refined; with --json, in each tool's "why". A tool that meets no word
 of QUERY is not printed.
 When none matches, stderr says so and the exit status is 1, as grep's is
-(--json prints []).`,
+(--json prints []).
+
+A tool whose description, schema or annotations changed since it was
+first seen or approved is marked "(changed: description)" ("pin" and
+"pinChanged" in --json); on a server with "pinTools": true it is withheld
+from agents and clients, and listed here marked "(withheld, …)" until
+'switchboard tools approve' accepts it.`,
 		Example: `  $ switchboard tools
   $ switchboard tools --server github --json
   $ switchboard tools --wait
@@ -75,6 +81,7 @@ When none matches, stderr says so and the exit status is 1, as grep's is
 	addServerFlag(cmd, f, &o.Servers, true, "list only the tools of server `NAME`")
 	cmd.Flags().StringVar(&o.Search, "search", "", "print the tools that best match `QUERY`, best first")
 	cmd.Flags().IntVar(&o.Limit, "limit", 10, "with --search, print at most `N` tools (0: every match)")
+	cmd.AddCommand(newApproveCmd(f))
 	return cmd
 }
 
@@ -99,10 +106,15 @@ func runTools(ctx context.Context, o *toolsOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return writeJSON(o.IO.Out, orEmpty(tools))
+	listed := make([]toolJSON, 0, len(tools))
+	for _, t := range tools {
+		listed = append(listed, toolJSON{Tool: t})
 	}
-	o.IO.printTools(tools)
+	listed = append(listed, withheldTools(onlyServers(statuses, o.Servers, func(st host.Status) string { return st.Name }))...)
+	if o.JSON {
+		return writeJSON(o.IO.Out, listed)
+	}
+	o.IO.printTools(listed)
 	return nil
 }
 
@@ -145,12 +157,54 @@ func (ios IO) printHits(hits []host.ToolHit) {
 	tw.Flush()
 }
 
-func (ios IO) printTools(tools []host.Tool) {
+func (ios IO) printTools(tools []toolJSON) {
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	for _, t := range tools {
-		fmt.Fprintf(tw, "%s\t%s%s\n", cell(t.Name), ios.deferredMark(t.Deferred), firstLine(t.Description))
+		fmt.Fprintf(tw, "%s\t%s%s%s\n", cell(t.Name), ios.deferredMark(t.Deferred), ios.pinMark(t), firstLine(t.Description))
 	}
 	tw.Flush()
+}
+
+// toolJSON is a tool as tools prints it: the host's, or one withheld
+// from the host's set (DESIGN.md F66), which only tools shows.
+type toolJSON struct {
+	host.Tool
+	// Withheld says the tool is not offered until it is approved.
+	Withheld bool `json:"withheld,omitempty"`
+}
+
+// withheldTools are the tools the servers' pinTools withhold, under the
+// name they would have, for a person to see what waits for approval.
+func withheldTools(statuses []host.Status) []toolJSON {
+	var out []toolJSON
+	for _, st := range statuses {
+		for _, c := range st.Pins {
+			if !c.Withheld {
+				continue
+			}
+			out = append(out, toolJSON{Withheld: true, Tool: host.Tool{
+				Name: c.Name, Server: st.Name, Tool: c.Tool,
+				Description: c.Description, Pin: c.Change, PinChanged: c.What,
+			}})
+		}
+	}
+	return out
+}
+
+// pinMark marks a tool that is not as first seen or approved: what
+// changed, and whether it is withheld until 'tools approve'.
+func (ios IO) pinMark(t toolJSON) string {
+	if t.Pin == "" {
+		return ""
+	}
+	what := t.Pin
+	if len(t.PinChanged) > 0 {
+		what += ": " + strings.Join(t.PinChanged, ", ")
+	}
+	if t.Withheld {
+		return paint(ios.color(ios.OutTTY), ansiRed, "(withheld, "+what+") ")
+	}
+	return paint(ios.color(ios.OutTTY), ansiYellow, "("+what+") ")
 }
 
 // deferredMark marks what comes from the cache, its server not

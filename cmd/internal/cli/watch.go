@@ -127,6 +127,10 @@ type eventJSON struct {
 	ServerInfo      *serverInfoJSON `json:"serverInfo,omitempty"`
 	Instructions    string          `json:"instructions,omitempty"`
 	ProtocolVersion string          `json:"protocolVersion,omitempty"`
+	// Tool and Pin, on a pin event: the server's tool whose definition
+	// is not (or again) as approved, and how (DESIGN.md F66).
+	Tool string          `json:"tool,omitempty"`
+	Pin  *host.PinChange `json:"pin,omitempty"`
 }
 
 func writeEventJSON(ios IO, e host.Event) {
@@ -146,6 +150,8 @@ func writeEventJSON(ios IO, e host.Event) {
 	case host.EventTools:
 		v := e.Version
 		out.Version = &v
+	case host.EventPin:
+		out.Tool, out.Pin = e.Tool, e.Pin
 	}
 	_ = writeJSONLine(ios.Out, out)
 }
@@ -165,6 +171,12 @@ func printEvent(ios IO, e host.Event) {
 		fmt.Fprintln(ios.Out, line)
 	case host.EventTools:
 		fmt.Fprintf(ios.Out, "%s %-16s tool set changed (version %d)\n", ts, "*", e.Version)
+	case host.EventPin:
+		msg := termsafe.Line(e.Message)
+		if e.Pin != nil && e.Pin.Withheld {
+			msg = paint(colorOn, ansiRed, msg)
+		}
+		fmt.Fprintf(ios.Out, "%s %-16s %s\n", ts, termsafe.Line(e.Server), msg)
 	case host.EventLog:
 		msg := termsafe.Line(e.Message)
 		if e.Level == host.LevelError {

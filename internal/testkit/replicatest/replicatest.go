@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +45,10 @@ type Cluster struct {
 	Dir    string // the test's folder: config, replicas' state
 	Config string // the shared config file
 	Mark   string // MarkEnv's value for this cluster
+
+	// Top is more of the config file beside mcpServers ("profiles",
+	// "access", "limits", "pinTools"), written by WriteConfig.
+	Top map[string]any
 
 	servers  map[string]any
 	Replicas []*Replica
@@ -89,7 +94,11 @@ func (c *Cluster) SetServer(t testing.TB, name string, entry map[string]any) {
 // saves atomically does, so no replica reads half of it.
 func (c *Cluster) WriteConfig(t testing.TB) {
 	t.Helper()
-	data, err := json.MarshalIndent(map[string]any{"mcpServers": c.servers}, "", "  ")
+	doc := map[string]any{"mcpServers": c.servers}
+	for k, v := range c.Top {
+		doc[k] = v
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,8 +111,13 @@ func (c *Cluster) WriteConfig(t testing.TB) {
 	}
 }
 
+// ReplicaDir, in a flag of Start's extra, is each replica's own folder:
+// "--audit-log", ReplicaDir+"/audit.jsonl" gives each its own file.
+const ReplicaDir = "{replica}"
+
 // Start starts n replicas, each on a loopback port the kernel picks,
-// with serve's flags extra, and waits for each to serve.
+// with serve's flags extra (ReplicaDir in them replaced), and waits for
+// each to serve.
 func (c *Cluster) Start(t testing.TB, n int, extra ...string) {
 	t.Helper()
 	for i := range n {
@@ -114,7 +128,11 @@ func (c *Cluster) Start(t testing.TB, n int, extra ...string) {
 				t.Fatal(err)
 			}
 		}
-		r := &Replica{Name: name, Addr: "127.0.0.1:0", c: c, dir: dir, extra: extra}
+		own := make([]string, len(extra))
+		for j, a := range extra {
+			own[j] = strings.ReplaceAll(a, ReplicaDir, dir)
+		}
+		r := &Replica{Name: name, Addr: "127.0.0.1:0", c: c, dir: dir, extra: own}
 		c.Replicas = append(c.Replicas, r)
 		r.Start(t)
 	}
@@ -138,6 +156,25 @@ type Replica struct {
 	log    logLines
 }
 
+// Dir is the replica's own folder: its state ("state", where the pin
+// file is), cache and project folders.
+func (r *Replica) Dir() string { return r.dir }
+
+// Command is switchboard args run as this replica's operator would: the
+// replica's config, state and folders (its pin file, for `tools
+// approve`), under StartBound. It returns the output, both streams.
+func (r *Replica) Command(t testing.TB, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), StartBound)
+	defer cancel()
+	global := r.args()
+	global = global[:slices.Index(global, "serve")]
+	cmd := exec.CommandContext(ctx, r.c.Bin, append(global, args...)...)
+	cmd.Env = r.env()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
 // Pid is the running process's id.
 func (r *Replica) Pid() int {
 	r.mu.Lock()
@@ -157,17 +194,22 @@ func (r *Replica) args() []string {
 	return append(a, r.extra...)
 }
 
-// Start starts the replica and waits, under StartBound, for its
-// "serving on URL" line; the first start learns the port.
-func (r *Replica) Start(t testing.TB) {
-	t.Helper()
-	cmd := exec.Command(r.c.Bin, r.args()...)
-	cmd.Env = append(os.Environ(),
+// env is a replica's environment: its own XDG folders and the mark.
+func (r *Replica) env() []string {
+	return append(os.Environ(),
 		MarkEnv+"="+r.c.Mark,
 		"XDG_CONFIG_HOME="+filepath.Join(r.dir, "xdg-config"),
 		"XDG_STATE_HOME="+filepath.Join(r.dir, "state"),
 		"XDG_CACHE_HOME="+filepath.Join(r.dir, "cache"),
 	)
+}
+
+// Start starts the replica and waits, under StartBound, for its
+// "serving on URL" line; the first start learns the port.
+func (r *Replica) Start(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command(r.c.Bin, r.args()...)
+	cmd.Env = r.env()
 	procgroup.Set(cmd)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
