@@ -152,11 +152,22 @@ func (a *App) Drain(ctx context.Context) error {
 		closeOnce(o.stopped)
 		o.mu.Unlock()
 	}()
-	select {
-	case <-o.idle:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	// Rounds parked on their client's input are ended: at once with
+	// session keys, after parkedGrace without (drainmove.go).
+	grace, stop := a.parkedGraceC()
+	defer stop()
+	for {
+		select {
+		case <-o.idle:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-grace:
+			grace = nil
+			if n := a.gw.EndParkedRounds(); n > 0 && a.opts.Logger != nil {
+				a.opts.Logger.Info("drain: ended the rounds waiting on their clients' input", "rounds", n)
+			}
+		}
 	}
 }
 

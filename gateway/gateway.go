@@ -108,6 +108,7 @@ type Gateway struct {
 	life      context.Context
 	endLife   context.CancelFunc
 	roundKeys atomic.Pointer[SessionKeys]
+	parkEnds  atomic.Bool // a drain ends rounds as they park (parked.go)
 }
 
 // caller is who a call in flight is for: a session of the legacy era, or

@@ -116,7 +116,9 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *vi
 		r.mu.Lock()
 		r.waiting[a.key] = a
 		r.mu.Unlock()
-		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.key: a.req}, RequestState: g.stateOf(r)}, nil
+		res := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.key: a.req}, RequestState: g.stateOf(r)}
+		g.parks(r)
+		return res, nil
 	case <-ctx.Done():
 		// The client cancelled the call: the upstream's is cancelled too.
 		g.endRound(r)

@@ -86,10 +86,9 @@ func TestRoundStateMovesAcrossReplicas(t *testing.T) {
 		"env":     map[string]string{replicatest.MarkEnv: c.Mark},
 	})
 	keys := keyFile(t, c.Dir)
-	// A's round is left waiting for an answer that went to B; a drain
-	// waits for it as for any call in flight (until the round idles out
-	// or --drain-timeout): a short one keeps the test's end short.
-	c.Start(t, 2, "--session-key-file", keys, "--drain-timeout", "3s")
+	// A's round is left waiting for an answer that went to B; A's drain
+	// at the test's end lets go of it (TestDrainLetsGoOfParkedRound).
+	c.Start(t, 2, "--session-key-file", keys)
 	a, b := c.Replicas[0], c.Replicas[1]
 
 	first := roundCall(t, a.URL, "ann", "demo__ask", "", nil)
