@@ -32,9 +32,9 @@ type served struct {
 	done chan error
 }
 
-func serveDemo(t *testing.T, opts *app.Options, hopts gateway.HTTPOptions) *served {
+func serveDemo(t *testing.T, opts *app.Options, hopts gateway.HTTPOptions, flags ...string) *served {
 	t.Helper()
-	srv, err := demoserver.Config("demo")
+	srv, err := demoserver.Config("demo", flags...)
 	if err != nil {
 		t.Fatal(err)
 	}
