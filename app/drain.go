@@ -239,7 +239,7 @@ type serverHealth struct {
 
 // opsHandler serves the health checks and, around next (the gateway),
 // refuses new sessions while draining and keeps the streams it may end.
-func (a *App) opsHandler(next http.Handler, token string) http.Handler {
+func (a *App) opsHandler(next http.Handler, token string, sealed bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case HealthPath:
@@ -253,6 +253,10 @@ func (a *App) opsHandler(next http.Handler, token string) http.Handler {
 		if a.Draining() && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("Mcp-Protocol-Version") < config.ProtocolModern {
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, ErrDraining.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		if a.Draining() && movable(r, sealed) {
+			refuseMoved(w)
 			return
 		}
 		if r.Method != http.MethodGet {

@@ -149,9 +149,12 @@ func (l *load) awaitProgress(t *testing.T, base []int64, what string) {
 // each call the client saw fail at most once (SPEC F64, F60).
 //
 // With SIGTERM alone, HAProxy sends a replica calls until its /readyz
-// check fails (about a second), which the draining replica refuses. Put
-// in DRAIN on HAProxy's runtime API first (docs/deploy/README.md), it
-// gets none but its sessions': no 2026-07-28 call fails. With replicas
+// check fails (about a second). The draining replica answers a
+// 2026-07-28 one 503 before any of it runs, which HAProxy retries on
+// another replica: none is refused; a call in a legacy session (no key:
+// no other replica can take it up) is. Put in DRAIN on HAProxy's runtime
+// API first (docs/deploy/README.md), it gets none but its sessions': no
+// 2026-07-28 call fails. With replicas
 // that share a session key and a store, and the replica put in MAINT
 // (not even its sessions' requests: another replica takes those up), no
 // session is lost: at most a request already on its way is refused.
@@ -239,6 +242,8 @@ func rollingRestart(t *testing.T, first string) {
 		// a request HAProxy had sent on its way just before MAINT, which
 		// reaches the replica draining.
 		switch {
+		case o.era == next && strings.Contains(o.err, "shutting down"):
+			t.Errorf("call %s (%s) was refused by a draining replica, not answered 503 for HAProxy to retry elsewhere: %s", o.id, o.era, o.err)
 		case first != "" && o.era == next:
 			t.Errorf("call %s (%s) failed with the replica in %s in haproxy first: %s", o.id, o.era, first, o.err)
 		case first == "maint" && !strings.Contains(o.err, "shutting down"):
