@@ -45,8 +45,8 @@ type round struct {
 	notify  func(host.Progress, string)
 	waiting map[string]ask // asks sent to the client, by input key
 	seq     int
-	// binding is the caller and request a sealed requestState of the
-	// round names; answered, when the round runs again on a replica that
+	// binding is the caller and request the round belongs to: a
+	// requestState, sealed or bare, continues it only for them; answered, when the round runs again on a replica that
 	// did not start it, the client's answers to questions asked before
 	// (mrtrseal.go).
 	binding  roundBinding
