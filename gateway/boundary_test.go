@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/gateway/resource"
 )
 
 // Without session keys a requestState is the round's bare id: it
@@ -45,5 +46,28 @@ func TestBareRequestStateBound(t *testing.T) {
 	done := modernCall(t, a, "ann-token", "demo__ask", map[string]any{}, state, ann)
 	if r, _ := done["result"].(map[string]any); r == nil || !strings.Contains(toJSON(r), "hello Ann") {
 		t.Fatalf("Ann finishing her round: %v", done)
+	}
+}
+
+// The guard takes the bearer scheme in any case and the token with the
+// blanks around it trimmed (RFC 7235 §2.1); the caller a request is
+// bound to (its rate bucket, its sessions) is the same however the
+// client writes the header, so spelling it another way is no fresh
+// bucket.
+func TestCallerOfBearerSpellings(t *testing.T) {
+	guard, err := resource.New(resource.Options{Resource: "http://127.0.0.1/mcp", Issuers: []string{"http://127.0.0.1:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := &gateway.Limits{PerUser: &gateway.Rate{Rate: 0.001, Burst: 1}} // no token comes back within the test
+	r := startReplica(t, gateway.HTTPOptions{Token: "ops-token", Resource: guard, Limits: limits}, demoServer(t, "demo"))
+	if msg := errorOf(modernCallAs(t, r.srv.URL, "Bearer ops-token", "demo__echo", map[string]any{"text": "hi"}, "", nil)); msg != "" {
+		t.Fatalf("first call, within the burst: %s", msg)
+	}
+	for _, authz := range []string{"bearer ops-token", "BEARER ops-token", "Bearer  ops-token", "Bearer ops-token "} {
+		msg := errorOf(modernCallAs(t, r.srv.URL, authz, "demo__echo", map[string]any{"text": "hi"}, "", nil))
+		if !strings.Contains(msg, "rate limit") {
+			t.Errorf("Authorization %q past the burst: %q, want the same caller's limit", authz, msg)
+		}
 	}
 }
