@@ -1,8 +1,13 @@
 package gateway_test
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
 
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/gateway/resource"
@@ -69,5 +74,37 @@ func TestCallerOfBearerSpellings(t *testing.T) {
 		if !strings.Contains(msg, "rate limit") {
 			t.Errorf("Authorization %q past the burst: %q, want the same caller's limit", authz, msg)
 		}
+	}
+}
+
+// A kept whole result (MaxResultText) is its caller's: another caller
+// who learns its URI (a shared transcript, a log) reads nothing, even
+// one whose view does not show the tool that made it.
+func TestKeptResultIsItsCallers(t *testing.T) {
+	s := serveTeamWith(t, &gateway.Options{MaxResultText: 100}, gateway.HTTPOptions{Access: teamAccess}, demoServer(t, "a"), demoServer(t, "b"))
+	alice := s.as(t, "alice-tok", "", config.ProtocolLegacy, nil)
+	long := strings.Repeat("secret ", 100)
+	res, err := alice.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__echo", Arguments: map[string]any{"text": long}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uri string
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			uri = l.URI
+		}
+	}
+	if uri == "" {
+		t.Fatalf("no link to the whole result in %v", res.Content)
+	}
+	for _, era := range []string{config.ProtocolLegacy, config.ProtocolModern} {
+		bob := s.as(t, "bob-tok", "", era, nil)
+		if got, err := bob.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("%s: bob read alice's kept result: %d bytes", era, len(got.Contents[0].Text))
+		}
+	}
+	whole, err := alice.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(whole.Contents) != 1 || whole.Contents[0].Text != long {
+		t.Fatalf("alice reading her whole result: %v", err)
 	}
 }

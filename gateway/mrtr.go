@@ -155,7 +155,7 @@ func (g *Gateway) startRound(reqCtx context.Context, hv *host.View, name, server
 		defer g.calls(server, caller{r: r})()
 		res, err := hv.CallTool(ctx, name, args)
 		end(CallEnd{Result: res, Err: err})
-		res, err = g.reply(res, err)
+		res, err = g.reply(r.binding.caller, res, err)
 		r.done <- callOutcome{res, err}
 		// A client that never comes back for the result leaves the round
 		// behind: drop it after a while.
