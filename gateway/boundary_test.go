@@ -2,6 +2,9 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -106,5 +109,67 @@ func TestKeptResultIsItsCallers(t *testing.T) {
 	whole, err := alice.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
 	if err != nil || len(whole.Contents) != 1 || whole.Contents[0].Text != long {
 		t.Fatalf("alice reading her whole result: %v", err)
+	}
+}
+
+// headerTransport sets header on every request, after the bearer token.
+type headerTransport struct {
+	token  string
+	header http.Header
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+h.token)
+	for k, v := range h.header {
+		r.Header[k] = v
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// A client cannot choose the limits its calls draw on by sending the tag
+// the gateway uses internally (Switchboard-Handler): not another
+// Handler's, more generous, not one that names none, in either era,
+// with sealed sessions or go-sdk's.
+func TestSpoofedHandlerTag(t *testing.T) {
+	for _, keyed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keys=%v", keyed), func(t *testing.T) {
+			var keys *gateway.SessionKeys
+			if keyed {
+				keys = loadKeys(t, randomKey(t))
+			}
+			strict := gateway.HTTPOptions{SessionKeys: keys, Limits: &gateway.Limits{PerUser: &gateway.Rate{Rate: 0.001, Burst: 1}}}
+			r := startReplica(t, strict, demoServer(t, "demo"))
+			generous := httptest.NewServer(r.gw.Handler(gateway.HTTPOptions{Limits: &gateway.Limits{PerUser: &gateway.Rate{Rate: 1000, Burst: 1000}}}))
+			t.Cleanup(generous.Close)
+			for i, spoof := range []string{"2", "", "999", "1, 2"} {
+				for _, era := range []string{config.ProtocolLegacy, config.ProtocolModern} {
+					// A user of their own for each try, so each starts with a
+					// burst of one.
+					token := fmt.Sprintf("user-%d-%s", i, era)
+					tr := headerTransport{token: token, header: http.Header{"Switchboard-Handler": {spoof}}}
+					c := mcp.NewClient(&mcp.Implementation{Name: "spoofer", Version: "1"}, nil)
+					sess, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: r.srv.URL + gateway.Path, HTTPClient: &http.Client{Transport: tr}},
+						&mcp.ClientSessionOptions{ProtocolVersion: era})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var refused int
+					for range 3 {
+						res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: "demo__echo", Arguments: map[string]any{"text": "hi"}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if res.IsError && strings.Contains(textOf(res), "rate limit") {
+							refused++
+						}
+					}
+					sess.Close()
+					if refused != 2 {
+						t.Errorf("Switchboard-Handler %q, %s: %d of 3 calls refused, want 2 (a burst of 1)", spoof, era, refused)
+					}
+				}
+			}
+		})
 	}
 }
