@@ -1,8 +1,11 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -171,5 +174,73 @@ func TestSpoofedHandlerTag(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// initSession posts an initialize with a client name of its own to r and
+// returns the session id the gateway answered with.
+func initSession(t *testing.T, r *replica, token, client string) string {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":%q,"version":"1"}}}`,
+		config.ProtocolLegacy, client)
+	req, _ := http.NewRequest(http.MethodPost, r.srv.URL+gateway.Path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, id)
+	}
+	if code, _ := rawRequest(t, r, http.MethodPost, id, token, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); code != http.StatusAccepted {
+		t.Fatalf("initialized: %d", code)
+	}
+	return id
+}
+
+// A sealed session id has one spelling: base64 that decodes to the same
+// bytes through other trailing bits is another id, and refused, or a
+// client could go on with a session it DELETEd (revocation is by id) and
+// hold two copies of one session. On a gateway without authentication
+// everyone is one caller, and anyone who saw an id ended could revive it.
+func TestSealedSessionIDOneSpelling(t *testing.T) {
+	opts := gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t))}
+	r := startReplica(t, opts, demoServer(t, "demo"))
+	// An id whose last character carries spare bits: the sealed length
+	// is not a multiple of 3 for one of three name lengths.
+	var id, variant string
+	for _, name := range []string{"c", "cc", "ccc"} {
+		id = initSession(t, r, "ann-token", name)
+		raw, err := base64.RawURLEncoding.DecodeString(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" {
+			v := id[:len(id)-1] + string(c)
+			if got, err := base64.RawURLEncoding.DecodeString(v); v != id && err == nil && bytes.Equal(got, raw) {
+				variant = v
+				break
+			}
+		}
+		if variant != "" {
+			break
+		}
+	}
+	if variant == "" {
+		t.Fatal("no id with spare bits among three lengths")
+	}
+	if code, body := rawRequest(t, r, http.MethodPost, variant, "ann-token", pingBody); code != http.StatusNotFound {
+		t.Errorf("another spelling of a live id: %d %q, want 404", code, body)
+	}
+	if code, _ := rawRequest(t, r, http.MethodDelete, id, "ann-token", ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", code)
+	}
+	if code, body := rawRequest(t, r, http.MethodPost, variant, "ann-token", pingBody); code != http.StatusNotFound {
+		t.Errorf("another spelling of a DELETEd id: %d %q, want 404", code, body)
 	}
 }
