@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/gateway/resource"
+	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/testkit/idptest"
 )
 
 // With the protected resource on (--auth-issuer) and no shared token,
@@ -47,5 +50,46 @@ func TestReadyzNamesNoServerBehindTheGuard(t *testing.T) {
 				t.Errorf("the shared token: %d %s; want 200 naming demo", code, body)
 			}
 		}
+	}
+}
+
+// With access rules, /metrics (whose labels name every server and tool)
+// takes the shared token alone: a user's access token, whose profile may
+// hide servers on /mcp, is refused, so no profile is widened through the
+// metrics' label values.
+func TestMetricsBehindAccessRules(t *testing.T) {
+	idp := idptest.New(t, idptest.Options{User: idptest.User{Subject: "alice"}})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + gateway.Path
+	ln.Close()
+	guard, err := resource.New(resource.Options{Resource: url, Issuers: []string{idp.Issuer}, HTTPClient: idp.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	access := &gateway.Access{
+		Profiles: map[string]host.ViewFilter{"none-here": {Servers: []string{"elsewhere"}}},
+		Default:  []string{"none-here"},
+	}
+	s := serveDemo(t, &app.Options{Metrics: app.NewMetrics()}, gateway.HTTPOptions{Resource: guard, Token: "ops-token-123", Access: access})
+	get := func(token string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, s.url+app.MetricsPath, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(idp.Mint(idptest.Mint{Audience: []string{url}})); code != http.StatusForbidden || strings.Contains(body, "demo") {
+		t.Errorf("alice's access token: %d %.300s; want 403 naming no server", code, body)
+	}
+	if code, body := get("ops-token-123"); code != http.StatusOK || !strings.Contains(body, "switchboard_") {
+		t.Errorf("the shared token: %d %.300s; want the metrics", code, body)
 	}
 }
