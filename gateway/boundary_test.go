@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -242,5 +243,89 @@ func TestSealedSessionIDOneSpelling(t *testing.T) {
 	}
 	if code, body := rawRequest(t, r, http.MethodPost, variant, "ann-token", pingBody); code != http.StatusNotFound {
 		t.Errorf("another spelling of a DELETEd id: %d %q, want 404", code, body)
+	}
+}
+
+// hidden is a server over HTTP with a prompt, a resource, a template,
+// completions and subscriptions, that counts the completions and
+// subscriptions it is asked for.
+func hidden(t *testing.T, name string, asked *atomic.Int32) config.ServerConfig {
+	t.Helper()
+	count := func() { asked.Add(1) }
+	srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ServerOptions{
+		CompletionHandler: func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			count()
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"secret-value"}}}, nil
+		},
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { count(); return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	srv.AddPrompt(&mcp.Prompt{Name: "payroll", Arguments: []*mcp.PromptArgument{{Name: "who"}}}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "payroll"}}}}, nil
+	})
+	read := func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "payroll data"}}}, nil
+	}
+	srv.AddResource(&mcp.Resource{Name: "r", URI: "payroll://all"}, read)
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{Name: "t", URITemplate: "payroll://{who}"}, read)
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+		for ss := range srv.Sessions() {
+			ss.Close()
+		}
+	})
+	return config.ServerConfig{Name: name, Type: config.TransportHTTP, URL: ts.URL,
+		Source: config.Source{Provider: "test", Path: "boundary_test.go", Level: config.LevelExplicit}}
+}
+
+// A profile holds for what is not a tool: a caller cannot get, complete,
+// read or subscribe to the prompts and resources of a server outside it,
+// by name, by URI, by a template's URI, or through ?servers=; and the
+// hidden server is never asked. Carol, whose profile shows it, can.
+func TestProfilesHoldBeyondTools(t *testing.T) {
+	var asked atomic.Int32
+	s := serveTeam(t, gateway.HTTPOptions{Access: teamAccess}, demoServer(t, "a"), hidden(t, "b", &asked))
+	ctx := context.Background()
+	alice := s.as(t, "alice-tok", "", config.ProtocolLegacy, nil)
+	if _, err := alice.GetPrompt(ctx, &mcp.GetPromptParams{Name: "payroll", Arguments: map[string]string{"who": "x"}}); err == nil {
+		t.Error("alice got b's prompt")
+	}
+	for _, ref := range []*mcp.CompleteReference{
+		{Type: "ref/prompt", Name: "payroll"},
+		{Type: "ref/resource", URI: "payroll://{who}"},
+		{Type: "ref/resource", URI: "payroll://all"},
+	} {
+		res, err := alice.Complete(ctx, &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "who", Value: ""}})
+		if err == nil && len(res.Completion.Values) > 0 {
+			t.Errorf("alice completed %s %s%s: %v", ref.Type, ref.Name, ref.URI, res.Completion.Values)
+		}
+	}
+	for _, uri := range []string{"payroll://all", "payroll://bob"} {
+		if _, err := alice.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+			t.Errorf("alice read %s", uri)
+		}
+		if err := alice.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err == nil {
+			t.Errorf("alice subscribed to %s", uri)
+		}
+	}
+	if _, err := s.dial("alice-tok", "?servers=b", config.ProtocolLegacy, nil); err == nil {
+		t.Error("alice connected with ?servers=b")
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("b was asked %d completions or subscriptions for alice", n)
+	}
+	// The control: carol's profile shows b, and the same requests work.
+	carol := s.as(t, "carol-tok", "", config.ProtocolLegacy, nil)
+	res, err := carol.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "payroll://{who}"}, Argument: mcp.CompleteParamsArgument{Name: "who"}})
+	if err != nil || len(res.Completion.Values) != 1 {
+		t.Errorf("carol's completion: %v %v", res, err)
+	}
+	if err := carol.Subscribe(ctx, &mcp.SubscribeParams{URI: "payroll://all"}); err != nil {
+		t.Errorf("carol's subscription: %v", err)
+	}
+	if n := asked.Load(); n != 2 {
+		t.Errorf("b was asked %d times for carol, want 2", n)
 	}
 }

@@ -331,12 +331,28 @@ func (g *Gateway) complete(v *view) func(context.Context, *mcp.CompleteRequest) 
 			params.Ref = &r
 			return g.h.Complete(ctx, owner.Server, &params)
 		case "ref/resource":
+			if server, ok := g.templateOwner(v, ref.URI); ok {
+				return g.h.Complete(ctx, server, &params)
+			}
 			if server, ok := g.owner(v, ref.URI); ok {
 				return g.h.Complete(ctx, server, &params)
 			}
 		}
 		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 	}
+}
+
+// templateOwner is the server in v whose resource template is tpl, as
+// written: a ref/resource names the template itself ("payroll://{who}"),
+// which no template's expansion matches as a URI.
+func (g *Gateway) templateOwner(v *view, tpl string) (string, bool) {
+	_, templates := g.h.View(v.filter).Resources()
+	for _, t := range templates {
+		if t.URITemplate == tpl {
+			return t.Server, true
+		}
+	}
+	return "", false
 }
 
 // unregister drops from registered what want no longer has, and returns
