@@ -329,3 +329,38 @@ func TestProfilesHoldBeyondTools(t *testing.T) {
 		t.Errorf("b was asked %d times for carol, want 2", n)
 	}
 }
+
+// Arguments nested past any parser's depth (200 000 levels, within the
+// body limit), in both eras and as a legacy session's initialize: each
+// request is answered, and the gateway goes on serving.
+func TestDeeplyNestedBodies(t *testing.T) {
+	r := startReplica(t, gateway.HTTPOptions{SessionKeys: loadKeys(t, randomKey(t))}, demoServer(t, "demo"))
+	deep := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
+	post := func(version, body string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, r.srv.URL+gateway.Path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", version)
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "demo__echo")
+		req.Header.Set("Authorization", "Bearer ann-token")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", version, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	call := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"demo__echo","arguments":{"text":%s},"_meta":{%q:%q}}}`,
+		deep, mcp.MetaKeyProtocolVersion, config.ProtocolModern)
+	post(config.ProtocolModern, call)
+	post(config.ProtocolLegacy, call)
+	post(config.ProtocolLegacy, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"x":`+deep+`},"clientInfo":{"name":"c","version":"1"}}}`)
+	// Still serving: a plain call goes through.
+	msg := modernCall(t, r, "ann-token", "demo__echo", map[string]any{"text": "still here"}, "", nil)
+	if res, _ := msg["result"].(map[string]any); res == nil || !strings.Contains(toJSON(res), "still here") {
+		t.Fatalf("after the nested bodies: %v", msg)
+	}
+}
