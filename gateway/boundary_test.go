@@ -364,3 +364,24 @@ func TestDeeplyNestedBodies(t *testing.T) {
 		t.Fatalf("after the nested bodies: %v", msg)
 	}
 }
+
+// A caller who holds a session on every ?servers= list they may ask for
+// fills the views clients choose, but crowds out no other caller's
+// profile: profiles' views are counted apart.
+func TestProfileViewsNotCrowdedOut(t *testing.T) {
+	defer gateway.SetMaxViews(2)()
+	s := serveTeam(t, gateway.HTTPOptions{Access: teamAccess}, demoServer(t, "a"), demoServer(t, "b"))
+	s.as(t, "carol-tok", "?servers=a", config.ProtocolLegacy, nil)
+	s.as(t, "carol-tok", "?servers=b", config.ProtocolLegacy, nil)
+	for _, token := range []string{"alice-tok", "bob-tok"} {
+		sess, err := s.dial(token, "", config.ProtocolLegacy, nil)
+		if err != nil {
+			t.Fatalf("%s locked out by carol's ?servers= views: %v", token, err)
+		}
+		sess.Close()
+	}
+	// The views clients choose are bounded as before.
+	if _, err := s.dial("carol-tok", "?servers=a,b", config.ProtocolLegacy, nil); err == nil {
+		t.Error("a third chosen view past a bound of 2, with both busy")
+	}
+}
