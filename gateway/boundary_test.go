@@ -114,6 +114,23 @@ func TestKeptResultIsItsCallers(t *testing.T) {
 	if err != nil || len(whole.Contents) != 1 || whole.Contents[0].Text != long {
 		t.Fatalf("alice reading her whole result: %v", err)
 	}
+	// In the new era the call runs as a round: its kept result is hers too.
+	modern := s.as(t, "alice-tok", "", config.ProtocolModern, nil)
+	res, err = modern.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__echo", Arguments: map[string]any{"text": long}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			uri = l.URI
+		}
+	}
+	if whole, err := modern.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err != nil || whole.Contents[0].Text != long {
+		t.Errorf("alice reading her whole result in the new era: %v", err)
+	}
+	if _, err := s.as(t, "bob-tok", "", config.ProtocolModern, nil).ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err == nil {
+		t.Error("bob read alice's new-era kept result")
+	}
 }
 
 // headerTransport sets header on every request, after the bearer token.
