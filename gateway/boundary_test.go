@@ -402,3 +402,49 @@ func TestProfileViewsNotCrowdedOut(t *testing.T) {
 		t.Error("a third chosen view past a bound of 2, with both busy")
 	}
 }
+
+// A JSON-RPC batch (2025-03-26, the last version that has them) draws on
+// the caller's bucket once per call in it, with sealed sessions and with
+// go-sdk's: a batch is no way past a rate limit.
+func TestBatchDrawsPerCall(t *testing.T) {
+	for _, keyed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keys=%v", keyed), func(t *testing.T) {
+			opts := gateway.HTTPOptions{Limits: &gateway.Limits{PerUser: &gateway.Rate{Rate: 0.001, Burst: 1}}}
+			if keyed {
+				opts.SessionKeys = loadKeys(t, randomKey(t))
+			}
+			r := startReplica(t, opts, demoServer(t, "demo"))
+			t.Cleanup(r.gw.CloseSessions) // go-sdk's, which no client here closes
+			post := func(session, body string) (string, string) {
+				t.Helper()
+				req, _ := http.NewRequest(http.MethodPost, r.srv.URL+gateway.Path, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Authorization", "Bearer ann-token")
+				if session != "" {
+					req.Header.Set("Mcp-Session-Id", session)
+					req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.Header.Get("Mcp-Session-Id"), string(b)
+			}
+			id, _ := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"old","version":"1"}}}`)
+			if id == "" {
+				t.Fatal("no session")
+			}
+			post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			call := func(n int) string {
+				return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"demo__echo","arguments":{"text":"call-%d"}}}`, n, n)
+			}
+			_, body := post(id, "["+call(10)+","+call(11)+","+call(12)+"]")
+			if n := strings.Count(body, "rate limit"); n != 2 {
+				t.Errorf("a batch of 3 with a burst of 1: %d refused, want 2:\n%s", n, body)
+			}
+		})
+	}
+}
