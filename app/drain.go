@@ -239,7 +239,10 @@ type serverHealth struct {
 
 // opsHandler serves the health checks and, around next (the gateway),
 // refuses new sessions while draining and keeps the streams it may end.
-func (a *App) opsHandler(next http.Handler, token string, sealed bool) http.Handler {
+// guarded is whether next asks for a token itself (the protected
+// resource): the servers' names are then the operator's, who holds token.
+// sealed is whether another replica can take a session's call over.
+func (a *App) opsHandler(next http.Handler, token string, guarded, sealed bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case HealthPath:
@@ -247,7 +250,7 @@ func (a *App) opsHandler(next http.Handler, token string, sealed bool) http.Hand
 			_, _ = w.Write([]byte("{\"alive\":true}\n"))
 			return
 		case ReadyPath:
-			a.ready(w, r, token)
+			a.ready(w, r, token, guarded)
 			return
 		}
 		if a.Draining() && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("Mcp-Protocol-Version") < config.ProtocolModern {
@@ -284,7 +287,12 @@ func (a *App) opsHandler(next http.Handler, token string, sealed bool) http.Hand
 	})
 }
 
-func (a *App) ready(w http.ResponseWriter, r *http.Request, token string) {
+// ready answers /readyz, naming the servers to the operator: the holder
+// of token, or anyone when the gateway asks for no token at all. Behind
+// the protected resource without a shared token no one is: an access
+// token's user sees their profile's servers, not every name, and a
+// request without one is anyone on the network.
+func (a *App) ready(w http.ResponseWriter, r *http.Request, token string, guarded bool) {
 	var body readiness
 	select {
 	case <-a.closing:
@@ -296,7 +304,7 @@ func (a *App) ready(w http.ResponseWriter, r *http.Request, token string) {
 	}
 	a.storeReady(r, &body)
 	body.Ready = len(body.NotReady) == 0
-	if token == "" || bearerOK(r, token) {
+	if (token != "" && bearerOK(r, token)) || (token == "" && !guarded) {
 		for _, st := range a.h.Status() {
 			body.Servers = append(body.Servers, serverHealth{Name: st.Name, State: string(st.State)})
 		}

@@ -3,6 +3,7 @@ package app
 import (
 	"net/http"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/switchboard-mcp/switchboard/gateway"
@@ -26,10 +27,23 @@ func (a *App) collectAuth(ch chan<- prometheus.Metric) {
 
 // protected is the metrics behind what the gateway asks: the
 // guard's tokens (or the shared one) when opts has a guard, else the
-// shared token alone.
+// shared token alone. With access rules an access token is refused: the
+// labels name every server and tool, which a user's profile may hide on
+// /mcp; the shared token (the operator's) still scrapes.
 func (m *Metrics) protected(opts gateway.HTTPOptions) http.Handler {
 	if opts.Resource == nil {
 		return m.Handler(opts.Token)
 	}
-	return opts.Resource.Handler(m.Handler(""), opts.Token)
+	next := m.Handler("")
+	if opts.Access != nil {
+		inner := next
+		next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if auth.TokenInfoFromContext(r.Context()) != nil {
+				http.Error(w, "switchboard: with access rules, /metrics takes the shared token (--token), not a user's", http.StatusForbidden)
+				return
+			}
+			inner.ServeHTTP(w, r)
+		})
+	}
+	return opts.Resource.Handler(next, opts.Token)
 }

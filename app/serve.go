@@ -48,7 +48,7 @@ func (a *App) Handler(opts gateway.HTTPOptions) http.Handler {
 	if opts.Store == nil {
 		opts.Store = a.opts.Store
 	}
-	return a.opsHandler(a.gw.Handler(opts), opts.Token, opts.SessionKeys != nil)
+	return a.opsHandler(a.gw.Handler(opts), opts.Token, opts.Resource != nil, opts.SessionKeys != nil)
 }
 
 // shutdownWait is how long requests in flight may finish once ServeHTTP's

@@ -41,9 +41,21 @@ func callerOf(ti *auth.TokenInfo, header http.Header) string {
 	if ti != nil && ti.UserID != "" {
 		return "user:" + ti.UserID
 	}
-	if tok, ok := strings.CutPrefix(header.Get("Authorization"), "Bearer "); ok && tok != "" {
+	if tok := bearerOf(header); tok != "" {
 		sum := sha256.Sum256([]byte(tok))
 		return "token:" + hex.EncodeToString(sum[:8])
 	}
 	return ""
+}
+
+// bearerOf is the bearer token of header, read as the resource guard
+// reads it (the scheme in any case, the token's blanks trimmed: RFC
+// 7235 §2.1): one token is one caller however the client spells the
+// header, or each spelling would be a rate bucket of its own.
+func bearerOf(header http.Header) string {
+	scheme, tok, ok := strings.Cut(header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(tok)
 }

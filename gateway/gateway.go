@@ -142,12 +142,13 @@ func New(h *host.Host, opts *Options) *Gateway {
 // view is one window on the host (host.ViewFilter): an MCP server with
 // what the filter shows registered on it.
 type view struct {
-	key    string
-	filter host.ViewFilter
-	srv    *mcp.Server
-	pinned bool      // never evicted (maxViews)
-	used   time.Time // when a client last asked for it, under Gateway.mu
-	pipes  int       // ServePipe sessions on it, under Gateway.mu
+	key     string
+	filter  host.ViewFilter
+	srv     *mcp.Server
+	pinned  bool      // never evicted (maxViews)
+	profile bool      // a caller's whole profile: counted apart (maxViews)
+	used    time.Time // when a client last asked for it, under Gateway.mu
+	pipes   int       // ServePipe sessions on it, under Gateway.mu
 
 	// What is registered on srv, by exposed name (a URI for resources),
 	// with a fingerprint of what it stands for; the names are the host's.
@@ -179,23 +180,33 @@ var errTooManyViews = fmt.Errorf("too many distinct ?servers= views in use (%d):
 // view is the view of filter, made on first use. A pinned one is the
 // view a gateway is started with; others count against maxViews.
 func (g *Gateway) view(filter host.ViewFilter, pinned bool) (*view, error) {
-	return g.viewHeld(filter, pinned, false)
+	return g.viewHeld(filter, pinned, false, false)
+}
+
+// profileView is the view of a caller's whole profile (access rules, no
+// ?servers=). Such views are as many as the access config's combinations
+// of profiles, not what a client asks for, so they count against
+// maxViews apart from the views clients choose: a caller holding
+// sessions on every ?servers= list they may ask for crowds out no other
+// caller's profile.
+func (g *Gateway) profileView(filter host.ViewFilter) (*view, error) {
+	return g.viewHeld(filter, false, false, true)
 }
 
 // viewHeld is view; with held, it counts a ServePipe session on the view
 // (release ends it) in the same lock, so that no release frees it first.
-func (g *Gateway) viewHeld(filter host.ViewFilter, pinned, held bool) (*view, error) {
+func (g *Gateway) viewHeld(filter host.ViewFilter, pinned, held, profile bool) (*view, error) {
 	key := viewKey(filter)
 	g.mu.Lock()
 	v, ok := g.views[key]
 	if ok {
 		v.pinned = v.pinned || pinned
-	} else if !pinned && !g.roomForViewLocked() {
+	} else if !pinned && !g.roomForViewLocked(profile) {
 		g.mu.Unlock()
 		return nil, errTooManyViews
 	}
 	if !ok {
-		v = &view{key: key, filter: filter, pinned: pinned, tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]string{}, templates: map[string]string{}}
+		v = &view{key: key, filter: filter, pinned: pinned, profile: profile, tools: map[string]string{}, prompts: map[string]string{}, resources: map[string]string{}, templates: map[string]string{}}
 		v.srv = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
 			Instructions:       g.opts.Instructions,
 			Logger:             g.log,
@@ -228,12 +239,13 @@ func (g *Gateway) viewHeld(filter host.ViewFilter, pinned, held bool) (*view, er
 	return v, nil
 }
 
-// roomForViewLocked makes room for one more unpinned view if it can: the
-// least recently asked for view with no client gives way.
-func (g *Gateway) roomForViewLocked() bool {
+// roomForViewLocked makes room for one more unpinned view of its kind
+// (a profile's or not) if it can: the least recently asked for view of
+// that kind with no client gives way.
+func (g *Gateway) roomForViewLocked(profile bool) bool {
 	var counted []*view
 	for _, v := range g.views {
-		if !v.pinned {
+		if !v.pinned && v.profile == profile {
 			counted = append(counted, v)
 		}
 	}

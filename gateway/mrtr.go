@@ -45,8 +45,8 @@ type round struct {
 	notify  func(host.Progress, string)
 	waiting map[string]ask // asks sent to the client, by input key
 	seq     int
-	// binding is the caller and request a sealed requestState of the
-	// round names; answered, when the round runs again on a replica that
+	// binding is the caller and request the round belongs to: a
+	// requestState, sealed or bare, continues it only for them; answered, when the round runs again on a replica that
 	// did not start it, the client's answers to questions asked before
 	// (mrtrseal.go).
 	binding  roundBinding
@@ -157,7 +157,7 @@ func (g *Gateway) startRound(reqCtx context.Context, hv *host.View, name, server
 		defer g.calls(server, caller{r: r})()
 		res, err := hv.CallTool(ctx, name, args)
 		end(CallEnd{Result: res, Err: err})
-		res, err = g.reply(res, err)
+		res, err = g.reply(r.binding.caller, res, err)
 		r.done <- callOutcome{res, err}
 		// A client that never comes back for the result leaves the round
 		// behind: drop it after a while.

@@ -99,5 +99,16 @@ func (g *Gateway) roundOf(req *mcp.CallToolRequest, state string) (*round, error
 	if r == nil && keys == nil {
 		return nil, errors.New("switchboard: unknown or expired requestState; call again without it")
 	}
+	// A bare id binds nothing by itself: the round does. Whoever learns
+	// an id (a log, a proxy) must not answer another caller's question,
+	// nor carry a round over to another tool or other arguments.
+	if r != nil {
+		switch b := bindingOf(req); {
+		case r.binding.caller != b.caller:
+			return nil, errors.New("switchboard: requestState refused: it was given to another caller; call again without it")
+		case r.binding != b:
+			return nil, errors.New("switchboard: requestState refused: it belongs to another request (another tool or other arguments); call again without it")
+		}
+	}
 	return r, nil
 }

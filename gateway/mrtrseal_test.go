@@ -64,6 +64,13 @@ func TestSealedRequestStateAcrossReplicas(t *testing.T) {
 // the JSON-RPC response.
 func modernCall(t *testing.T, r *replica, token, tool string, args map[string]any, state string, answers map[string]any) map[string]any {
 	t.Helper()
+	return modernCallAs(t, r.srv.URL, "Bearer "+token, tool, args, state, answers)
+}
+
+// modernCallAs is modernCall to the gateway at base with the
+// Authorization header authz, as the client wrote it.
+func modernCallAs(t *testing.T, base, authz, tool string, args map[string]any, state string, answers map[string]any) map[string]any {
+	t.Helper()
 	params := map[string]any{"name": tool, "arguments": args, "_meta": map[string]any{
 		mcp.MetaKeyProtocolVersion:    config.ProtocolModern,
 		mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
@@ -74,13 +81,13 @@ func modernCall(t *testing.T, r *replica, token, tool string, args map[string]an
 		params["inputResponses"] = answers
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
-	req, _ := http.NewRequest(http.MethodPost, r.srv.URL+gateway.Path, strings.NewReader(string(body)))
+	req, _ := http.NewRequest(http.MethodPost, base+gateway.Path, strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", config.ProtocolModern)
 	req.Header.Set("Mcp-Method", "tools/call")
 	req.Header.Set("Mcp-Name", tool)
-	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Authorization", authz)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, filter host.ViewFilter) error 
 // each attached client so): it counts against the views a gateway keeps,
 // and is let go once its last client left.
 func (g *Gateway) ServePipe(ctx context.Context, filter host.ViewFilter, in io.ReadCloser, out io.Writer) error {
-	v, err := g.viewHeld(filter, false, true)
+	v, err := g.viewHeld(filter, false, true, false)
 	if errors.Is(err, errTooManyViews) {
 		return fmt.Errorf("too many distinct views in use (%d): ask for one in use, or the whole gateway", maxViews)
 	}
@@ -134,6 +134,9 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			if filter.Servers, err = g.viewServers(servers, filter); err != nil {
 				return nil, err
 			}
+		}
+		if servers == "" && narrowed {
+			return g.profileView(filter)
 		}
 		return g.view(filter, servers == "" && !narrowed)
 	}

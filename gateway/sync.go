@@ -99,7 +99,7 @@ func (g *Gateway) callTool(v *view, hv *host.View, name, server string) mcp.Tool
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return g.reply(res, err)
+		return g.reply(callerOfExtra(req.Extra), res, err)
 	}
 }
 
@@ -111,12 +111,12 @@ func (g *Gateway) callTool(v *view, hv *host.View, name, server string) mcp.Tool
 // reached its server (down, not authorized, a remote one unreachable:
 // host.CallError.Sent) or that the host stopped waiting for (its request
 // timeout) is a tool error saying why, for the model to read. The messages are the host's, secrets masked; an upstream error's
-// data is not passed on.
-func (g *Gateway) reply(res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
+// data is not passed on. A result cut to size is kept for caller alone.
+func (g *Gateway) reply(caller string, res *mcp.CallToolResult, err error) (*mcp.CallToolResult, error) {
 	var sent *host.CallError
 	switch {
 	case err == nil:
-		return g.sized(ownResult(res)), nil
+		return g.sized(caller, ownResult(res)), nil
 	case errors.Is(err, host.ErrUnknownTool):
 		return nil, err
 	case errors.As(err, &sent) && sent.Sent && !errors.Is(err, context.DeadlineExceeded):
@@ -126,7 +126,7 @@ func (g *Gateway) reply(res *mcp.CallToolResult, err error) (*mcp.CallToolResult
 		}
 		return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
 	case res != nil:
-		return g.sized(ownResult(res)), nil
+		return g.sized(caller, ownResult(res)), nil
 	}
 	return nil, err
 }
@@ -331,12 +331,28 @@ func (g *Gateway) complete(v *view) func(context.Context, *mcp.CompleteRequest) 
 			params.Ref = &r
 			return g.h.Complete(ctx, owner.Server, &params)
 		case "ref/resource":
+			if server, ok := g.templateOwner(v, ref.URI); ok {
+				return g.h.Complete(ctx, server, &params)
+			}
 			if server, ok := g.owner(v, ref.URI); ok {
 				return g.h.Complete(ctx, server, &params)
 			}
 		}
 		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 	}
+}
+
+// templateOwner is the server in v whose resource template is tpl, as
+// written: a ref/resource names the template itself ("payroll://{who}"),
+// which no template's expansion matches as a URI.
+func (g *Gateway) templateOwner(v *view, tpl string) (string, bool) {
+	_, templates := g.h.View(v.filter).Resources()
+	for _, t := range templates {
+		if t.URITemplate == tpl {
+			return t.Server, true
+		}
+	}
+	return "", false
 }
 
 // unregister drops from registered what want no longer has, and returns

@@ -155,7 +155,10 @@ func (kr *Keyring) Seal(purpose, caller string, expires time.Time, payload []byt
 // it has not expired at now; else an error that is (errors.Is) one of
 // ErrTampered, ErrUnknownKey, ErrPurpose, ErrOtherCaller, ErrExpired.
 func (kr *Keyring) Open(purpose, caller string, now time.Time, sealed string) ([]byte, error) {
-	b, err := base64.RawURLEncoding.DecodeString(sealed)
+	// Strict: a value has one spelling. Lenient base64 takes other
+	// trailing bits as the same bytes, and a session id that opens under
+	// two spellings escapes a revocation kept by id.
+	b, err := base64.RawURLEncoding.Strict().DecodeString(sealed)
 	if err != nil || len(b) < 1+idSize+1 || b[0] != version {
 		return nil, ErrTampered
 	}

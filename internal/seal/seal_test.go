@@ -1,6 +1,7 @@
 package seal_test
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -63,6 +64,19 @@ func TestSealOpenErrors(t *testing.T) {
 		b[i] ^= 1
 		return base64.RawURLEncoding.EncodeToString(b)
 	}
+	// The same bytes spelled with other spare bits in the last
+	// character (64 bytes sealed: 4 spare bits).
+	respelled := ""
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" {
+		w := v[:len(v)-1] + string(c)
+		if b, err := base64.RawURLEncoding.DecodeString(w); w != v && err == nil && bytes.Equal(b, raw) {
+			respelled = w
+			break
+		}
+	}
+	if respelled == "" {
+		t.Fatalf("no other spelling of %d bytes", len(raw))
+	}
 	for _, tc := range []struct {
 		name, purpose, caller, value string
 		kr                           *seal.Keyring
@@ -74,6 +88,7 @@ func TestSealOpenErrors(t *testing.T) {
 		{"purpose byte flipped", "session", "user:ann", flip(6), kr, now, seal.ErrTampered},
 		{"not base64", "session", "user:ann", "!!!" + v, kr, now, seal.ErrTampered},
 		{"truncated", "session", "user:ann", v[:10], kr, now, seal.ErrTampered},
+		{"another spelling of the same bytes", "session", "user:ann", respelled, kr, now, seal.ErrTampered},
 		{"empty", "session", "user:ann", "", kr, now, seal.ErrTampered},
 		{"expired", "session", "user:ann", v, kr, now.Add(time.Hour), seal.ErrExpired},
 		{"another caller", "session", "user:bob", v, kr, now, seal.ErrOtherCaller},
