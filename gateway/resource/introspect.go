@@ -213,5 +213,5 @@ func (g *Guard) judge(is *issuer, ans *introspection) (*auth.TokenInfo, *refusal
 	if _, ok := ans.claims["iss"]; !ok {
 		ans.claims["iss"] = is.id
 	}
-	return tokenInfo(ans.Subject, ans.Expiry.Time(), ans.claims), nil
+	return tokenInfo(g.userOf(is, ans.Subject), ans.Expiry.Time(), ans.claims), nil
 }

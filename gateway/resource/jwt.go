@@ -90,11 +90,22 @@ func (g *Guard) verifyJWT(ctx context.Context, raw string) (*auth.TokenInfo, *re
 	case err != nil:
 		return nil, refuse(ReasonMalformed, "the token's claims do not hold")
 	}
-	return tokenInfo(std.Subject, std.Expiry.Time(), claims), nil
+	return tokenInfo(g.userOf(is, std.Subject), std.Expiry.Time(), claims), nil
+}
+
+// userOf names the user a token of is says sub is. With one issuer it is
+// sub; with several, sub@ISSUER, so that one authorization server cannot
+// speak for another's user of the same subject (the access rules, rate
+// buckets, sessions and kept results all go by this name).
+func (g *Guard) userOf(is *issuer, sub string) string {
+	if len(g.order) > 1 {
+		return sub + "@" + is.id
+	}
+	return sub
 }
 
 // tokenInfo is what the rest of the gateway knows of a caller: the
-// subject, the scopes, the expiry and every claim.
+// user, the scopes, the expiry and every claim.
 func tokenInfo(sub string, exp time.Time, claims map[string]any) *auth.TokenInfo {
 	ti := &auth.TokenInfo{UserID: sub, Expiration: exp, Extra: claims}
 	switch s := claims["scope"].(type) {

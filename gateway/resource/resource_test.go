@@ -320,3 +320,26 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// With two issuers, one cannot speak for the other's user: the same sub
+// from each is two users, each named with its issuer.
+func TestSameSubjectTwoIssuers(t *testing.T) {
+	idp := idptest.New(t, idptest.Options{})
+	other := idptest.New(t, idptest.Options{})
+	p := protect(t, idp, resource.Options{Issuers: []string{idp.Issuer, other.Issuer}})
+	users := map[string]bool{}
+	for _, is := range []*idptest.Server{idp, other} {
+		got := p.get(t, "/mcp", is.Mint(idptest.Mint{Subject: "alice", Audience: []string{p.resource}}))
+		var ti auth.TokenInfo
+		if got.status != 200 || json.Unmarshal([]byte(got.body), &ti) != nil {
+			t.Fatalf("%s: %d %q", is.Issuer, got.status, got.body)
+		}
+		if want := "alice@" + is.Issuer; ti.UserID != want {
+			t.Errorf("user %q, want %q", ti.UserID, want)
+		}
+		users[ti.UserID] = true
+	}
+	if len(users) != 2 {
+		t.Errorf("two issuers' alice are %d users", len(users))
+	}
+}

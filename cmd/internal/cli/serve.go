@@ -86,8 +86,9 @@ it rotates in are fetched when first seen; 30s of clock skew); an opaque
 token is asked about at the issuer's introspection endpoint, as client
 --auth-client-id with the secret in --auth-client-secret-file or
 $SWITCHBOARD_AUTH_CLIENT_SECRET. MCP clients find all of it from the 401
-and sign their user in. --token still works beside it. A caller's token
-is never sent on to a server.
+and sign their user in. A user is the token's sub (with several issuers,
+sub@ISSUER). --token still works beside it. A caller's token is never
+sent on to a server.
 
 While it runs, config changes apply live (as in 'watch'): clients get
 list_changed notifications. Progress, cancellation, logs, resource
