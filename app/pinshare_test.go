@@ -151,4 +151,3 @@ func testPinsShared(t *testing.T, open func() store.Store) {
 		}
 	}
 }
-
