@@ -30,8 +30,9 @@ const (
 	PinReadded = pins.Readded
 	// PinRemoved: the server no longer lists a tool it had.
 	PinRemoved = pins.Removed
-	// PinUnverified: the pin file cannot be read, so nothing of a pinned
-	// server can be checked; its tools are withheld.
+	// PinUnverified: the pins (the file, or the store's) cannot be
+	// read, so nothing of a pinned server can be checked; its tools are
+	// withheld.
 	PinUnverified = "unverified"
 	// PinNone, on an EventPin: the tool is as approved again (approved,
 	// or the server changed it back).
@@ -206,7 +207,7 @@ func (h *Host) announcePinsLocked(server string, was, now []PinChange) {
 func pinText(c PinChange) string {
 	text := c.Change
 	if c.Change == PinUnverified {
-		text = "cannot be checked: the pin file cannot be read"
+		text = "cannot be checked: the pins cannot be read"
 	}
 	if len(c.What) > 0 {
 		text += " (" + strings.Join(c.What, ", ") + ")"
