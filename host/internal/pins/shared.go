@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/switchboard-mcp/switchboard/internal/safefile"
 )
 
 // Shared is a place other than a file where the book is kept, as one
@@ -43,7 +45,8 @@ func ReadShared(ctx context.Context, s Shared) (*Book, int64, error) {
 // now and reports whether it changed it, and the change is written only
 // on the version fn saw; when another replica wrote first, fn runs again
 // on what it wrote, so no replica's change is lost. A book that cannot be
-// read is left as it is.
+// read is left as it is, and one grown past what a pin file may hold is
+// not written.
 func SharedUpdate(ctx context.Context, s Shared, fn func(*Book) (bool, error)) error {
 	for range maxSwaps {
 		b, v, err := ReadShared(ctx, s)
@@ -56,6 +59,9 @@ func SharedUpdate(ctx context.Context, s Shared, fn func(*Book) (bool, error)) e
 		data, err := json.Marshal(b)
 		if err != nil {
 			return &Error{Shared: s.Name(), Err: err}
+		}
+		if len(data) > safefile.MaxConfigSize {
+			return &Error{Shared: s.Name(), Err: fmt.Errorf("%d bytes, more than the %d the pins may hold", len(data), safefile.MaxConfigSize)}
 		}
 		ok, err := s.Swap(ctx, v, data)
 		if err != nil {
