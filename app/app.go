@@ -141,6 +141,9 @@ func Start(ctx context.Context, first *Loaded, opts *Options) (*App, error) {
 		hopts = *o.Host
 	}
 	hopts.UntrustedProject = first.UntrustedProject
+	if o.Store != nil && hopts.Pins == nil {
+		hopts.Pins = PinStore(o.Store) // replicas share their pins (pinstore.go)
+	}
 	if hopts.Logger == nil {
 		hopts.Logger = o.Logger
 	}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -44,7 +45,8 @@ func (e *PinToolError) Error() string {
 	return msg
 }
 
-// ApproveTools accepts, in the pin file of opts, the definitions last seen
+// ApproveTools accepts, in the pin file of opts (or its Pins, which every
+// replica sharing them watches), the definitions last seen
 // of cfg's tools (DESIGN.md F66): those named, or with none named every
 // one that is changed, re-added or removed. A host that has the file,
 // this process's or another's (a daemon's, a gateway's), reads it again
@@ -53,11 +55,12 @@ func (e *PinToolError) Error() string {
 // as it is part of a project server's identity.
 func ApproveTools(opts *Options, cfg config.ServerConfig, tools []string) (PinApproval, error) {
 	out := PinApproval{Server: cfg.Name, Approved: []string{}}
-	if opts == nil || opts.PinFile == "" {
+	if opts == nil || (opts.PinFile == "" && opts.Pins == nil) {
 		return out, errors.New("no pin file (set HOME or XDG_STATE_HOME)")
 	}
 	key := toolcache.Fingerprint(&cfg, opts.ProjectDir)
-	err := pins.Update(opts.PinFile, func(b *pins.Book) (bool, error) {
+	p := &pinState{path: opts.PinFile, shared: opts.Pins}
+	err := p.update(context.Background(), func(b *pins.Book) (bool, error) {
 		names := tools
 		if len(names) == 0 {
 			names = b.Pending(key)

@@ -154,7 +154,7 @@ func New(opts *Options) *Host {
 		workDir:       workDir,
 		log:           logger,
 		cache:         toolcache.Open(o.CacheDir),
-		pins:          newPinState(o.PinFile),
+		pins:          newPinState(o.PinFile, o.Pins),
 		tokens:        oauth.NewStore(o.TokenFile),
 		redactor:      r,
 		life:          life,

@@ -144,6 +144,10 @@ type Options struct {
 	// tool is marked (Tool.Pin, Status.Pins, EventPin) and, on a server
 	// with pinTools, withheld until approved. Empty remembers nothing.
 	PinFile string
+	// Pins, when set, is where the pins are kept instead of PinFile: a
+	// store the replicas of a gateway share, so each withholds and
+	// releases the same tools (DESIGN.md F66). Nil uses PinFile.
+	Pins PinStore
 	// Observer, when set, hears of calls and tool cache hits, for metrics
 	// and traces (observe.go). Nil observes nothing.
 	Observer *Observer

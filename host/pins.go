@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,8 +30,9 @@ const (
 	PinReadded = pins.Readded
 	// PinRemoved: the server no longer lists a tool it had.
 	PinRemoved = pins.Removed
-	// PinUnverified: the pin file cannot be read, so nothing of a pinned
-	// server can be checked; its tools are withheld.
+	// PinUnverified: the pins (the file, or the store's) cannot be
+	// read, so nothing of a pinned server can be checked; its tools are
+	// withheld.
 	PinUnverified = "unverified"
 	// PinNone, on an EventPin: the tool is as approved again (approved,
 	// or the server changed it back).
@@ -61,7 +63,10 @@ type PinChange struct {
 // lock of its own, taken under Host.mu and never the other way round.
 type pinState struct {
 	path string
-	mu   sync.Mutex
+	// shared, when set, keeps the pins instead of the file at path
+	// (Options.Pins, pinstore.go).
+	shared PinStore
+	mu     sync.Mutex
 	// book is the file as last read, with this host's listings since
 	// applied (recordPins); nil while err says why the file cannot be
 	// read.
@@ -74,13 +79,16 @@ type pinState struct {
 	digests map[*mcp.Tool]string
 }
 
-func newPinState(path string) *pinState {
-	p := &pinState{path: path, digests: map[*mcp.Tool]string{}}
-	if path != "" {
-		p.book, p.err = pins.Read(path)
+func newPinState(path string, shared PinStore) *pinState {
+	p := &pinState{path: path, shared: shared, digests: map[*mcp.Tool]string{}}
+	if p.on() {
+		p.book, p.err = p.read(context.Background())
 	}
 	return p
 }
+
+// on reports whether pins are kept at all.
+func (p *pinState) on() bool { return p.path != "" || p.shared != nil }
 
 // pinned reports whether a server's changed tools are withheld: its
 // pinTools, into which loading put the config's top-level one when the
@@ -103,7 +111,7 @@ func (p *pinState) digest(t *mcp.Tool) string {
 // catalog writer's (rebuildToolsLocked).
 func (h *Host) pinCheckLocked(s *server, tools []*mcp.Tool, keep map[*mcp.Tool]string) (changes []PinChange, withheld map[*mcp.Tool]bool) {
 	p := h.pins
-	if p.path == "" || s.fingerprint == "" {
+	if !p.on() || s.fingerprint == "" {
 		return nil, nil
 	}
 	p.mu.Lock()
@@ -199,7 +207,7 @@ func (h *Host) announcePinsLocked(server string, was, now []PinChange) {
 func pinText(c PinChange) string {
 	text := c.Change
 	if c.Change == PinUnverified {
-		text = "cannot be checked: the pin file cannot be read"
+		text = "cannot be checked: the pins cannot be read"
 	}
 	if len(c.What) > 0 {
 		text += " (" + strings.Join(c.What, ", ") + ")"
@@ -215,11 +223,11 @@ func pinText(c PinChange) string {
 // the listing is remembered nowhere: pinned servers' tools stay withheld.
 func (h *Host) recordPins(s *server, tools []*mcp.Tool) {
 	p := h.pins
-	if p.path == "" || s.fingerprint == "" {
+	if !p.on() || s.fingerprint == "" {
 		return
 	}
 	now := time.Now()
-	err := pins.Update(p.path, func(b *pins.Book) (bool, error) {
+	err := p.update(h.life, func(b *pins.Book) (bool, error) {
 		return b.Observe(s.fingerprint, s.cfg.Name, tools, now), nil
 	})
 	p.mu.Lock()
@@ -248,7 +256,10 @@ func (h *Host) pinErrorLocked(err error) {
 // goes.
 func (h *Host) reloadPins() {
 	p := h.pins
-	b, err := pins.Read(p.path)
+	if h.life.Err() != nil {
+		return // closed: nothing to offer
+	}
+	b, err := p.read(h.life)
 	p.mu.Lock()
 	if err != nil {
 		h.pinErrorLocked(err)
@@ -270,13 +281,17 @@ func (h *Host) reloadPins() {
 // Start.
 func (h *Host) watchPins() {
 	p := h.pins
-	if p.path == "" {
+	if !p.on() {
 		return
 	}
 	if p.err != nil {
 		p.mu.Lock()
 		h.pinErrorLocked(p.err)
 		p.mu.Unlock()
+	}
+	if p.shared != nil {
+		h.watchSharedPins()
+		return
 	}
 	dir := filepath.Dir(p.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -341,7 +356,7 @@ func (h *Host) withheldLocked(name string) (server, tool string, ok bool) {
 // not the last tool set, which may be published a little later.
 func (h *Host) withholdsLocked(s *server, tool string) bool {
 	p := h.pins
-	if p.path == "" || s.fingerprint == "" || !s.pinned() {
+	if !p.on() || s.fingerprint == "" || !s.pinned() {
 		return false
 	}
 	i := slices.IndexFunc(s.live, func(t *mcp.Tool) bool { return t.Name == tool })

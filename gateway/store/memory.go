@@ -20,6 +20,7 @@ type Memory struct {
 	sessions map[string]kept
 	buckets  map[string]*bucket
 	subs     map[string]map[*subscriber]struct{}
+	docs     map[string]doc
 	closed   bool
 }
 
@@ -47,6 +48,7 @@ func NewMemory() *Memory {
 		sessions: map[string]kept{},
 		buckets:  map[string]*bucket{},
 		subs:     map[string]map[*subscriber]struct{}{},
+		docs:     map[string]doc{},
 	}
 }
 

@@ -1,8 +1,9 @@
 // Package store holds what the replicas of one gateway share (DESIGN.md
 // F55): which sessions were ended, each session's mutable state, the
-// events a client may resume from, config-change fan-out and rate-limit
-// buckets. Memory keeps them in this process (one replica, or replicas
-// that do not share); a Redis store (see Open) shares them.
+// events a client may resume from, config-change fan-out, rate-limit
+// buckets and documents kept for good (tool pins). Memory keeps them in
+// this process (one replica, or replicas that do not share); a Redis
+// store (see Open) shares them.
 //
 // The gateway depends on the Store interface only, so a replica works the
 // same whichever store it has; what differs is who else sees the state.
@@ -54,6 +55,15 @@ type Store interface {
 	// tokens a second up to burst. When the bucket is empty it reports
 	// false and how long until a token is back.
 	Take(ctx context.Context, key string, rate float64, burst int) (ok bool, wait time.Duration, err error)
+
+	// Doc is the document kept at key and its version: nil and 0 when
+	// none is kept. Documents are what replicas keep for good (tool
+	// pins, DESIGN.md F66): they do not expire.
+	Doc(ctx context.Context, key string) (data []byte, version int64, err error)
+	// SwapDoc keeps data at key, as version+1, if the document's version
+	// is still version (0: none kept); when another wrote first it writes
+	// nothing and reports false, and the caller reads it again.
+	SwapDoc(ctx context.Context, key string, version int64, data []byte) (ok bool, err error)
 
 	// Close ends the store's connections and subscriptions.
 	Close() error

@@ -21,6 +21,8 @@ type approveOptions struct {
 	// of every server when Server is empty.
 	All  bool
 	JSON jsonFlag
+	// Store is the replicas' shared store to approve in (approvestore.go).
+	Store string
 }
 
 func newApproveCmd(f *Factory) *cobra.Command {
@@ -38,7 +40,10 @@ shows what is changed or withheld, with what changed.
 
 It needs no running server: what was last seen is in the pin file in the
 state directory. A running daemon or gateway reads the file again at once
-and offers the approved tools to its clients (with tools/list_changed).`,
+and offers the approved tools to its clients (with tools/list_changed).
+
+Replicas of serve --http that share a store (--store) keep their pins in it:
+approve there with --store URL or $SWITCHBOARD_STORE, once for every replica.`,
 		Example: `  $ switchboard tools approve github create_issue
   $ switchboard tools approve github --all
   $ switchboard tools approve --all --json`,
@@ -60,6 +65,7 @@ and offers the approved tools to its clients (with tools/list_changed).`,
 	}
 	cmd.Flags().BoolVar(&o.All, "all", false, "approve every changed, re-added or removed tool (of SERVER, or of every server)")
 	addJSONFlag(cmd, &o.JSON, "print JSON, one object per server")
+	cmd.Flags().StringVar(&o.Store, "store", "", "approve in the store the replicas of serve --http share (their --store `url`; or $SWITCHBOARD_STORE), not in this machine's pin file")
 	return cmd
 }
 
@@ -67,6 +73,13 @@ func runApprove(_ context.Context, o *approveOptions) error {
 	opts, l, err := o.prepareOptions()
 	if err != nil {
 		return err
+	}
+	closeStore, err := o.approveStore(opts)
+	if err != nil {
+		return err
+	}
+	if closeStore != nil {
+		defer closeStore()
 	}
 	var servers []config.ServerConfig
 	if o.Server == "" {

@@ -82,10 +82,16 @@ func New() *Book { return &Book{Version: Version, Servers: map[string]*Server{}}
 // Error is a pin file that cannot be used: one line naming it and why.
 type Error struct {
 	Path string
-	Err  error
+	// Shared, instead of Path, names the shared store the pins are kept
+	// in (SharedUpdate).
+	Shared string
+	Err    error
 }
 
 func (e *Error) Error() string {
+	if e.Shared != "" {
+		return fmt.Sprintf("tool pins in %s: %s (until they can be read, pinned servers' tools are withheld)", e.Shared, e.Err)
+	}
 	return fmt.Sprintf("pin file %s: %s (fix or remove it; until then pinned servers' tools are withheld)", e.Path, safefile.Reason(e.Err))
 }
 
@@ -105,24 +111,33 @@ func Read(path string) (*Book, error) {
 	if err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
+	b, err := decode(data)
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	return b, nil
+}
+
+// decode is a book from its JSON, checked as Read checks a file.
+func decode(data []byte) (*Book, error) {
 	var b Book
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&b); err != nil {
-		return nil, &Error{Path: path, Err: fmt.Errorf("not a pin file: %w", err)}
+		return nil, fmt.Errorf("not a pin file: %w", err)
 	}
 	if b.Version != Version {
-		return nil, &Error{Path: path, Err: fmt.Errorf("version %d, want %d", b.Version, Version)}
+		return nil, fmt.Errorf("version %d, want %d", b.Version, Version)
 	}
 	if b.Servers == nil {
 		b.Servers = map[string]*Server{}
 	}
 	for key, s := range b.Servers {
 		if s == nil || s.Tools == nil {
-			return nil, &Error{Path: path, Err: fmt.Errorf("server %q has no tools object", key)}
+			return nil, fmt.Errorf("server %q has no tools object", key)
 		}
 		for name, r := range s.Tools {
 			if r == nil || r.Approved.Tool == nil || r.Approved.Digest == "" {
-				return nil, &Error{Path: path, Err: fmt.Errorf("server %q: tool %q has no approved definition", s.Name, name)}
+				return nil, fmt.Errorf("server %q: tool %q has no approved definition", s.Name, name)
 			}
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,8 +143,8 @@ func awaitEveryList(t *testing.T, users []*teamClient, tool string, listed bool)
 // real redis-server. Each sees only their profile's tools; alice's calls
 // past her rate are refused, counted across both replicas, while bob's
 // pass; a server that rewrites a tool's description has that tool
-// withheld from both until `tools approve`; and the replicas' audit logs
-// together name who called what, and how it ended.
+// withheld from both until one `tools approve --store`; and the
+// replicas' audit logs together name who called what, and how it ended.
 func TestTeamGateway(t *testing.T) {
 	c := replicatest.New(t, replicatest.Binary(t), nil)
 	idp := idptest.New(t, idptest.Options{})
@@ -263,11 +265,11 @@ func TestTeamGateway(t *testing.T) {
 	bob.refusedUnknown(t, "notes__echo")
 	t.Logf("pins: notes__echo withheld from both users on both replicas %v after the rewrite", gone.Round(time.Millisecond))
 
+	// One approval, in the store the replicas share, releases echo on
+	// both (DESIGN.md F66, "Pins shared by replicas").
 	approved := time.Now()
-	for _, r := range c.Replicas {
-		if out, err := r.Command(t, "tools", "approve", "notes", "echo"); err != nil {
-			t.Fatalf("%s: tools approve notes echo: %v\n%s", r.Name, err, out)
-		}
+	if out, err := c.Replicas[0].Command(t, "tools", "approve", "--store", redis.URL, "notes", "echo"); err != nil {
+		t.Fatalf("tools approve --store notes echo: %v\n%s", err, out)
 	}
 	back := awaitEveryList(t, users, "notes__echo", true)
 	backIn := time.Since(approved)
@@ -277,7 +279,12 @@ func TestTeamGateway(t *testing.T) {
 	if text, isErr, err := bob.call(t, "notes__echo"); err != nil || isErr {
 		t.Errorf("bob calling the approved notes__echo: %q %v", text, err)
 	}
-	t.Logf("pins: notes__echo back for both users on both replicas %v after tools approve", backIn.Round(time.Millisecond))
+	t.Logf("pins: notes__echo back for both users on both replicas %v after one tools approve --store", backIn.Round(time.Millisecond))
+	for _, r := range c.Replicas {
+		if _, err := os.Stat(filepath.Join(r.Dir(), "state", "pins.json")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s has a pin file of its own (%v): its pins are the store's", r.Name, err)
+		}
+	}
 
 	// 4. The two audit logs together: one line per call, naming user,
 	// tool and outcome; the operator's (the shared token's) name no user.
