@@ -15,7 +15,16 @@ import (
 // only in MEMORY_FILE_PATH, or one url with two tokens, are two servers.
 // Name, source, timeouts and filters are not part of it. The string holds
 // secrets: compare or hash it, never print it.
-func (c *ServerConfig) Identity() string {
+func (c *ServerConfig) Identity() string { return c.identity(true) }
+
+// Place is Identity without the values of the environment and headers
+// (their names stay): where a server is and what runs, not the
+// credentials it is given. Tool pins are kept by it, so a rotated token
+// keeps a server's pins, and a change of tools that comes with it is
+// still a change. It holds no secret values, but is hashed where kept.
+func (c *ServerConfig) Place() string { return c.identity(false) }
+
+func (c *ServerConfig) identity(values bool) string {
 	var b strings.Builder
 	field := func(s string) { fmt.Fprintf(&b, "%d:%s;", len(s), s) }
 	fields := func(m map[string]string) {
@@ -27,7 +36,9 @@ func (c *ServerConfig) Identity() string {
 		field(fmt.Sprint(len(keys)))
 		for _, k := range keys {
 			field(k)
-			field(m[k])
+			if values {
+				field(m[k])
+			}
 		}
 	}
 	switch {

@@ -111,7 +111,7 @@ func (p *pinState) digest(t *mcp.Tool) string {
 // catalog writer's (rebuildToolsLocked).
 func (h *Host) pinCheckLocked(s *server, tools []*mcp.Tool, keep map[*mcp.Tool]string) (changes []PinChange, withheld map[*mcp.Tool]bool) {
 	p := h.pins
-	if !p.on() || s.fingerprint == "" {
+	if !p.on() || s.pinKey == "" {
 		return nil, nil
 	}
 	p.mu.Lock()
@@ -126,7 +126,7 @@ func (h *Host) pinCheckLocked(s *server, tools []*mcp.Tool, keep map[*mcp.Tool]s
 		} else {
 			d := p.digest(t)
 			keep[t] = d
-			change, what := p.book.Check(s.fingerprint, t, d)
+			change, what := p.book.Check(s.pinKey, t, d)
 			if change == "" {
 				continue
 			}
@@ -144,7 +144,7 @@ func (h *Host) pinCheckLocked(s *server, tools []*mcp.Tool, keep map[*mcp.Tool]s
 		}
 	}
 	if p.err == nil {
-		for _, name := range p.book.Removals(s.fingerprint) {
+		for _, name := range p.book.Removals(s.pinKey) {
 			changes = append(changes, PinChange{Tool: name, Change: PinRemoved})
 		}
 	}
@@ -223,12 +223,12 @@ func pinText(c PinChange) string {
 // the listing is remembered nowhere: pinned servers' tools stay withheld.
 func (h *Host) recordPins(s *server, tools []*mcp.Tool) {
 	p := h.pins
-	if !p.on() || s.fingerprint == "" {
+	if !p.on() || s.pinKey == "" {
 		return
 	}
 	now := time.Now()
 	err := p.update(h.life, func(b *pins.Book) (bool, error) {
-		return b.Observe(s.fingerprint, s.cfg.Name, tools, now), nil
+		return b.Observe(s.pinKey, s.cfg.Name, tools, now), nil
 	})
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -237,7 +237,7 @@ func (h *Host) recordPins(s *server, tools []*mcp.Tool) {
 		return
 	}
 	if p.book != nil {
-		p.book.Observe(s.fingerprint, s.cfg.Name, tools, now)
+		p.book.Observe(s.pinKey, s.cfg.Name, tools, now)
 	}
 }
 
@@ -356,7 +356,7 @@ func (h *Host) withheldLocked(name string) (server, tool string, ok bool) {
 // not the last tool set, which may be published a little later.
 func (h *Host) withholdsLocked(s *server, tool string) bool {
 	p := h.pins
-	if !p.on() || s.fingerprint == "" || !s.pinned() {
+	if !p.on() || s.pinKey == "" || !s.pinned() {
 		return false
 	}
 	i := slices.IndexFunc(s.live, func(t *mcp.Tool) bool { return t.Name == tool })
@@ -368,7 +368,7 @@ func (h *Host) withholdsLocked(s *server, tool string) bool {
 	if p.err != nil {
 		return true
 	}
-	change, _ := p.book.Check(s.fingerprint, s.live[i], p.digest(s.live[i]))
+	change, _ := p.book.Check(s.pinKey, s.live[i], p.digest(s.live[i]))
 	return change != ""
 }
 

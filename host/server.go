@@ -46,6 +46,7 @@ type server struct {
 	h           *Host
 	cfg         config.ServerConfig
 	fingerprint string
+	pinKey      string // its pins' key: the fingerprint of its place (toolcache.PlaceFingerprint)
 	log         ringLog
 
 	// admin is a state that holds regardless of connections: disabled,
@@ -152,6 +153,7 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 	if s.admin == "" {
 		s.auth = h.newAuth(&s.cfg)
 		s.fingerprint = toolcache.Fingerprint(&cfg, h.opts.ProjectDir)
+		s.pinKey = toolcache.PlaceFingerprint(&cfg, h.opts.ProjectDir)
 		if e, ok := h.cache.Load(cfg.Name, s.fingerprint); ok {
 			h.observeCacheHit(cfg.Name)
 			s.era = e.Protocol

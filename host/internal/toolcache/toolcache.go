@@ -94,8 +94,18 @@ type Entry struct {
 // project directory for project-level servers. A changed secret or another
 // project gives another fingerprint, so stale tools are never served.
 func Fingerprint(cfg *config.ServerConfig, projectDir string) string {
+	return fingerprint(cfg.Identity(), cfg, projectDir)
+}
+
+// PlaceFingerprint is Fingerprint of the server's Place: the same for a
+// server whose credentials changed, and what its tool pins are kept by.
+func PlaceFingerprint(cfg *config.ServerConfig, projectDir string) string {
+	return fingerprint(cfg.Place(), cfg, projectDir)
+}
+
+func fingerprint(id string, cfg *config.ServerConfig, projectDir string) string {
 	h := sha256.New()
-	h.Write([]byte(cfg.Identity()))
+	h.Write([]byte(id))
 	if cfg.Source.Level == config.LevelProject {
 		fmt.Fprintf(h, "project %d:%s;", len(projectDir), projectDir)
 	}
