@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package replicatest runs real `switchboard serve --http` replicas behind
 // a real HAProxy, configured by docs/deploy/haproxy.cfg, on loopback; its
 // own tests are the replica tests of SPEC F64. Only tests import it.
