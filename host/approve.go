@@ -9,7 +9,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host/internal/pins"
-	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
 )
 
 // PinFileName is the pin file's name in switchboard's state directory
@@ -58,7 +57,7 @@ func ApproveTools(opts *Options, cfg config.ServerConfig, tools []string) (PinAp
 	if opts == nil || (opts.PinFile == "" && opts.Pins == nil) {
 		return out, errors.New("no pin file (set HOME or XDG_STATE_HOME)")
 	}
-	key := toolcache.Fingerprint(&cfg, opts.ProjectDir)
+	key := pinKey(&cfg, opts.ProjectDir)
 	p := &pinState{path: opts.PinFile, shared: opts.Pins}
 	err := p.update(context.Background(), func(b *pins.Book) (bool, error) {
 		names := tools

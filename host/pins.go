@@ -13,7 +13,9 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host/internal/pins"
+	"github.com/switchboard-mcp/switchboard/host/internal/toolcache"
 )
 
 // EventPin: a tool's definition differs from the one remembered for it
@@ -388,4 +390,11 @@ func (p *pinState) prune(keep map[*mcp.Tool]string) {
 	if p.err == nil {
 		p.digests = keep
 	}
+}
+
+// pinKey is what a server's pins are kept by, for the host and for
+// ApproveTools alike: its place (config.ServerConfig.Place), so a rotated
+// secret keeps them.
+func pinKey(cfg *config.ServerConfig, projectDir string) string {
+	return toolcache.PlaceFingerprint(cfg, projectDir)
 }

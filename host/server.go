@@ -153,7 +153,7 @@ func (h *Host) newServer(cfg config.ServerConfig) *server {
 	if s.admin == "" {
 		s.auth = h.newAuth(&s.cfg)
 		s.fingerprint = toolcache.Fingerprint(&cfg, h.opts.ProjectDir)
-		s.pinKey = toolcache.PlaceFingerprint(&cfg, h.opts.ProjectDir)
+		s.pinKey = pinKey(&cfg, h.opts.ProjectDir)
 		if e, ok := h.cache.Load(cfg.Name, s.fingerprint); ok {
 			h.observeCacheHit(cfg.Name)
 			s.era = e.Protocol
