@@ -174,26 +174,6 @@ func isJSON(ct string) bool {
 	return err == nil && mt == "application/json"
 }
 
-// acceptsBoth reports whether Accept takes both JSON and an event stream,
-// which go-sdk asks of a POST.
-func acceptsBoth(values []string) bool {
-	var jsonOK, streamOK bool
-	for _, value := range values {
-		for raw := range strings.SplitSeq(value, ",") {
-			base, _, _ := strings.Cut(raw, ";")
-			switch strings.ToLower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
-				jsonOK = true
-			case "text/event-stream", "text/*":
-				streamOK = true
-			case "*/*":
-				jsonOK, streamOK = true, true
-			}
-		}
-	}
-	return jsonOK && streamOK
-}
-
 // errRejected is go-sdk's transport rejection (jsonrpc2.ErrRejected,
 // matched by its code): a write refused without breaking the connection.
 var errRejected = &jsonrpc.Error{Code: -32005, Message: "rejected by transport"}

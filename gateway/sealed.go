@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -443,32 +444,28 @@ func (t *sealedSessions) revoked(msg []byte) {
 // may have lost messages (a reconnected subscription), and a DELETE on
 // another replica in that gap would otherwise go unseen here.
 func (t *sealedSessions) recheck() {
-	t.mu.Lock()
-	ids := make([]string, 0, len(t.held))
-	for id := range t.held {
-		ids = append(ids, id)
-	}
-	t.mu.Unlock()
-	for _, id := range ids {
+	for id, h := range t.heldNow() {
 		gone, err := t.store.Revoked(t.g.life, id)
 		if err != nil || !gone {
 			continue // a store that does not answer: the per-request check stands
 		}
-		t.revoked([]byte(id))
+		h.ss.Close()
 	}
 }
 
 // closeAll closes every session held, when the gateway stops.
 func (t *sealedSessions) closeAll() {
-	t.mu.Lock()
-	all := make([]*heldSession, 0, len(t.held))
-	for _, h := range t.held {
-		all = append(all, h)
-	}
-	t.mu.Unlock()
-	for _, h := range all {
+	for _, h := range t.heldNow() {
 		h.ss.Close()
 	}
+}
+
+// heldNow is a copy of the sessions held, to close or ask about without
+// the table's lock (closing one takes it).
+func (t *sealedSessions) heldNow() map[string]*heldSession {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.held)
 }
 
 // keptEvents is the store's event store, but for a session closing on

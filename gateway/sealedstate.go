@@ -189,6 +189,13 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 	return jsonOK, streamOK
 }
 
+// acceptsBoth reports whether Accept takes both JSON and an event stream,
+// which go-sdk asks of a POST.
+func acceptsBoth(values []string) bool {
+	jsonOK, streamOK := accepts(values)
+	return jsonOK && streamOK
+}
+
 func mediaType(value string) string {
 	t, _, err := mime.ParseMediaType(value)
 	if err != nil {
