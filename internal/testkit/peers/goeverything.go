@@ -57,7 +57,7 @@ func GoEverythingBinary(t testing.TB) string {
 }
 
 func buildGoEverything(goCmd string) (string, error) {
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
 	}

@@ -41,7 +41,7 @@ func Dir(t testing.TB) string {
 func dirPath() (string, error) {
 	dir := os.Getenv(EnvDir)
 	if dir == "" {
-		root, err := moduleRoot()
+		root, err := ModuleRoot()
 		if err != nil {
 			return "", err
 		}
@@ -80,7 +80,7 @@ func FindNode() (string, error) {
 // in test/node, a tree of its own, installed first so that npm installs
 // the peers on it.
 func pinnedNode() (string, error) {
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
 	}
@@ -210,8 +210,8 @@ func isSet(name string) bool {
 	return true
 }
 
-// moduleRoot walks up from the working directory to the folder holding go.mod.
-func moduleRoot() (string, error) {
+// ModuleRoot walks up from the working directory to the folder holding go.mod.
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

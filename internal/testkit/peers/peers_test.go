@@ -163,11 +163,11 @@ func initialize(t *testing.T, command string, args, env []string) string {
 }
 
 func TestModuleRoot(t *testing.T) {
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(root + "/go.mod"); err != nil {
-		t.Errorf("moduleRoot() = %q: %v", root, err)
+		t.Errorf("ModuleRoot() = %q: %v", root, err)
 	}
 }

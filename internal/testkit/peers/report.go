@@ -94,7 +94,7 @@ func packageDir() string {
 	if err != nil {
 		return "?"
 	}
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return wd
 	}

@@ -44,7 +44,7 @@ type HAProxy struct {
 func (c *Cluster) StartHAProxy(t testing.TB, name string) *HAProxy {
 	t.Helper()
 	bin := peers.HAProxy(t)
-	root, err := moduleRoot()
+	root, err := peers.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ type Nginx struct {
 func (c *Cluster) StartNginx(t testing.TB) *Nginx {
 	t.Helper()
 	bin := peers.Nginx(t)
-	root, err := moduleRoot()
+	root, err := peers.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

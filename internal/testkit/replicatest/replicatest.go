@@ -9,7 +9,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -360,28 +359,6 @@ func (l *logLines) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return strings.Join(l.lines, "\n")
-}
-
-// errNotFound is moduleRoot's when no go.mod is above the working folder.
-var errNotFound = errors.New("replicatest: no go.mod above the working directory")
-
-// moduleRoot walks up from the working directory to the folder holding
-// go.mod: docs/deploy and ./cmd/switchboard are found from it.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errNotFound
-		}
-		dir = up
-	}
 }
 
 // awaitGone polls /proc, under bound, until no live process carries

@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit/peers"
 )
 
 // upstreamEnv makes the test binary the counting upstream server (Main):
@@ -139,7 +141,7 @@ func Binary(t testing.TB) string {
 		t.Skipf("switchboard is built with the go command, which is not on PATH: %v", err)
 	}
 	built.once.Do(func() {
-		root, err := moduleRoot()
+		root, err := peers.ModuleRoot()
 		if err != nil {
 			built.err = err
 			return
