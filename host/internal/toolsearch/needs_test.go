@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -171,6 +172,53 @@ func TestNeeds(t *testing.T) {
 			}
 			if set != "needs-tuning" && (f.at5 < needGoal[0] || g.at5 < needGoal[1]) {
 				t.Logf("issue 28's goal, recall@5 %.2f and %.2f with no shared word, is not met", needGoal[0], needGoal[1])
+			}
+		})
+	}
+}
+
+// TestHeldOutShareNoWord checks the held-out need sets without ranking
+// anything: every accepted tool is a tool of the corpora, no query is
+// there twice, and the sets written blind (needs-heldout-c*) keep at least
+// a third of their needs sharing no word with their tools, the needs only
+// meaning can find.
+func TestHeldOutShareNoWord(t *testing.T) {
+	files, err := filepath.Glob("testdata/needs-heldout*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no testdata/needs-heldout*.json")
+	}
+	for _, f := range files {
+		set := strings.TrimSuffix(filepath.Base(f), ".json")
+		t.Run(set, func(t *testing.T) {
+			docs, ns := needs(t, set)
+			if len(ns) == 0 {
+				t.Fatalf("%s: no needs", f)
+			}
+			seen := map[string]bool{}
+			noWord := 0
+			for _, n := range ns {
+				if seen[n.Query] {
+					t.Errorf("%s: query %q is there twice", f, n.Query)
+				}
+				seen[n.Query] = true
+				if len(n.Accept) == 0 {
+					t.Errorf("%s: %q accepts no tool", f, n.Query)
+				}
+				for i, id := range acceptIDs(n) {
+					if !slices.ContainsFunc(docs, func(d Doc) bool { return d.ID == id }) {
+						t.Errorf("%s: %q accepts %s, not a tool of the corpora", f, n.Query, n.Accept[i])
+					}
+				}
+				if !sharesWord(docs, n) {
+					noWord++
+				}
+			}
+			t.Logf("%s: %d needs, %d share no word with their tools", set, len(ns), noWord)
+			if strings.HasPrefix(set, "needs-heldout-c") && 3*noWord < len(ns) {
+				t.Errorf("%s: %d of %d needs share no word; want at least a third", f, noWord, len(ns))
 			}
 		})
 	}
