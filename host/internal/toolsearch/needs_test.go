@@ -177,11 +177,12 @@ func TestNeeds(t *testing.T) {
 	}
 }
 
-// TestHeldOutShareNoWord checks the held-out need sets without ranking
-// anything: every accepted tool is a tool of the corpora, no query is
-// there twice, and the sets written blind (needs-heldout-c*) keep at least
-// a third of their needs sharing no word with their tools, the needs only
-// meaning can find.
+// TestHeldOutShareNoWord checks every held-out need set
+// (testdata/needs-heldout*.json) without ranking anything: each accepted
+// tool is a tool of the corpora, no query is there twice, and it logs how
+// many needs share no word with their tools. The sets written blind for
+// the second round (needs-heldout-c*.json) must have at least a third of
+// such needs, as issue 28 asks of a held-out set.
 func TestHeldOutShareNoWord(t *testing.T) {
 	files, err := filepath.Glob("testdata/needs-heldout*.json")
 	if err != nil {
@@ -190,35 +191,39 @@ func TestHeldOutShareNoWord(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no testdata/needs-heldout*.json")
 	}
-	for _, f := range files {
-		set := strings.TrimSuffix(filepath.Base(f), ".json")
+	for _, file := range files {
+		set := strings.TrimSuffix(filepath.Base(file), ".json")
 		t.Run(set, func(t *testing.T) {
 			docs, ns := needs(t, set)
 			if len(ns) == 0 {
-				t.Fatalf("%s: no needs", f)
+				t.Fatalf("%s: no needs", file)
+			}
+			have := map[string]bool{}
+			for _, d := range docs {
+				have[d.ID] = true
 			}
 			seen := map[string]bool{}
-			noWord := 0
+			none := 0
 			for _, n := range ns {
 				if seen[n.Query] {
-					t.Errorf("%s: query %q is there twice", f, n.Query)
+					t.Errorf("%s: need %q is there twice", file, n.Query)
 				}
 				seen[n.Query] = true
 				if len(n.Accept) == 0 {
-					t.Errorf("%s: %q accepts no tool", f, n.Query)
+					t.Errorf("%s: need %q accepts no tool", file, n.Query)
 				}
 				for i, id := range acceptIDs(n) {
-					if !slices.ContainsFunc(docs, func(d Doc) bool { return d.ID == id }) {
-						t.Errorf("%s: %q accepts %s, not a tool of the corpora", f, n.Query, n.Accept[i])
+					if !have[id] {
+						t.Errorf("%s: need %q: no tool %s in the corpora", file, n.Query, n.Accept[i])
 					}
 				}
 				if !sharesWord(docs, n) {
-					noWord++
+					none++
 				}
 			}
-			t.Logf("%s: %d needs, %d share no word with their tools", set, len(ns), noWord)
-			if strings.HasPrefix(set, "needs-heldout-c") && 3*noWord < len(ns) {
-				t.Errorf("%s: %d of %d needs share no word; want at least a third", f, noWord, len(ns))
+			t.Logf("%d needs, %d share no word with their tools", len(ns), none)
+			if strings.HasPrefix(set, "needs-heldout-c") && 3*none < len(ns) {
+				t.Errorf("%s: %d of %d needs share no word with their tools, want at least a third", file, none, len(ns))
 			}
 		})
 	}
