@@ -15,11 +15,12 @@ type need struct {
 	Accept []string `json:"accept"`
 }
 
-// The need sets: needs-tuning, which the index may be tuned on, and
+// The need sets: needs-tuning, which the index may be tuned on;
 // needs-heldout and needs-heldout-b, each written before the changes it
-// judges and never tuned on (testdata/README.md says how they were
-// written).
-var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b"}
+// judged, and tuning data since the third round read their misses; and
+// needs-heldout-c, written blind before the third round and never tuned
+// on (testdata/README.md says how each was written).
+var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b", "needs-heldout-c"}
 
 func needs(t testing.TB, set string) ([]Doc, []need) {
 	t.Helper()
@@ -131,6 +132,7 @@ var needFloor = map[string][2]float64{
 	"needs-tuning":    {0.95, 0.9},
 	"needs-heldout":   {0.86, 0.67},
 	"needs-heldout-b": {0.81, 0.76},
+	"needs-heldout-c": {0.73, 0.62},
 }
 
 // needGoal is issue 28's goal for held-out recall@5: on all needs, and on
