@@ -46,7 +46,7 @@ func pair(a, b string) string { return a + " " + b }
 // two words.
 func (ix *Index) queryTerms(query string) []term {
 	tz := &tokenizer{surface: map[string]string{}}
-	words := tz.tokens(query)
+	words := tz.tokens(unclitic(query))
 	said := func(w string) string { return tz.surface[w] }
 	var terms []term
 	group := 0
@@ -79,7 +79,7 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 	}
 	if ix.tune.concepts {
-		ps, from, at := stopPairs(query)
+		ps, from, at := stopPairs(unclitic(query))
 		for i, p := range ps {
 			added := false
 			for _, s := range conceptTerms[p] {

@@ -177,19 +177,19 @@ func New(docs []Doc) *Index {
 		}
 		ix.server[i] = s
 		t := &text[i]
-		t[fieldName] = tz.tokens(head(d.Name))
-		t[fieldDescription] = tz.tokens(head(d.Description))
+		t[fieldName] = tz.tokens(unclitic(head(d.Name)))
+		t[fieldDescription] = tz.tokens(unclitic(head(d.Description)))
 		for j, p := range d.Params {
 			if j == maxParams {
 				break
 			}
-			t[fieldParams] = append(t[fieldParams], tz.tokens(head(p.Name))...)
+			t[fieldParams] = append(t[fieldParams], tz.tokens(unclitic(head(p.Name)))...)
 			if ix.tune.enums {
 				for _, v := range p.Enum[:min(len(p.Enum), maxParams)] {
-					t[fieldParams] = append(t[fieldParams], tz.tokens(head(v))...)
+					t[fieldParams] = append(t[fieldParams], tz.tokens(unclitic(head(v)))...)
 				}
 			}
-			t[fieldParamDescription] = append(t[fieldParamDescription], tz.tokens(head(p.Description))...)
+			t[fieldParamDescription] = append(t[fieldParamDescription], tz.tokens(unclitic(head(p.Description)))...)
 		}
 		for f := range numFields {
 			total[f] += float64(len(t[f]))
