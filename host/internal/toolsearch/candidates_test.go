@@ -154,11 +154,15 @@ func TestCandidates(t *testing.T) {
 		}
 		// Concepts are read as a query is: they are left out while
 		// the candidate is measured.
-		kept := map[string][]string{}
+		kept, keptForms := map[string][]string{}, map[string][]string{}
 		for _, from := range c.without {
 			k := conceptKey(from)
 			kept[k] = conceptTerms[k]
 			delete(conceptTerms, k)
+			if to, ok := conceptForms[from]; ok {
+				keptForms[from] = to
+				delete(conceptForms, from)
+			}
 		}
 		ta, _ := measure(rank, tuning, all)
 		tn, _ := measure(rank, tuning, noShared)
@@ -167,6 +171,7 @@ func TestCandidates(t *testing.T) {
 		ba, _ := measure(rank, heldoutB, all)
 		bn, _ := measure(rank, heldoutB, noShared)
 		maps.Copy(conceptTerms, kept)
+		maps.Copy(conceptForms, keptForms)
 		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
 			c.name, ta.at1, ta.at5, ta.mrr, tn.at5, ha.at1, ha.at5, ha.mrr, hn.at5, hn.mrr, ba.at1, ba.at5, ba.mrr, bn.at5)
 	}

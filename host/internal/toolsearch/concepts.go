@@ -169,10 +169,41 @@ var concepts = map[string][]string{
 const conceptWeight = 0.8
 
 // conceptTerms maps a query word (stemmed), or two side by side (a
-// pair), to the words (stemmed) its concept adds.
-var conceptTerms = func() map[string][]string {
+// pair), to the words (stemmed) its concept adds. Words of one stem
+// share it ("calls" and "called", "stage" and "staging"); conceptForms
+// tells them apart.
+var conceptTerms = conceptMap(func(from string) bool { return true })
+
+// conceptForms maps a one-word concept as written, lower-cased, to the
+// words (stemmed) it adds: a query that says "called" means a name, not
+// the network's calls, and "staging" a namespace, not git's index. A
+// word with no concept of its own form takes its stem's.
+var conceptForms = func() map[string][]string {
+	m := map[string][]string{}
+	for from := range concepts {
+		if !strings.Contains(from, " ") {
+			m[from] = conceptMap(func(f string) bool { return f == from })[stem(from)]
+		}
+	}
+	return m
+}()
+
+// conceptOf is the concept of a query's word: of its form as written,
+// else of its stem.
+func conceptOf(w, said string) []string {
+	if to, ok := conceptForms[said]; ok {
+		return to
+	}
+	return conceptTerms[w]
+}
+
+// conceptMap is conceptTerms of the concepts keep says.
+func conceptMap(keep func(from string) bool) map[string][]string {
 	m := map[string][]string{}
 	for from, to := range concepts {
+		if !keep(from) {
+			continue
+		}
 		// One word is its stem, as tokens keeps a word cut at a
 		// digit whole too (k8s); two are a pair.
 		f := tokens(from)
@@ -200,7 +231,7 @@ var conceptTerms = func() map[string][]string {
 		slices.Sort(m[key]) // map order must not reach the index
 	}
 	return m
-}()
+}
 
 // stopPairs are the query's two words side by side where one is a stop
 // word, stemmed, as said, and where each starts: "reports to" and "on

@@ -142,7 +142,7 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 		}
 		if ix.tune.concepts {
-			for _, s := range conceptTerms[w] {
+			for _, s := range conceptOf(w, said(w)) {
 				imply(s, conceptWeight, "means")
 			}
 		}
