@@ -29,14 +29,6 @@ var secondRound = []string{"company", "organisation", "organization", "vendor", 
 	"failed", "errors", "broken", "head", "points to", "switch", "go back", "look up", "when was", "when were",
 	"search box", "text box", "text field", "api calls", "api requests", "no longer", "throw away", "teammates", "colleagues"}
 
-// conceptKey is the key of conceptTerms a concept has.
-func conceptKey(from string) string {
-	if w := strings.Fields(from); len(w) == 2 {
-		return pair(stem(w[0]), stem(w[1]))
-	}
-	return stem(from)
-}
-
 // candidates are issue 28's measurements, each from the index as it
 // stands (tuned) with one thing taken away or changed, and the baselines.
 var candidates = []candidate{

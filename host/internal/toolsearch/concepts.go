@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -14,8 +15,61 @@ import (
 // forges, chat, documents, browsers, clusters, databases, caches,
 // memory), not the tools of one server. A word may imply several; each
 // counts at conceptWeight, and, as for synonyms, a tool that says the
-// query's own word ranks first.
-var concepts = map[string][]string{
+// query's own word ranks first. They are the first two rounds' words and
+// the third round's families, below.
+var concepts = func() map[string][]string {
+	m := maps.Clone(wordConcepts)
+	for _, more := range []map[string][]string{families, verbObjects} {
+		for from, to := range more {
+			if _, ok := m[from]; ok {
+				panic("toolsearch: concept " + from + " twice")
+			}
+			m[from] = to
+		}
+	}
+	return m
+}()
+
+// verbObjects are pairs of a verb and its object where the object
+// decides what the verb means: opening a work item of a forge creates
+// it, closing one updates it, as opening a file reads it. A pair implies
+// the verb's sense alone, and only the verb gives way to the pair
+// (tuning.phrase): the object's own words say the rest.
+var verbObjects = func() map[string][]string {
+	m := map[string][]string{}
+	items := []string{"pr", "mr", "issue", "bug", "ticket"}
+	for verb, to := range map[string][]string{
+		"open": {"create"}, "file": {"create"}, "raise": {"create"}, "log": {"create"}, "submit": {"create"},
+		"close": {"update", "state"},
+	} {
+		for _, item := range items {
+			m[verb+" "+item] = to
+		}
+	}
+	return m
+}()
+
+// verbFirst are the keys of conceptTerms that verbObjects made.
+var verbFirst = func() map[string]bool {
+	m := map[string]bool{}
+	for from := range verbObjects {
+		m[conceptKey(from)] = true
+	}
+	return m
+}()
+
+// conceptKey is the key of conceptTerms a concept of one word or two
+// has.
+func conceptKey(from string) string {
+	if w := strings.Fields(from); len(w) == 2 {
+		return pair(stem(w[0]), stem(w[1]))
+	}
+	return stem(from)
+}
+
+// wordConcepts are the first two rounds' concepts, each written for the
+// words of the tuning needs it missed.
+var wordConcepts = map[string][]string{
 	// Doing away with things.
 	"toss": {"delete", "remove"}, "trash": {"delete", "archive", "trash"}, "nuke": {"delete"},
 	"kill": {"delete", "stop"}, "wipe": {"delete", "clear", "clean"}, "drop": {"delete", "remove"},
@@ -160,6 +214,39 @@ var concepts = map[string][]string{
 	"teammates": {"relation", "relations"}, "colleagues": {"relation", "relations"},
 	// Numbers.
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
+}
+
+// families are the third round's concepts (testdata/README.md): each
+// the words people use for one thing tools do or hold, written for a
+// domain from the tools' own verbs and objects, not for one need.
+var families = map[string][]string{
+	// A terminal's commands, said as if to a shell.
+	"mkdir": {"create", "directory"}, "ls": {"list", "directory"}, "cat": {"read", "file"}, "rm": {"delete", "remove"},
+	"rmdir": {"delete", "directory"}, "mv": {"move"}, "cp": {"copy"}, "du": {"size", "sizes"}, "pwd": {"working", "directory"},
+	"chmod": {"permissions"}, "curl": {"request", "url", "navigate"}, "wget": {"download", "url"}, "sed": {"edit", "replace"},
+	"vim": {"edit"}, "nano": {"edit"}, "kubectx": {"context"}, "kubens": {"namespace"}, "kubeconfig": {"context", "kubernetes"},
+	// Waiting for a page, or for time to pass.
+	"until": {"wait"}, "sleep": {"wait", "time"}, "pause": {"wait"}, "appear": {"wait", "text"}, "disappear": {"wait", "gone"},
+	"vanish": {"wait", "gone"}, "goes away": {"wait", "gone"}, "shows up": {"wait", "appear"}, "loading": {"wait"},
+	"spinner": {"wait", "gone"},
+	// Lengths of time: how long a thing is kept, or waited for.
+	"second": {"seconds", "time", "expiration"}, "minute": {"seconds", "time", "expiration"},
+	"hour": {"seconds", "time", "expiration"}, "day": {"seconds", "time", "expiration"},
+	"ttl": {"expiration", "expire", "seconds"}, "temporary": {"expiration"}, "temporarily": {"expiration"},
+	// Arithmetic.
+	"minus": {"sum"}, "math": {"sum", "numbers"}, "arithmetic": {"sum", "numbers"}, "compute": {"sum"},
+	"numbers": {"sum", "numbers"},
+	// Reactions to a message.
+	"thumbs": {"reaction", "emoji"}, "thumbsup": {"reaction", "emoji"}, "upvote": {"reaction"}, "heart": {"reaction", "emoji"},
+	// What a thing holds.
+	"inside": {"contents", "read"}, "what in": {"contents", "list", "read"}, "contents": {"contents", "read"},
+	// Looking for things.
+	"look for": {"search", "find"}, "hunt": {"search", "find"}, "seek": {"search", "find"}, "track down": {"search", "find"},
+	"reopen": {"update", "state"}, "assign": {"assignees", "update"},
+	// A page's controls.
+	"dismiss": {"dialog", "handle"}, "confirm": {"dialog", "accept"}, "pick": {"select", "option"},
+	"attach": {"upload", "file"}, "escape": {"press", "key"}, "esc": {"press", "key"}, "keystroke": {"press", "key"},
+	"shortcut": {"press", "key"}, "dark mode": {"emulate", "media", "color", "scheme"}, "light mode": {"emulate", "media", "color", "scheme"},
 }
 
 // conceptWeight scales a word a query gains from concepts: below the

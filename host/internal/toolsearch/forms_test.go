@@ -41,3 +41,32 @@ func TestConceptForms(t *testing.T) {
 		t.Errorf(`"calling" means %v, want the stem's`, got)
 	}
 }
+
+// Opening a forge's work item creates it: the verb gives way to the
+// pair, and the object keeps its own weight.
+func TestVerbObjects(t *testing.T) {
+	ix := New([]Doc{
+		{ID: "create", Name: "create_pull_request", Description: "Create a new pull request"},
+		{ID: "list", Name: "list_pull_requests", Description: "List open pull requests"},
+		{ID: "nodes", Name: "open_nodes", Description: "Open nodes of the graph"},
+	})
+	hits := ix.Search("open a PR from feature to main", 3)
+	if len(hits) < 2 || hits[0].ID != "create" {
+		t.Fatalf("hits %+v, want create first", hits)
+	}
+	if !slices.Contains(hits[0].Why, Match{Query: "open pr", Word: "create", Relation: "means"}) {
+		t.Errorf("why %v, want create ← open pr (means)", hits[0].Why)
+	}
+	var pr, open float64
+	for _, tm := range ix.queryTerms("open a PR") {
+		switch {
+		case tm.word == "pr" && tm.rel == "":
+			pr = tm.weight
+		case tm.word == "open" && tm.rel == "":
+			open = tm.weight
+		}
+	}
+	if pr != 1 || open != tuned.phrase {
+		t.Errorf("weights: pr %v, open %v; want 1 and %v", pr, open, tuned.phrase)
+	}
+}

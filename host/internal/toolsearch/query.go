@@ -72,7 +72,8 @@ func (ix *Index) queryTerms(query string) []term {
 			for _, s := range conceptTerms[p] {
 				if _, ok := ix.postings[s]; ok {
 					terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from, rel: "means", pos: j - 1})
-					phrased[words[j-1]], phrased[words[j]] = true, true
+					phrased[words[j-1]] = true
+					phrased[words[j]] = phrased[words[j]] || !verbFirst[p]
 				}
 			}
 			group++
