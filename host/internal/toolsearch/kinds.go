@@ -56,6 +56,9 @@ func kind(f string) string {
 		}
 		return "user" // @alice
 	}
+	if arithmetic(f) {
+		return "sum" // 2+2, 17*3
+	}
 	if strings.ContainsAny(f, "*?") && strings.Trim(f, "*?") != "" {
 		return "pattern" // *.go, cache:*
 	}
@@ -77,6 +80,9 @@ func kind(f string) string {
 	}
 	if (strings.HasPrefix(f, "/") || strings.HasPrefix(f, "~/")) && !strings.Contains(f[strings.LastIndexByte(f, '/'):], ".") {
 		return "directory" // /var/data, ~/projects: a path with no extension
+	}
+	if expression(f) {
+		return exprKind // document.title, window.innerWidth, el.click()
 	}
 	name := f[strings.LastIndexByte(f, '/')+1:]
 	if wellKnownFiles[strings.ToLower(name)] {
@@ -117,3 +123,61 @@ func lowerAlnum(s string) bool {
 // so it says as much as the word would (0.5 and 0.75 measured no
 // better on the tuning needs).
 const kindWeight = 1.0
+
+// arithmetic says whether f is numbers joined by +, *, / or ×: a sum to
+// work out.
+func arithmetic(f string) bool {
+	op, digit := false, false
+	for i, r := range f {
+		switch {
+		case r >= '0' && r <= '9' || r == '.':
+			digit = true
+		case strings.ContainsRune("+*/×", r) && i > 0 && digit:
+			op, digit = true, false
+		default:
+			return false
+		}
+	}
+	return op && digit
+}
+
+var exprKind = "code"
+
+// expression says whether f is code: a call ("el.click()"), a name in
+// camelCase after a dot ("os.Exit", "window.innerWidth") or a property
+// of a page's own objects ("document.title").
+func expression(f string) bool {
+	if strings.HasSuffix(f, ")") && strings.Contains(f, "(") {
+		return true
+	}
+	dot := strings.LastIndexByte(f, '.')
+	if dot <= 0 || dot == len(f)-1 || strings.ContainsAny(f, "/:") {
+		return false
+	}
+	for _, part := range strings.Split(f, ".") {
+		if part == "" || !identWord(part) {
+			return false
+		}
+	}
+	last := f[dot+1:]
+	first, _, _ := strings.Cut(f, ".")
+	return strings.ToLower(last) != last || pageObjects[first]
+}
+
+// pageObjects are the objects a page's script starts from: "document.title"
+// is code, "data.jsonl" a file.
+var pageObjects = map[string]bool{
+	"document": true, "window": true, "navigator": true, "location": true, "console": true,
+	"localStorage": true, "sessionStorage": true, "history": true, "screen": true, "performance": true,
+}
+
+// identWord says whether s is a programming language's name: letters,
+// digits and _, not starting with a digit.
+func identWord(s string) bool {
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
