@@ -16,9 +16,11 @@ var webTLDs = map[string]bool{
 // does not say: a URL or a web address implies "url", a file name with
 // an extension implies "file", a path that ends in a slash "directory",
 // a word with a wildcard "pattern", "#name" a "channel", "@name" a
-// "user", "prefix:id" a store's "key", and an absolute path with no
-// extension a "directory". "go to https://example.com" is about a URL, and "show me
-// package.json" about a file, though neither says so.
+// "user", "prefix:id" a store's "key", an absolute path with no
+// extension a "directory", words joined by slashes a "path", numbers
+// joined by + or * a "sum", and code (document.title, os.Exit) "code".
+// "go to https://example.com" is about a URL, and "show me package.json"
+// about a file, though neither says so.
 func kinds(query string) []string {
 	var out []string
 	for _, k := range kindsOf(query) {
@@ -90,6 +92,9 @@ func kind(f string) string {
 	}
 	dot := strings.LastIndexByte(name, '.')
 	if dot < 2 || len(name)-dot-1 > 4 || !lowerAlnum(name[dot+1:]) {
+		if relPath(f) {
+			return "path" // build/out, acme/web: a folder's or a repository's
+		}
 		return "" // e.g, .env, os.Exit, v1.2, no dot
 	}
 	return "file"
@@ -176,6 +181,22 @@ var pageObjects = map[string]bool{
 func identWord(s string) bool {
 	for i, r := range s {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// relPath says whether f is words joined by slashes, as a relative path
+// or a repository's owner/name is written: "build/out", "acme/web", not
+// "and/or".
+func relPath(f string) bool {
+	parts := strings.Split(f, "/")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || stopWords[strings.ToLower(p)] || strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != "" || !strings.ContainsAny(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 			return false
 		}
 	}
