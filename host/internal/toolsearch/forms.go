@@ -74,3 +74,47 @@ func isUpperASCII(c byte) bool { return c >= 'A' && c <= 'Z' }
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
+
+// queryTokens is tokens for a query: a word written in camelCase or as
+// a brand ("GitHub", "JavaScript", "parseConfig") is one word of the
+// query, not three, so it is the whole, stemmed, and parts maps it to
+// its parts, which a tool may write apart ("Git Hub" never, "parse
+// config" often); a word cut only at digits ("k8s", "v2", "U123") is the
+// whole alone. The index reads tools' texts with tokens, parts and
+// whole alike.
+func (tz *tokenizer) queryTokens(text string) (out []string, parts map[string][]string) {
+	for run := range strings.FieldsFuncSeq(text, notWordRune) {
+		ps := words(run)
+		if len(ps) == 1 {
+			out = append(out, tz.tokens(run)...)
+			continue
+		}
+		whole := tz.tokens(run)
+		if len(whole) == 0 {
+			continue
+		}
+		w := whole[len(whole)-1] // tokens adds the run last
+		out = append(out, w)
+		if !lettersOnly(run) {
+			continue
+		}
+		for _, p := range whole[:len(whole)-1] {
+			if p != w {
+				if parts == nil {
+					parts = map[string][]string{}
+				}
+				parts[w] = append(parts[w], p)
+			}
+		}
+	}
+	return out, parts
+}
+
+func lettersOnly(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}

@@ -70,3 +70,17 @@ func TestVerbObjects(t *testing.T) {
 		t.Errorf("weights: pr %v, open %v; want 1 and %v", pr, open, tuned.phrase)
 	}
 }
+
+// A word in camelCase is one word of the query, with its parts in its
+// group; one cut only at digits is the whole alone.
+func TestQueryTokens(t *testing.T) {
+	tz := &tokenizer{surface: map[string]string{}}
+	words, parts := tz.queryTokens("any JavaScript errors on GitHub for k8s v2")
+	want := []string{"ani", "javascript", "error", "github", stem("k8s"), "v2"}
+	if !slices.Equal(words, want) {
+		t.Errorf("words %q, want %q", words, want)
+	}
+	if !slices.Equal(parts["javascript"], []string{"java", "script"}) || !slices.Equal(parts["github"], []string{"git", "hub"}) || parts["k8s"] != nil || parts["v2"] != nil {
+		t.Errorf("parts %q", parts)
+	}
+}

@@ -18,7 +18,8 @@ var webTLDs = map[string]bool{
 // a word with a wildcard "pattern", "#name" a "channel", "@name" a
 // "user", "prefix:id" a store's "key", an absolute path with no
 // extension a "directory", words joined by slashes a "path", numbers
-// joined by + or * a "sum", and code (document.title, os.Exit) "code".
+// joined by + or * a "sum", code (document.title, os.Exit) "code", and
+// a version (v2, 2.0.1) a "tag".
 // "go to https://example.com" is about a URL, and "show me package.json"
 // about a file, though neither says so.
 func kinds(query string) []string {
@@ -60,6 +61,9 @@ func kind(f string) string {
 	}
 	if arithmetic(f) {
 		return "sum" // 2+2, 17*3
+	}
+	if version(f) {
+		return versionKind // v2, v1.4, 2.0.1
 	}
 	if strings.ContainsAny(f, "*?") && strings.Trim(f, "*?") != "" {
 		return "pattern" // *.go, cache:*
@@ -201,4 +205,20 @@ func relPath(f string) bool {
 		}
 	}
 	return true
+}
+
+var versionKind = "tag"
+
+// version says whether f is a release's version: v and a number
+// ("v2", "v1.4.0") or three numbers with dots ("2.0.1").
+func version(f string) bool {
+	if len(f) > 1 && (f[0] == 'v' || f[0] == 'V') {
+		f = f[1:]
+	} else if strings.Count(f, ".") < 2 {
+		return false
+	}
+	if f == "" || f[0] == '.' || f[len(f)-1] == '.' || strings.Contains(f, "..") {
+		return false
+	}
+	return strings.Trim(f, "0123456789.") == ""
 }

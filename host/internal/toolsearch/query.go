@@ -46,7 +46,7 @@ func pair(a, b string) string { return a + " " + b }
 // two words.
 func (ix *Index) queryTerms(query string) []term {
 	tz := &tokenizer{surface: map[string]string{}}
-	words := tz.tokens(unclitic(query))
+	words, parts := tz.queryTokens(unclitic(query))
 	said := func(w string) string { return tz.surface[w] }
 	var terms []term
 	group := 0
@@ -136,6 +136,9 @@ func (ix *Index) queryTerms(query string) []term {
 			if _, ok := ix.postings[s]; ok {
 				terms = append(terms, term{word: s, weight: weight, group: group, from: said(w), rel: rel, pos: first[w]})
 			}
+		}
+		for _, p := range parts[w] {
+			imply(p, 1, "") // GitHub's "git", at best as much as the word
 		}
 		if ix.tune.synonyms {
 			for _, s := range synonyms[w] {
