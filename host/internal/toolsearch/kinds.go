@@ -75,7 +75,7 @@ func kind(f string) string {
 	if h, port, ok := strings.Cut(host, ":"); ok && port != "" && strings.Trim(port, "0123456789") == "" && (h == "localhost" || strings.Count(h, ".") > 0) {
 		return "url" // localhost:3000, example.com:8080, 10.0.0.5:80
 	}
-	if prefix, id, ok := strings.Cut(f, ":"); ok && lowerAlnum(prefix) && id != "" && !strings.ContainsAny(id, ":/") {
+	if prefix, id, ok := strings.Cut(f, ":"); ok && lowerAlnum(strings.NewReplacer("_", "", "-", "").Replace(prefix)) && id != "" && !strings.ContainsAny(id, ":/") {
 		return "key" // user:7, session:42: a store's key
 	}
 	if dot := strings.LastIndexByte(host, '.'); dot > 0 && webTLDs[host[dot+1:]] {

@@ -176,6 +176,7 @@ func TestKinds(t *testing.T) {
 		{"move it into backup/ then src/app/", []string{"directory"}},
 		{"# heading, @ alone, a * b", nil},
 		{"set user:1 and read session:42", []string{"key"}},
+		{"save feature_flag:dark and rate-limit:7", []string{"key"}},
 		{"list /var/data and ~/projects, read /etc/hosts.conf", []string{"directory", "file"}},
 		{"at 10:30, see http:, a:b:c", nil},
 		{"plain words only", nil},
