@@ -104,7 +104,7 @@ var wordConcepts = map[string][]string{
 	"ci": {"status", "checks"}, "checks": {"status"}, "pr": {"pull", "request"}, "mr": {"merge", "request"},
 	"project": {"repository", "project"}, "codebase": {"repository", "code"},
 	// Documents and notes.
-	"doc": {"page", "document"}, "docs": {"page", "document"}, "document": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},
+	"doc": {"page"}, "docs": {"page"}, "document": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},
 	"paragraph": {"block", "children", "content"}, "section": {"block", "content"},
 	"table": {"database", "data", "source", "query"}, "row": {"page", "query"},
 	// Memory of facts.
