@@ -33,16 +33,20 @@ var secondRound = []string{"company", "organisation", "organization", "vendor", 
 // stands (tuned) with one thing taken away or changed, and the baselines.
 var candidates = []candidate{
 	{name: "word overlap (baseline)", rank: overlapRanker},
-	{name: "BM25F with the kinds and joined words (no WordNet, concepts or enum values)", tune: func(t *tuning) { t.rels = nil; t.enums = false; t.concepts = false; t.server = 0 }},
-	{name: "+ enum values", tune: func(t *tuning) { t.rels = nil; t.concepts = false; t.server = 0 }},
-	{name: "+ WordNet synonyms", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym); t.concepts = false; t.server = 0 }},
-	{name: "+ WordNet related", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym, relRelated); t.concepts = false; t.server = 0 }},
+	{name: "BM25F with the kinds and joined words (no WordNet, concepts or enum values)", tune: func(t *tuning) { t.rels = nil; t.enums = false; t.concepts = false; t.server, t.cohere = 0, 0 }},
+	{name: "+ enum values", tune: func(t *tuning) { t.rels = nil; t.concepts = false; t.server, t.cohere = 0, 0 }},
+	{name: "+ WordNet synonyms", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym); t.concepts = false; t.server, t.cohere = 0, 0 }},
+	{name: "+ WordNet related", tune: func(t *tuning) {
+		t.rels = pick(t.rels, relSynonym, relRelated)
+		t.concepts = false
+		t.server, t.cohere = 0, 0
+	}},
 	{name: "+ WordNet broader", tune: func(t *tuning) {
 		t.rels = pick(t.rels, relSynonym, relRelated, relBroader)
 		t.concepts = false
-		t.server = 0
+		t.server, t.cohere = 0, 0
 	}},
-	{name: "+ WordNet narrower", tune: func(t *tuning) { t.concepts = false; t.server = 0 }},
+	{name: "+ WordNet narrower", tune: func(t *tuning) { t.concepts = false; t.server, t.cohere = 0, 0 }},
 	{name: "+ concepts (as tuned)"},
 	{name: "as tuned, without WordNet", tune: func(t *tuning) { t.rels = nil }},
 	{name: "as tuned, WordNet synonyms only", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym) }},
@@ -68,6 +72,8 @@ var candidates = []candidate{
 	{name: "as tuned, without the verb-object pairs", without: slices.Collect(maps.Keys(verbObjects))},
 	{name: "as tuned, without the families' words that needs-tuning-8 says", without: batch8Words},
 	{name: "as tuned, without the families' words that needs-heldout-b says", without: heldoutBWords},
+	{name: "as tuned, without the server's coherence", tune: func(t *tuning) { t.cohere = 0 }},
+	{name: "as tuned, the server's coherence at 0.4", tune: func(t *tuning) { t.cohere = 0.4 }},
 }
 
 // batch8Words and heldoutBWords are the families' words (concepts.go)
