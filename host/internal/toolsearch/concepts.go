@@ -235,7 +235,6 @@ var families = map[string][]string{
 	"ttl": {"expiration", "expire", "seconds"}, "temporary": {"expiration"}, "temporarily": {"expiration"},
 	// Arithmetic.
 	"minus": {"sum"}, "math": {"sum", "numbers"}, "arithmetic": {"sum", "numbers"}, "compute": {"sum"},
-	"numbers": {"sum", "numbers"},
 	// Reactions to a message.
 	"thumbs": {"reaction", "emoji"}, "thumbsup": {"reaction", "emoji"}, "upvote": {"reaction"}, "heart": {"reaction", "emoji"},
 	// What a thing holds.
