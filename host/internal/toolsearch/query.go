@@ -46,7 +46,7 @@ func pair(a, b string) string { return a + " " + b }
 // two words.
 func (ix *Index) queryTerms(query string) []term {
 	tz := &tokenizer{surface: map[string]string{}}
-	words := tz.tokens(query)
+	words, parts := tz.queryTokens(unclitic(query))
 	said := func(w string) string { return tz.surface[w] }
 	var terms []term
 	group := 0
@@ -72,14 +72,15 @@ func (ix *Index) queryTerms(query string) []term {
 			for _, s := range conceptTerms[p] {
 				if _, ok := ix.postings[s]; ok {
 					terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from, rel: "means", pos: j - 1})
-					phrased[words[j-1]], phrased[words[j]] = true, true
+					phrased[words[j-1]] = true
+					phrased[words[j]] = phrased[words[j]] || !verbFirst[p]
 				}
 			}
 			group++
 		}
 	}
 	if ix.tune.concepts {
-		ps, from, at := stopPairs(query)
+		ps, from, at := stopPairs(unclitic(query))
 		for i, p := range ps {
 			added := false
 			for _, s := range conceptTerms[p] {
@@ -136,13 +137,16 @@ func (ix *Index) queryTerms(query string) []term {
 				terms = append(terms, term{word: s, weight: weight, group: group, from: said(w), rel: rel, pos: first[w]})
 			}
 		}
+		for _, p := range parts[w] {
+			imply(p, 1, "") // GitHub's "git", at best as much as the word
+		}
 		if ix.tune.synonyms {
 			for _, s := range synonyms[w] {
 				imply(s, synonymWeight, "synonym")
 			}
 		}
 		if ix.tune.concepts {
-			for _, s := range conceptTerms[w] {
+			for _, s := range conceptOf(w, said(w)) {
 				imply(s, conceptWeight, "means")
 			}
 		}
