@@ -80,6 +80,12 @@ type tuning struct {
 	// inKind weighs a word said only inside a path, URL, file name or
 	// key (kinds.go) against other words.
 	inKind float64
+	// thes is a thesaurus whose words of one meaning join a query word's
+	// group at weight thesaurus (thesaurus.go); none as tuned. With
+	// thesUnseen only a word no tool has is looked up.
+	thes       *thesaurus
+	thesaurus  float64
+	thesUnseen bool
 }
 
 // tuned is the tuning an index takes when it is built.
