@@ -150,6 +150,9 @@ func (ix *Index) queryTerms(query string) []term {
 				imply(s, conceptWeight, "means")
 			}
 		}
+		if th := ix.tune.thes; th != nil && ix.tune.thesaurus > 0 && (!ix.tune.thesUnseen || ix.postings[w] == nil) {
+			th.akin(w, func(s string) { imply(s, ix.tune.thesaurus, "thesaurus") })
+		}
 		for _, r := range wn[w] {
 			if wt := ix.tune.rels[r.rel]; wt > 0 {
 				imply(r.word, wt, r.rel.String())
@@ -195,7 +198,9 @@ func (ix *Index) queryTerms(query string) []term {
 // tool's word it met (Word), and how they are related (Relation: "" for
 // the same word, else "joined" for two words a tool writes as one,
 // "synonym", "means" (concepts.go), "related", "broader", "narrower"
-// (WordNet) or "kind", the kind of thing the query names, such as a URL).
+// (WordNet), "thesaurus" (a word of one meaning in a thesaurus, when the
+// tuning reads one: thesaurus.go) or "kind", the kind of thing the query
+// names, such as a URL).
 type Match struct {
 	Query, Word, Relation string
 }

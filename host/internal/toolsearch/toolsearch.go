@@ -83,6 +83,12 @@ type tuning struct {
 	// cohere weighs whether a tool's server meets as many of the
 	// query's words as the server that meets most (cohere.go).
 	cohere float64
+	// thes is a thesaurus whose words of one meaning join a query word's
+	// group at weight thesaurus (thesaurus.go); none as tuned. With
+	// thesUnseen only a word no tool has is looked up.
+	thes       *thesaurus
+	thesaurus  float64
+	thesUnseen bool
 }
 
 // tuned is the tuning an index takes when it is built.
