@@ -24,7 +24,7 @@ type need struct {
 // once before any later change. needs-heldout-c was written blind (by
 // writers who read only the tool lists) before the third round, and is
 // never tuned on (testdata/README.md says how each was written).
-var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b", "needs-tuning-8", "needs-tuning-9", "needs-heldout-c"}
+var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b", "needs-tuning-8", "needs-tuning-9", "needs-tuning-blind-1", "needs-tuning-blind-2", "needs-tuning-blind-3", "needs-heldout-c"}
 
 func needs(t testing.TB, set string) ([]Doc, []need) {
 	t.Helper()
@@ -133,12 +133,15 @@ func all(need) bool { return true }
 // goal is logged beside the figures until it is met, then it is the
 // floor.
 var needFloor = map[string][2]float64{
-	"needs-tuning":    {0.96, 0.92},
-	"needs-heldout":   {0.95, 0.89},
-	"needs-heldout-b": {0.85, 0.81},
-	"needs-tuning-8":  {0.78, 0.66},
-	"needs-tuning-9":  {0.81, 0.75},
-	"needs-heldout-c": {0.82, 0.75},
+	"needs-tuning":         {0.96, 0.92},
+	"needs-heldout":        {0.95, 0.89},
+	"needs-heldout-b":      {0.85, 0.81},
+	"needs-tuning-8":       {0.78, 0.66},
+	"needs-tuning-9":       {0.81, 0.75},
+	"needs-tuning-blind-1": {0.83, 0.82},
+	"needs-tuning-blind-2": {0.80, 0.80},
+	"needs-tuning-blind-3": {0.83, 0.70},
+	"needs-heldout-c":      {0.82, 0.75},
 }
 
 // needGoal is issue 28's goal for held-out recall@5: on all needs, and on
