@@ -49,7 +49,7 @@ type round struct {
 	// requestState, sealed or bare, continues it only for them; answered, when the round runs again on a replica that
 	// did not start it, the client's answers to questions asked before
 	// (mrtrseal.go).
-	binding  roundBinding
+	binding  *roundBinding
 	answered mcp.InputResponseMap
 }
 
