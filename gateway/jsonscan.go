@@ -12,9 +12,15 @@ import (
 // and anything out of the ordinary (an escaped or repeated member name)
 // says false, which leaves the request to go-sdk's handler.
 
+// maxMembers bounds the members objectMembers reads of one object (the
+// check for a repeated name compares each with those before it): params
+// and their _meta have a handful; more go to go-sdk's handler.
+const maxMembers = 32
+
 // objectMembers calls member with each member name of the JSON object in
 // raw and its value, raw, in order; false if raw is not one object, a
-// name is escaped or repeated, or member says false.
+// name is escaped or repeated, it has more than maxMembers members, or
+// member says false.
 func objectMembers(raw []byte, member func(name string, value []byte) bool) bool {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
@@ -35,6 +41,9 @@ func objectMembers(raw []byte, member func(name string, value []byte) bool) bool
 			return false
 		}
 		name := string(raw[i+1 : end-1])
+		if len(names) == maxMembers {
+			return false
+		}
 		for _, n := range names {
 			if n == name {
 				return false

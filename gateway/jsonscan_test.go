@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -56,6 +58,21 @@ var paramsCases = []struct {
 	{`{"_met\u0061":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"x"}`, false},
 	{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"x","name":"y"}`, false},
 	{`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`, false},
+}
+
+func TestReadParamsManyMembers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"x"`)
+	for i := range maxMembers {
+		fmt.Fprintf(&b, `,"m%d":0`, i)
+	}
+	b.WriteString("}")
+	if _, ok := readParams(json.RawMessage(b.String()), "name"); ok {
+		t.Errorf("params of %d members read in place, want them left to go-sdk", maxMembers+2)
+	}
+	if _, wantOK := readParamsMaps(json.RawMessage(b.String()), "name"); !wantOK {
+		t.Fatal("the params are not good ones: the test shows nothing")
+	}
 }
 
 func TestReadParams(t *testing.T) {
