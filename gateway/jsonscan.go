@@ -21,12 +21,12 @@ const maxMembers = 32
 // raw and its value, raw, in order; false if raw is not one object, a
 // name is escaped or repeated, it has more than maxMembers members, or
 // member says false.
-func objectMembers(raw []byte, member func(name string, value []byte) bool) bool {
+func objectMembers(raw []byte, member func(name, value []byte) bool) bool {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return false
 	}
-	var seen [8]string
+	var seen [8][]byte
 	names := seen[:0]
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
@@ -40,12 +40,12 @@ func objectMembers(raw []byte, member func(name string, value []byte) bool) bool
 		if !ok || bytes.IndexByte(raw[i+1:end-1], '\\') >= 0 {
 			return false
 		}
-		name := string(raw[i+1 : end-1])
+		name := raw[i+1 : end-1]
 		if len(names) == maxMembers {
 			return false
 		}
 		for _, n := range names {
-			if n == name {
+			if bytes.Equal(n, name) {
 				return false
 			}
 		}

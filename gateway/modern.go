@@ -144,11 +144,11 @@ type params struct {
 func readParams(raw json.RawMessage, member string) (params, bool) {
 	var p params
 	var meta []byte
-	ok := objectMembers(raw, func(name string, value []byte) bool {
-		switch name {
-		case "_meta":
+	ok := objectMembers(raw, func(name, value []byte) bool {
+		switch {
+		case string(name) == "_meta":
 			meta = value
-		case member:
+		case member != "" && string(name) == member:
 			var isString bool
 			p.name, isString = stringValue(value)
 			return isString
@@ -158,8 +158,8 @@ func readParams(raw json.RawMessage, member string) (params, bool) {
 	if !ok || meta == nil || meta[0] != '{' {
 		return p, false
 	}
-	ok = objectMembers(meta, func(name string, value []byte) bool {
-		if name == mcp.MetaKeyProtocolVersion {
+	ok = objectMembers(meta, func(name, value []byte) bool {
+		if string(name) == mcp.MetaKeyProtocolVersion {
 			var isString bool
 			p.version, isString = stringValue(value)
 			return isString
