@@ -56,6 +56,8 @@ func BenchmarkGatewayCall(b *testing.B) {
 			return resultErr(s.h.CallTool(ctx, "demo__echo", args))
 		}},
 		{"bare", dialBareDemo(b, args)},
+		{"bare-http-" + config.ProtocolLegacy, dialBareHTTP(b, config.ProtocolLegacy, args)},
+		{"bare-http-" + config.ProtocolModern, dialBareHTTP(b, config.ProtocolModern, args)},
 	}
 	if os.Getenv(envBenchLegacyOwn) == "1" {
 		h, closeAll := s.gw.LegacyOwnHandler()
