@@ -18,6 +18,13 @@ type candidate struct {
 	rank func(docs []Doc) ranker
 	// without names concepts to leave out.
 	without []string
+	// near, when not nil, is the neighbour table in embed.txt.gz's
+	// stead.
+	near map[string][]string
+	// embedded, when not nil, makes the candidate's rank or near from
+	// the package's word vectors (embed_candidates_test.go).
+	// It is given every word of the needs, stemmed.
+	embedded func(wv *wordVectors, words []string) candidate
 }
 
 // secondRound are the concepts the second round of issue 28 added
@@ -72,6 +79,8 @@ var candidates = []candidate{
 	{name: "as tuned, light verbs at 0.6", tune: func(t *tuning) { t.light = 0.6 }},
 	{name: "as tuned, none of the four second-round changes above", without: secondRound, tune: func(t *tuning) { t.names, t.phrase, t.inKind = 0, 1, 1 }},
 }
+
+func init() { candidates = append(candidates, embedCandidates...) }
 
 // pick keeps rels' weights for the relations named.
 func pick(rels map[relation]float64, keep ...relation) map[relation]float64 {
@@ -136,10 +145,30 @@ func TestCandidates(t *testing.T) {
 	_, heldout := needs(t, "needs-heldout")
 	_, heldoutB := needs(t, "needs-heldout-b")
 	noShared := func(n need) bool { return !sharesWord(docs, n) }
+	var needWords []string
+	for _, n := range slices.Concat(tuning, heldout, heldoutB) {
+		needWords = append(needWords, tokens(n.Query)...)
+	}
+	slices.Sort(needWords)
+	needWords = slices.Compact(needWords)
 	var b strings.Builder
 	b.WriteString("\n| candidate | tuning @1 | @5 | MRR | no shared word @5 | held-out @1 | @5 | MRR | no shared word @5 | MRR | held-out-b @1 | @5 | MRR | no shared word @5 |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, c := range candidates {
+		if c.embedded != nil {
+			wv, err := embedWords()
+			if err != nil {
+				fmt.Fprintf(&b, "| %s | left out: %v |\n", c.name, err)
+				continue
+			}
+			name := c.name
+			c = c.embedded(wv, needWords)
+			c.name = name
+		}
+		savedNear := embedNear
+		if c.near != nil {
+			embedNear = func() map[string][]string { return c.near }
+		}
 		var rank ranker
 		if c.rank != nil {
 			rank = c.rank(docs)
@@ -167,6 +196,7 @@ func TestCandidates(t *testing.T) {
 		ba, _ := measure(rank, heldoutB, all)
 		bn, _ := measure(rank, heldoutB, noShared)
 		maps.Copy(conceptTerms, kept)
+		embedNear = savedNear
 		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
 			c.name, ta.at1, ta.at5, ta.mrr, tn.at5, ha.at1, ha.at5, ha.mrr, hn.at5, hn.mrr, ba.at1, ba.at5, ba.mrr, bn.at5)
 	}

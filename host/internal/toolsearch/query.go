@@ -151,6 +151,11 @@ func (ix *Index) queryTerms(query string) []term {
 				imply(r.word, wt, r.rel.String())
 			}
 		}
+		if ix.tune.near > 0 {
+			for _, s := range embedNear()[w] {
+				imply(s, ix.tune.near, "similar")
+			}
+		}
 		scale := 1.0
 		if lightVerbs[w] {
 			scale *= ix.tune.light
@@ -191,7 +196,9 @@ func (ix *Index) queryTerms(query string) []term {
 // tool's word it met (Word), and how they are related (Relation: "" for
 // the same word, else "joined" for two words a tool writes as one,
 // "synonym", "means" (concepts.go), "related", "broader", "narrower"
-// (WordNet) or "kind", the kind of thing the query names, such as a URL).
+// (WordNet), "similar" (a word that stands where the query's word stands
+// in text, by word vectors: embed.go) or "kind", the kind of thing the
+// query names, such as a URL).
 type Match struct {
 	Query, Word, Relation string
 }

@@ -80,6 +80,9 @@ type tuning struct {
 	// inKind weighs a word said only inside a path, URL, file name or
 	// key (kinds.go) against other words.
 	inKind float64
+	// near weighs the words nearest a query's word by their vectors
+	// (embed.go); 0 reads none.
+	near float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -108,6 +111,7 @@ var tuned = tuning{
 	light:    1,
 	phrase:   0.5,
 	inKind:   0.5,
+	near:     0.15,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
