@@ -156,6 +156,10 @@ func TestCandidates(t *testing.T) {
 	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, c := range candidates {
 		if c.embedded != nil {
+			if raceOn {
+				fmt.Fprintf(&b, "| %s | left out under the race detector |\n", c.name)
+				continue
+			}
 			wv, err := embedWords()
 			if err != nil {
 				fmt.Fprintf(&b, "| %s | left out: %v |\n", c.name, err)
