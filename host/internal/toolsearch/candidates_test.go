@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,13 @@ type candidate struct {
 	rank func(docs []Doc) ranker
 	// without names concepts to leave out.
 	without []string
+	// near, when not nil, is the neighbour table in embed.txt.gz's
+	// stead.
+	near map[string][]string
+	// embedded, when not nil, makes the candidate's rank or near from
+	// the package's word vectors (embed_candidates_test.go).
+	// It is given every word of the needs, stemmed.
+	embedded func(wv *wordVectors, words []string) candidate
 }
 
 // secondRound are the concepts the second round of issue 28 added
@@ -86,6 +94,8 @@ var (
 	heldoutBWords = []string{"attach", "dark mode", "dismiss", "minute", "second", "shows up", "thumbs"}
 )
 
+func init() { candidates = append(candidates, embedCandidates...) }
+
 // pick keeps rels' weights for the relations named.
 func pick(rels map[relation]float64, keep ...relation) map[relation]float64 {
 	out := maps.Clone(rels)
@@ -146,18 +156,51 @@ func overlapRanker(docs []Doc) ranker {
 // tools: the tables of testdata/README.md.
 func TestCandidates(t *testing.T) {
 	docs, _ := needs(t, "needs-tuning")
-	sets := make([][]need, len(needSets))
-	for i, set := range needSets {
+	setNames := needSets
+	if os.Getenv("SWITCHBOARD_SEARCH_HELDOUT") != "1" {
+		setNames = slices.DeleteFunc(slices.Clone(needSets), func(s string) bool { return s == heldOutSet })
+	}
+	sets := make([][]need, len(setNames))
+	for i, set := range setNames {
 		_, sets[i] = needs(t, set)
 	}
 	noShared := func(n need) bool { return !sharesWord(docs, n) }
+	var needWords []string
+	for i, ns := range sets {
+		if setNames[i] == heldOutSet {
+			continue // the vectors' vocabulary is the tuning needs' words
+		}
+		for _, n := range ns {
+			needWords = append(needWords, tokens(n.Query)...)
+		}
+	}
+	slices.Sort(needWords)
+	needWords = slices.Compact(needWords)
 	var b strings.Builder
 	b.WriteString("\n| candidate |")
-	for _, set := range needSets {
+	for _, set := range setNames {
 		fmt.Fprintf(&b, " %s @1 | @5 | MRR | no shared word @5 |", strings.TrimPrefix(set, "needs-"))
 	}
-	b.WriteString("\n|" + strings.Repeat(" --- |", 1+4*len(needSets)) + "\n")
+	b.WriteString("\n|" + strings.Repeat(" --- |", 1+4*len(setNames)) + "\n")
 	for _, c := range candidates {
+		if c.embedded != nil {
+			if raceOn {
+				fmt.Fprintf(&b, "| %s | left out under the race detector |\n", c.name)
+				continue
+			}
+			wv, err := embedWords()
+			if err != nil {
+				fmt.Fprintf(&b, "| %s | left out: %v |\n", c.name, err)
+				continue
+			}
+			name := c.name
+			c = c.embedded(wv, needWords)
+			c.name = name
+		}
+		savedNear := embedNear
+		if c.near != nil {
+			embedNear = func() map[string][]string { return c.near }
+		}
 		var rank ranker
 		if c.rank != nil {
 			rank = c.rank(docs)
@@ -191,6 +234,7 @@ func TestCandidates(t *testing.T) {
 		b.WriteString("\n")
 		maps.Copy(conceptTerms, kept)
 		maps.Copy(conceptForms, keptForms)
+		embedNear = savedNear
 	}
 	t.Log(b.String())
 }

@@ -26,6 +26,12 @@ type need struct {
 // never tuned on (testdata/README.md says how each was written).
 var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b", "needs-tuning-8", "needs-tuning-9", "needs-tuning-blind-1", "needs-tuning-blind-2", "needs-tuning-blind-3", "needs-heldout-c"}
 
+// heldOutSet is the need set nobody tunes on. Its misses are never
+// logged, and TestCandidates measures candidates on it only when
+// $SWITCHBOARD_SEARCH_HELDOUT is 1 (for the README's final table), so
+// that no choice is made on it by accident.
+const heldOutSet = "needs-heldout-c"
+
 func needs(t testing.TB, set string) ([]Doc, []need) {
 	t.Helper()
 	docs := corpusDocs(t, "corpus", "corpus-extra")
@@ -174,14 +180,16 @@ func TestNeeds(t *testing.T) {
 			f, misses := measure(rank, ns, all)
 			g, _ := measure(rank, ns, noShared)
 			t.Logf("%d tools, %d servers; all: %v; no shared word: %v", len(docs), len(servers), f, g)
-			for _, m := range misses {
-				t.Log(m)
+			if set != heldOutSet {
+				for _, m := range misses {
+					t.Log(m)
+				}
 			}
 			floor := needFloor[set]
 			if f.at5 < floor[0] || g.at5 < floor[1] {
 				t.Errorf("recall@5 %.3f, no shared word %.3f: below the floor %.2f, %.2f: the ranking got worse", f.at5, g.at5, floor[0], floor[1])
 			}
-			if set != "needs-tuning" && (f.at5 < needGoal[0] || g.at5 < needGoal[1]) {
+			if set == heldOutSet && (f.at5 < needGoal[0] || g.at5 < needGoal[1]) {
 				t.Logf("issue 28's goal, recall@5 %.2f and %.2f with no shared word, is not met", needGoal[0], needGoal[1])
 			}
 		})

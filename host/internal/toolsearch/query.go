@@ -158,6 +158,11 @@ func (ix *Index) queryTerms(query string) []term {
 				imply(r.word, wt, r.rel.String())
 			}
 		}
+		if ix.tune.near > 0 {
+			for _, s := range embedNear()[w] {
+				imply(s, ix.tune.near, "similar")
+			}
+		}
 		scale := 1.0
 		if lightVerbs[w] {
 			scale *= ix.tune.light
@@ -199,8 +204,9 @@ func (ix *Index) queryTerms(query string) []term {
 // the same word, else "joined" for two words a tool writes as one,
 // "synonym", "means" (concepts.go), "related", "broader", "narrower"
 // (WordNet), "thesaurus" (a word of one meaning in a thesaurus, when the
-// tuning reads one: thesaurus.go) or "kind", the kind of thing the query
-// names, such as a URL).
+// tuning reads one: thesaurus.go), "similar" (a word that stands where
+// the query's word stands in text, by word vectors: embed.go) or "kind",
+// the kind of thing the query names, such as a URL).
 type Match struct {
 	Query, Word, Relation string
 }

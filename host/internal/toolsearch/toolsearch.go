@@ -89,6 +89,9 @@ type tuning struct {
 	thes       *thesaurus
 	thesaurus  float64
 	thesUnseen bool
+	// near weighs the words nearest a query's word by their vectors
+	// (embed.go); 0 reads none.
+	near float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -118,6 +121,7 @@ var tuned = tuning{
 	phrase:   0.5,
 	inKind:   0.5,
 	cohere:   0.2,
+	near:     0.15,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
