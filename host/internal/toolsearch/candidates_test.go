@@ -82,6 +82,8 @@ var candidates = []candidate{
 	{name: "as tuned, without the families' words that needs-heldout-b says", without: heldoutBWords},
 	{name: "as tuned, without the server's coherence", tune: func(t *tuning) { t.cohere = 0 }},
 	{name: "as tuned, the server's coherence at 0.4", tune: func(t *tuning) { t.cohere = 0.4 }},
+	// The fourth round (three blind batches measured before it).
+	{name: "as tuned, without the shapes (SQL, emoji, commit hash)", tune: func(t *tuning) { t.shapes = false }},
 }
 
 // batch8Words and heldoutBWords are the families' words (concepts.go)

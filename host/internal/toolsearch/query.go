@@ -103,8 +103,15 @@ func (ix *Index) queryTerms(query string) []term {
 	inKind := map[string]bool{}
 	if ix.tune.inKind != 1 {
 		plain := strings.Fields(query)
+		sql := len(plain)
+		if ix.tune.shapes {
+			sql = statement(plain)
+			if sql < 0 {
+				sql = len(plain)
+			}
+		}
 		for i, f := range plain {
-			if kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
+			if i >= sql || kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
 				for _, w := range tokens(f) {
 					inKind[w] = true
 				}
@@ -181,6 +188,9 @@ func (ix *Index) queryTerms(query string) []term {
 		group++
 	}
 	ks := kindsOf(query)
+	if ix.tune.shapes {
+		ks = append(ks, shapesOf(query)...)
+	}
 	if ix.tune.names > 0 {
 		ks = append(ks, ix.namesOf(query)...)
 	}

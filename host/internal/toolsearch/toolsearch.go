@@ -89,6 +89,9 @@ type tuning struct {
 	thes       *thesaurus
 	thesaurus  float64
 	thesUnseen bool
+	// shapes reads the kinds shapes.go finds: a statement in SQL, an
+	// emoji, a commit's hash.
+	shapes bool
 	// near weighs the words nearest a query's word by their vectors
 	// (embed.go); 0 reads none.
 	near float64
@@ -122,6 +125,7 @@ var tuned = tuning{
 	inKind:   0.5,
 	cohere:   0.2,
 	near:     0.15,
+	shapes:   true,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
