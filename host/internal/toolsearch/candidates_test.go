@@ -84,6 +84,7 @@ var candidates = []candidate{
 	{name: "as tuned, the server's coherence at 0.4", tune: func(t *tuning) { t.cohere = 0.4 }},
 	// The fourth round (three blind batches measured before it).
 	{name: "as tuned, without the shapes (SQL, emoji, commit hash)", tune: func(t *tuning) { t.shapes = false }},
+	{name: "as tuned, without a question of which things implying list", tune: func(t *tuning) { t.plural = 0 }},
 }
 
 // batch8Words and heldoutBWords are the families' words (concepts.go)

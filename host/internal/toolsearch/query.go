@@ -97,6 +97,12 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 		}
 	}
+	if ix.tune.plural > 0 {
+		if from, at, ok := askedPlural(query); ok && ix.postings["list"] != nil {
+			terms = append(terms, term{word: "list", weight: ix.tune.plural, group: group, from: from, rel: "means", pos: at})
+			group++
+		}
+	}
 	// inKind are the words that come only from inside a path, a URL, a
 	// file's or a key's name: "/var/data" names a directory, not data
 	// (tuning.inKind).

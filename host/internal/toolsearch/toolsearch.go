@@ -92,6 +92,9 @@ type tuning struct {
 	// shapes reads the kinds shapes.go finds: a statement in SQL, an
 	// emoji, a commit's hash.
 	shapes bool
+	// plural weighs the "list" that a question of which things implies
+	// (plural.go); 0 reads none.
+	plural float64
 	// near weighs the words nearest a query's word by their vectors
 	// (embed.go); 0 reads none.
 	near float64
@@ -126,6 +129,7 @@ var tuned = tuning{
 	cohere:   0.2,
 	near:     0.15,
 	shapes:   true,
+	plural:   conceptWeight,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
