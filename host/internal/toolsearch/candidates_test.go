@@ -85,6 +85,7 @@ var candidates = []candidate{
 	// The fourth round (three blind batches measured before it).
 	{name: "as tuned, without the shapes (SQL, emoji, commit hash)", tune: func(t *tuning) { t.shapes = false }},
 	{name: "as tuned, without a question of which things implying list", tune: func(t *tuning) { t.plural = 0 }},
+	{name: "as tuned, without the fourth round's phrasings", without: append(slices.Collect(maps.Keys(phrasings)), slices.Collect(maps.Keys(pageVerbs))...)},
 }
 
 // batch8Words and heldoutBWords are the families' words (concepts.go)

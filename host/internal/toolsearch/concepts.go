@@ -19,7 +19,7 @@ import (
 // the third round's families, below.
 var concepts = func() map[string][]string {
 	m := maps.Clone(wordConcepts)
-	for _, more := range []map[string][]string{families, verbObjects} {
+	for _, more := range []map[string][]string{families, verbObjects, phrasings, pageVerbs} {
 		for from, to := range more {
 			if _, ok := m[from]; ok {
 				panic("toolsearch: concept " + from + " twice")
@@ -49,11 +49,14 @@ var verbObjects = func() map[string][]string {
 	return m
 }()
 
-// verbFirst are the keys of conceptTerms that verbObjects made.
+// verbFirst are the keys of conceptTerms that verbObjects and pageVerbs
+// made.
 var verbFirst = func() map[string]bool {
 	m := map[string]bool{}
-	for from := range verbObjects {
-		m[conceptKey(from)] = true
+	for _, vo := range []map[string][]string{verbObjects, pageVerbs} {
+		for from := range vo {
+			m[conceptKey(from)] = true
+		}
 	}
 	return m
 }()
