@@ -62,3 +62,7 @@ var pageVerbs = func() map[string][]string {
 	}
 	return m
 }()
+
+// quantifiers are words of how much that a server is also named by:
+// each stands for the word a tool says (stemmed).
+var quantifiers = map[string]string{"everyth": "all"}

@@ -52,3 +52,19 @@ func TestAskedPluralImpliesList(t *testing.T) {
 		t.Errorf("why %v: no list ← which keys (means)", on.Why)
 	}
 }
+
+// "everything" is all of a thing: a tool of the server named
+// everything does not match it, a tool that says "all" does.
+func TestEverythingIsAll(t *testing.T) {
+	docs := []Doc{
+		{ID: "mcp__everything__echo", Name: "mcp__everything__echo", Server: "everything", Description: "Echoes back the input"},
+		{ID: "mcp__git__git_add", Name: "mcp__git__git_add", Server: "git", Description: "Stage files, or all changes, for commit"},
+	}
+	hits := New(docs).Search("stage everything", 5)
+	if len(hits) != 1 || hits[0].ID != "mcp__git__git_add" {
+		t.Fatalf("hits %v, want git_add alone", hits)
+	}
+	if !slices.Contains(hits[0].Why, Match{Query: "everything", Word: "all"}) {
+		t.Errorf("why %v: no all ← everything", hits[0].Why)
+	}
+}

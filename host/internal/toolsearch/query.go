@@ -128,6 +128,19 @@ func (ix *Index) queryTerms(query string) []term {
 			delete(inKind, w)
 		}
 	}
+	if ix.tune.quantifiers {
+		// "stage everything", "forget everything about X": everything is
+		// all of a thing, never the server named so, which people who
+		// did not read the server list do not know of.
+		for i, w := range words {
+			if q, ok := quantifiers[w]; ok {
+				if _, ok := tz.surface[q]; !ok {
+					tz.surface[q] = tz.surface[w]
+				}
+				words[i] = q
+			}
+		}
+	}
 	wn := wordNet()
 	first := map[string]int{}
 	for i, w := range words {
