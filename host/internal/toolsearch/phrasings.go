@@ -17,7 +17,7 @@ var phrasings = map[string][]string{
 	"memorize": {"graph", "knowledge", "entities", "observations"}, "memorise": {"graph", "knowledge", "entities", "observations"},
 	"memorized": {"graph", "knowledge", "entities", "observations"}, "memorised": {"graph", "knowledge", "entities", "observations"},
 	"learned": {"graph", "knowledge", "observations"}, "learnt": {"graph", "knowledge", "observations"},
-	"you know": {"graph", "knowledge", "read"},
+	"you know": {"graph", "knowledge", "read"}, "you remember": {"graph", "knowledge", "read"},
 	// Pictures of a page.
 	"snap": {"screenshot"}, "screencap": {"screenshot"}, "screengrab": {"screenshot"}, "snapshot": {"snapshot", "screenshot"},
 	"shot": {"screenshot"},
@@ -45,6 +45,13 @@ var phrasings = map[string][]string{
 	"last week": {"history", "since"}, "monday": {"since", "history"}, "tuesday": {"since", "history"},
 	"wednesday": {"since", "history"}, "thursday": {"since", "history"}, "friday": {"since", "history"},
 	"saturday": {"since", "history"}, "sunday": {"since", "history"}, "anyone": {"author", "user"},
+	// What a person's profile says.
+	"job title": {"profile", "user", "title"}, "role": {"profile", "title"}, "timezone": {"profile", "tz"},
+	"time zone": {"profile", "tz"}, "pronouns": {"profile"}, "phone": {"profile"}, "display name": {"profile", "user"},
+	"real name": {"profile", "user"}, "bio": {"profile"},
+	// Throwing a thing away.
+	"bin": {"delete", "trash", "archive"}, "chuck": {"delete", "trash"}, "junk": {"clean", "delete"},
+	"axe": {"delete", "remove"},
 	// Packed files.
 	"gz": {"gzip", "compress"}, "tgz": {"gzip", "compress"}, "tar": {"gzip", "compress", "archive"},
 	"gzipped": {"gzip", "compress"}, "shrink file": {"compress", "gzip"},
