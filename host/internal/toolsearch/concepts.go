@@ -311,7 +311,13 @@ func conceptMap(keep func(from string) bool) map[string][]string {
 			continue
 		}
 		for _, w := range to {
-			for _, t := range tokens(w) {
+			ts := tokens(w)
+			if len(ts) == 2 {
+				// "create comment": the two words side by side, as a
+				// tool's name or description says them, and each.
+				ts = append(ts, pair(ts[0], ts[1]))
+			}
+			for _, t := range ts {
 				if !slices.Contains(f, t) && !slices.Contains(m[key], t) {
 					m[key] = append(m[key], t)
 				}

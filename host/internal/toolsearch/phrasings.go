@@ -23,8 +23,8 @@ var phrasings = map[string][]string{
 	"shot": {"screenshot"},
 	// Remarks on a thing.
 	"remark": {"comment"}, "remarks": {"comments"}, "annotate": {"comment"}, "feedback": {"comment", "review"},
-	"leave note": {"comment", "create"}, "leave remark": {"comment", "create"}, "leave comment": {"comment", "create"},
-	"add note": {"comment", "create"},
+	"leave note": {"comment", "create comment"}, "leave remark": {"comment", "create comment"}, "leave comment": {"comment", "create comment"},
+	"add note": {"comment", "create comment"},
 	// Adding at the end.
 	"tack": {"append"}, "end of": {"append"}, "bottom": {"append"}, "underneath": {"append", "children"},
 	"tack on": {"append"}, "stick on": {"append"},
