@@ -70,6 +70,19 @@ var pageVerbs = func() map[string][]string {
 	return m
 }()
 
+// pickVerbs are verbs that, with a commit or a fix as their object, take
+// it over to another branch: "grab hotfix abc123 onto release-2.4",
+// "bring that commit over".
+var pickVerbs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, verb := range []string{"grab", "take", "bring", "copy", "port", "apply"} {
+		for _, item := range []string{"commit", "commits", "fix", "hotfix", "patch"} {
+			m[verb+" "+item] = []string{"cherry pick"}
+		}
+	}
+	return m
+}()
+
 // quantifiers are words of how much that a server is also named by:
 // each stands for the word a tool says (stemmed).
 var quantifiers = map[string]string{"everyth": "all"}
