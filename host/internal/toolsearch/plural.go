@@ -15,6 +15,9 @@ var askWords = map[string]bool{"which": true, "what": true}
 // a path, a file's name or another kind counts as one); ok is false when
 // the query asks no such question.
 func askedPlural(query string) (said string, at int, ok bool) {
+	if lower := strings.ToLower(query); !strings.Contains(lower, "which") && !strings.Contains(lower, "what") {
+		return "", 0, false // most queries ask no question: no kinds to read
+	}
 	var raw []string
 	for _, f := range strings.Fields(query) {
 		if kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
