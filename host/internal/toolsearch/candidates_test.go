@@ -82,6 +82,11 @@ var candidates = []candidate{
 	{name: "as tuned, without the families' words that needs-heldout-b says", without: heldoutBWords},
 	{name: "as tuned, without the server's coherence", tune: func(t *tuning) { t.cohere = 0 }},
 	{name: "as tuned, the server's coherence at 0.4", tune: func(t *tuning) { t.cohere = 0.4 }},
+	// The fourth round (three blind batches measured before it).
+	{name: "as tuned, without the shapes (SQL, emoji, commit hash)", tune: func(t *tuning) { t.shapes = false }},
+	{name: "as tuned, without a question of which things implying list", tune: func(t *tuning) { t.plural = 0 }},
+	{name: "as tuned, everything not read as all", tune: func(t *tuning) { t.quantifiers = false }},
+	{name: "as tuned, without the fourth round's phrasings", without: slices.Concat(slices.Collect(maps.Keys(phrasings)), slices.Collect(maps.Keys(pageVerbs)), slices.Collect(maps.Keys(pickVerbs)))},
 }
 
 // batch8Words and heldoutBWords are the families' words (concepts.go)

@@ -19,7 +19,7 @@ import (
 // the third round's families, below.
 var concepts = func() map[string][]string {
 	m := maps.Clone(wordConcepts)
-	for _, more := range []map[string][]string{families, verbObjects} {
+	for _, more := range []map[string][]string{families, verbObjects, phrasings, pageVerbs, pickVerbs} {
 		for from, to := range more {
 			if _, ok := m[from]; ok {
 				panic("toolsearch: concept " + from + " twice")
@@ -49,11 +49,14 @@ var verbObjects = func() map[string][]string {
 	return m
 }()
 
-// verbFirst are the keys of conceptTerms that verbObjects made.
+// verbFirst are the keys of conceptTerms that verbObjects, pageVerbs and
+// pickVerbs made.
 var verbFirst = func() map[string]bool {
 	m := map[string]bool{}
-	for from := range verbObjects {
-		m[conceptKey(from)] = true
+	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs} {
+		for from := range vo {
+			m[conceptKey(from)] = true
+		}
 	}
 	return m
 }()
@@ -308,7 +311,13 @@ func conceptMap(keep func(from string) bool) map[string][]string {
 			continue
 		}
 		for _, w := range to {
-			for _, t := range tokens(w) {
+			ts := tokens(w)
+			if len(ts) == 2 {
+				// "create comment": the two words side by side, as a
+				// tool's name or description says them, and each.
+				ts = append(ts, pair(ts[0], ts[1]))
+			}
+			for _, t := range ts {
 				if !slices.Contains(f, t) && !slices.Contains(m[key], t) {
 					m[key] = append(m[key], t)
 				}

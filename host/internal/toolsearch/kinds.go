@@ -88,7 +88,10 @@ func kind(f string) string {
 		return "directory" // /var/data, ~/projects: a path with no extension
 	}
 	if expression(f) {
-		return exprKind // document.title, window.innerWidth, el.click()
+		if first, _, _ := strings.Cut(f, "."); pageObjects[first] {
+			return "javascript code" // document.title: a page's script
+		}
+		return exprKind // os.Exit, el.click()
 	}
 	name := f[strings.LastIndexByte(f, '/')+1:]
 	if wellKnownFiles[strings.ToLower(name)] {
@@ -159,6 +162,7 @@ func expression(f string) bool {
 	if strings.HasSuffix(f, ")") && strings.Contains(f, "(") {
 		return true
 	}
+	f = uncall(f)
 	dot := strings.LastIndexByte(f, '.')
 	if dot <= 0 || dot == len(f)-1 || strings.ContainsAny(f, "/:") {
 		return false
@@ -171,6 +175,25 @@ func expression(f string) bool {
 	last := f[dot+1:]
 	first, _, _ := strings.Cut(f, ".")
 	return strings.ToLower(last) != last || pageObjects[first]
+}
+
+// uncall is f with its calls' arguments left out, so that a property
+// of a call's result is code as the property of a name is:
+// "document.querySelectorAll('a').length" is document.querySelectorAll.length.
+func uncall(f string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range f {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // pageObjects are the objects a page's script starts from: "document.title"

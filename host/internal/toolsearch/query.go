@@ -97,14 +97,27 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 		}
 	}
+	if ix.tune.plural > 0 {
+		if from, at, ok := askedPlural(query); ok && ix.postings["list"] != nil {
+			terms = append(terms, term{word: "list", weight: ix.tune.plural, group: group, from: from, rel: "means", pos: at})
+			group++
+		}
+	}
 	// inKind are the words that come only from inside a path, a URL, a
 	// file's or a key's name: "/var/data" names a directory, not data
 	// (tuning.inKind).
 	inKind := map[string]bool{}
 	if ix.tune.inKind != 1 {
 		plain := strings.Fields(query)
+		sql := len(plain)
+		if ix.tune.shapes {
+			sql = statement(plain)
+			if sql < 0 {
+				sql = len(plain)
+			}
+		}
 		for i, f := range plain {
-			if kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
+			if i >= sql || kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
 				for _, w := range tokens(f) {
 					inKind[w] = true
 				}
@@ -113,6 +126,19 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 		for _, w := range tokens(strings.Join(plain, " ")) {
 			delete(inKind, w)
+		}
+	}
+	if ix.tune.quantifiers {
+		// "stage everything", "forget everything about X": everything is
+		// all of a thing, never the server named so, which people who
+		// did not read the server list do not know of.
+		for i, w := range words {
+			if q, ok := quantifiers[w]; ok {
+				if _, ok := tz.surface[q]; !ok {
+					tz.surface[q] = tz.surface[w]
+				}
+				words[i] = q
+			}
 		}
 	}
 	wn := wordNet()
@@ -181,6 +207,9 @@ func (ix *Index) queryTerms(query string) []term {
 		group++
 	}
 	ks := kindsOf(query)
+	if ix.tune.shapes {
+		ks = append(ks, shapesOf(query)...)
+	}
 	if ix.tune.names > 0 {
 		ks = append(ks, ix.namesOf(query)...)
 	}

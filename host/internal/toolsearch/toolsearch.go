@@ -89,6 +89,14 @@ type tuning struct {
 	thes       *thesaurus
 	thesaurus  float64
 	thesUnseen bool
+	// shapes reads the kinds shapes.go finds: a statement in SQL, an
+	// emoji, a commit's hash.
+	shapes bool
+	// quantifiers reads "everything" as "all" (quantifiers).
+	quantifiers bool
+	// plural weighs the "list" that a question of which things implies
+	// (plural.go); 0 reads none.
+	plural float64
 	// near weighs the words nearest a query's word by their vectors
 	// (embed.go); 0 reads none.
 	near float64
@@ -113,15 +121,18 @@ var tuned = tuning{
 		relBroader:  0.125,
 		relNarrower: 0.1,
 	},
-	synonyms: true,
-	concepts: true,
-	enums:    true,
-	names:    1,
-	light:    1,
-	phrase:   0.5,
-	inKind:   0.5,
-	cohere:   0.2,
-	near:     0.15,
+	synonyms:    true,
+	concepts:    true,
+	enums:       true,
+	names:       1,
+	light:       1,
+	phrase:      0.5,
+	inKind:      0.5,
+	cohere:      0.2,
+	near:        0.15,
+	shapes:      true,
+	plural:      conceptWeight,
+	quantifiers: true,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
