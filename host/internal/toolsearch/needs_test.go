@@ -149,7 +149,7 @@ var needFloor = map[string][2]float64{
 	"needs-tuning-blind-1": {0.98, 1.00},
 	"needs-tuning-blind-2": {0.96, 0.92},
 	"needs-tuning-blind-3": {0.90, 0.83},
-	"needs-heldout-c":      {0.82, 0.75},
+	"needs-heldout-c":      {0.85, 0.81},
 }
 
 // needGoal is issue 28's goal for held-out recall@5: on all needs, and on
