@@ -26,7 +26,7 @@ type need struct {
 // never tuned on; needs-tuning-blind-1 to -3 were written the same way
 // and are the fourth round's tuning data (testdata/README.md says how
 // each was written).
-var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b", "needs-tuning-8", "needs-tuning-9", "needs-tuning-blind-1", "needs-tuning-blind-2", "needs-tuning-blind-3", "needs-heldout-c"}
+var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b", "needs-tuning-8", "needs-tuning-9", "needs-tuning-blind-1", "needs-tuning-blind-2", "needs-tuning-blind-3", "needs-tuning-blind-4", "needs-tuning-blind-5", "needs-tuning-blind-6", "needs-tuning-blind-7", "needs-heldout-c"}
 
 // heldOutSet is the need set nobody tunes on. Its misses are never
 // logged, and TestCandidates measures candidates on it only when
@@ -149,6 +149,10 @@ var needFloor = map[string][2]float64{
 	"needs-tuning-blind-1": {0.98, 1.00},
 	"needs-tuning-blind-2": {0.96, 0.92},
 	"needs-tuning-blind-3": {0.90, 0.83},
+	"needs-tuning-blind-4": {0.81, 0.81},
+	"needs-tuning-blind-5": {0.73, 0.61},
+	"needs-tuning-blind-6": {0.58, 0.50},
+	"needs-tuning-blind-7": {0.78, 0.64},
 	"needs-heldout-c":      {0.85, 0.81},
 }
 
