@@ -99,6 +99,13 @@ type sealedSessions struct {
 	// subscribed is whether revocations reach this replica by the store's
 	// fan-out; when not, each request checks Revoked itself.
 	subscribed bool
+	// events keep the sessions' streams for Last-Event-ID; nil keeps none
+	// (the process's own table, ownsessions.go), and then the plain calls
+	// take the fast path (legacyfast.go).
+	events mcp.EventStore
+	// sealInit is whether a session id seals what initialize said, so
+	// that another replica can rebuild the session.
+	sealInit bool
 
 	mu   sync.Mutex
 	held map[string]*heldSession
@@ -109,6 +116,7 @@ type heldSession struct {
 	id      string
 	ss      *mcp.ServerSession
 	tr      *mcp.StreamableServerTransport
+	fast    *fastConn // nil: every POST goes to tr
 	caller  string
 	expires time.Time
 	t       *sealedSessions
@@ -126,10 +134,12 @@ type heldSession struct {
 // no keys. It also has the gateway seal requestState.
 func (g *Gateway) sealedSessions(opts HTTPOptions, idle time.Duration, max int, viewOf func(*http.Request, string) (*view, error)) *sealedSessions {
 	if opts.SessionKeys == nil {
-		return nil
+		return g.ownSessions(idle, max, viewOf)
 	}
 	g.roundKeys.Store(opts.SessionKeys)
-	return newSealedSessions(g, opts.SessionKeys, opts.Store, idle, max, viewOf)
+	t := newSealedSessions(g, opts.SessionKeys, opts.Store, idle, max, viewOf)
+	t.events, t.sealInit = keptEvents{opts.Store.Events()}, true
+	return t
 }
 
 func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.Duration, max int, viewOf func(*http.Request, string) (*view, error)) *sealedSessions {
@@ -211,10 +221,17 @@ func (t *sealedSessions) post(w http.ResponseWriter, r *http.Request, servers st
 		}
 		h.startPOST()
 		defer h.endPOST()
+		if h.fast != nil && h.fast.serve(w, r, body) {
+			return
+		}
 		h.tr.ServeHTTP(w, r)
 		return
 	}
-	t.begin(w, r, servers, initializeParams(body))
+	var init *mcp.InitializeParams
+	if t.sealInit {
+		init = initializeParams(body)
+	}
+	t.begin(w, r, servers, init)
 }
 
 // begin starts a session: its id seals what rebuilding it takes.
@@ -261,12 +278,21 @@ func (t *sealedSessions) begin(w http.ResponseWriter, r *http.Request, servers s
 // is a rebuild, and holds it until it closes. fresh is false when another
 // request connected it first, and that one is returned.
 func (t *sealedSessions) connect(ctx context.Context, v *view, id, caller string, expires time.Time, state *mcp.ServerSessionState) (h *heldSession, fresh bool, err error) {
-	tr := &mcp.StreamableServerTransport{SessionID: id, EventStore: keptEvents{t.store.Events()}}
-	ss, err := v.srv.Connect(ctx, tr, &mcp.ServerSessionOptions{State: state})
+	tr := &mcp.StreamableServerTransport{SessionID: id, EventStore: t.events}
+	var transport mcp.Transport = tr
+	var fast *fastTransport
+	if t.events == nil {
+		fast = &fastTransport{inner: tr}
+		transport = fast
+	}
+	ss, err := v.srv.Connect(ctx, transport, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return nil, false, err
 	}
 	h = &heldSession{id: id, ss: ss, tr: tr, caller: caller, expires: expires, t: t}
+	if fast != nil {
+		h.fast = fast.conn
+	}
 	if state != nil {
 		h.level = state.LogLevel
 	}
@@ -382,6 +408,10 @@ func (t *sealedSessions) delete(w http.ResponseWriter, r *http.Request) {
 	t.mu.Lock()
 	h := t.held[id]
 	t.mu.Unlock()
+	if !t.sealInit {
+		t.endOwn(w, h, caller)
+		return
+	}
 	var expires time.Time
 	if h != nil {
 		if h.caller != caller {
