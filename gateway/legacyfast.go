@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -85,6 +86,8 @@ type fastConn struct {
 
 	closeOnce sync.Once
 	done      chan struct{}
+
+	served atomic.Int64 // fast calls taken, for tests
 }
 
 type innerRead struct {
@@ -214,6 +217,7 @@ func (c *fastConn) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 		w.Write(data)
 		return true
 	}
+	c.served.Add(1)
 	fastCalls.Store(extra, call) // for markFast, until the call is answered
 	defer fastCalls.Delete(extra)
 	select {
