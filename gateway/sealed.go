@@ -130,8 +130,9 @@ type heldSession struct {
 	subs    []string
 }
 
-// sealedSessions is the table of a Handler with opts, nil when opts have
-// no keys. It also has the gateway seal requestState.
+// sealedSessions is the table of a Handler with opts: the process's own
+// (ownsessions.go) when opts have no keys. With keys it also has the
+// gateway seal requestState.
 func (g *Gateway) sealedSessions(opts HTTPOptions, idle time.Duration, max int, viewOf func(*http.Request, string) (*view, error)) *sealedSessions {
 	if opts.SessionKeys == nil {
 		return g.ownSessions(idle, max, viewOf)
