@@ -286,3 +286,41 @@ func TestLegacyFastServerRequest(t *testing.T) {
 		t.Errorf("%d fast calls; want the sample call's", s.gw.FastCalls())
 	}
 }
+
+// Without a key file a session lives only in the process (and Handler)
+// that began it, as with go-sdk's handler: another one does not find its
+// id, and once DELETE ended it, it is not found (not rebuilt) here
+// either.
+func TestOwnSessionsEndWithTheirProcess(t *testing.T) {
+	a := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo"))
+	b := serve(t, gateway.HTTPOptions{}, demoServer(t, "demo"))
+	sid := legacySession(t, a.url)
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	status := func(url string) int {
+		resp := do(t, legacyPost(t, url, sid, ping, nil))
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := status(a.url); got != http.StatusOK {
+		t.Fatalf("a ping in its session: HTTP %d", got)
+	}
+	if got := status(b.url); got != http.StatusNotFound {
+		t.Errorf("the session's id in another process: HTTP %d, want 404", got)
+	}
+	del := func() int {
+		req, _ := http.NewRequest(http.MethodDelete, a.url, nil)
+		req.Header.Set("Mcp-Session-Id", sid)
+		resp := do(t, req)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := del(); got != http.StatusNoContent {
+		t.Fatalf("DELETE: HTTP %d", got)
+	}
+	if got := status(a.url); got != http.StatusNotFound {
+		t.Errorf("a ping after DELETE: HTTP %d, want 404", got)
+	}
+	if got := del(); got != http.StatusNotFound {
+		t.Errorf("DELETE again: HTTP %d, want 404", got)
+	}
+}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,9 +104,10 @@ type sealedSessions struct {
 	// (the process's own table, ownsessions.go), and then the plain calls
 	// take the fast path (legacyfast.go).
 	events mcp.EventStore
-	// sealInit is whether a session id seals what initialize said, so
-	// that another replica can rebuild the session.
-	sealInit bool
+	// sealed is whether session ids are sealed values another replica
+	// opens to rebuild a session; false for the process's own table
+	// (ownsessions.go): random ids, not found once not held.
+	sealed bool
 
 	mu   sync.Mutex
 	held map[string]*heldSession
@@ -139,12 +141,15 @@ func (g *Gateway) sealedSessions(opts HTTPOptions, idle time.Duration, max int, 
 	}
 	g.roundKeys.Store(opts.SessionKeys)
 	t := newSealedSessions(g, opts.SessionKeys, opts.Store, idle, max, viewOf)
-	t.events, t.sealInit = keptEvents{opts.Store.Events()}, true
+	t.events, t.sealed = keptEvents{opts.Store.Events()}, true
 	return t
 }
 
 func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.Duration, max int, viewOf func(*http.Request, string) (*view, error)) *sealedSessions {
-	t := &sealedSessions{g: g, keys: keys.kr, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}, versions: mcp.SupportedProtocolVersions()}
+	t := &sealedSessions{g: g, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}, versions: mcp.SupportedProtocolVersions()}
+	if keys != nil {
+		t.keys = keys.kr
+	}
 	// The subscription and the sessions live as long as the gateway runs.
 	if err := st.Subscribe(g.life, revokedTopic, t.revoked); err != nil {
 		g.log.Error("sessions ended on other replicas are checked per request: the store's fan-out failed", "error", err)
@@ -229,7 +234,7 @@ func (t *sealedSessions) post(w http.ResponseWriter, r *http.Request, servers st
 		return
 	}
 	var init *mcp.InitializeParams
-	if t.sealInit {
+	if t.sealed {
 		init = initializeParams(body)
 	}
 	t.begin(w, r, servers, init)
@@ -244,21 +249,12 @@ func (t *sealedSessions) begin(w http.ResponseWriter, r *http.Request, servers s
 	}
 	caller := CallerOf(r)
 	expires := time.Now().Add(sessionLife)
-	if init != nil {
-		kept := *init
-		kept.Meta = nil // a request's, not the session's
-		init = &kept
+	id := rand.Text() // the process's own table's: as go-sdk's handler makes them
+	if t.sealed {
+		if id = t.sealID(w, servers, caller, expires, init); id == "" {
+			return
+		}
 	}
-	payload, err := json.Marshal(sealedID{Servers: servers, Expires: expires.Unix(), Init: init})
-	if err != nil {
-		http.Error(w, "switchboard: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	if len(payload) > maxSealedInit {
-		http.Error(w, fmt.Sprintf("switchboard: the initialize request's capabilities and client info take %d bytes; a session id holds at most %d", len(payload), maxSealedInit), http.StatusBadRequest)
-		return
-	}
-	id := t.keys.Seal(purposeSession, caller, expires, payload)
 	h, _, err := t.connect(r.Context(), v, id, caller, expires, nil)
 	if err != nil {
 		t.g.log.Error("session connect failed", "error", err)
@@ -273,6 +269,26 @@ func (t *sealedSessions) begin(w http.ResponseWriter, r *http.Request, servers s
 	h.startPOST()
 	defer h.endPOST()
 	h.tr.ServeHTTP(w, r)
+}
+
+// sealID is the sealed id of a session begun now; "" when it has
+// answered the request with why there is none.
+func (t *sealedSessions) sealID(w http.ResponseWriter, servers, caller string, expires time.Time, init *mcp.InitializeParams) string {
+	if init != nil {
+		kept := *init
+		kept.Meta = nil // a request's, not the session's
+		init = &kept
+	}
+	payload, err := json.Marshal(sealedID{Servers: servers, Expires: expires.Unix(), Init: init})
+	if err != nil {
+		http.Error(w, "switchboard: "+err.Error(), http.StatusBadRequest)
+		return ""
+	}
+	if len(payload) > maxSealedInit {
+		http.Error(w, fmt.Sprintf("switchboard: the initialize request's capabilities and client info take %d bytes; a session id holds at most %d", len(payload), maxSealedInit), http.StatusBadRequest)
+		return ""
+	}
+	return t.keys.Seal(purposeSession, caller, expires, payload)
 }
 
 // connect connects a transport under id to v's server, with state when it
@@ -350,6 +366,10 @@ func (t *sealedSessions) lookup(w http.ResponseWriter, r *http.Request, id strin
 			return h
 		}
 	}
+	if !t.sealed && h == nil { // the process's own: not held, not found
+		http.Error(w, "session not found", http.StatusNotFound)
+		return nil
+	}
 	var sealed sealedID
 	if h == nil {
 		payload, err := t.keys.Open(purposeSession, caller, now, id)
@@ -409,7 +429,7 @@ func (t *sealedSessions) delete(w http.ResponseWriter, r *http.Request) {
 	t.mu.Lock()
 	h := t.held[id]
 	t.mu.Unlock()
-	if !t.sealInit {
+	if !t.sealed {
 		t.endOwn(w, h, caller)
 		return
 	}
