@@ -35,6 +35,12 @@ type fastTransport struct {
 	conn  *fastConn // once connected
 }
 
+// newFastTransport wraps tr, whose EventStore (if any) the fast calls'
+// event streams are stored in too.
+func newFastTransport(tr *mcp.StreamableServerTransport) *fastTransport {
+	return &fastTransport{inner: tr}
+}
+
 // fastMethods are the calls the fast path serves, and whether each needs
 // params (go-sdk refuses one without, before the session sees it). The
 // rest (initialize, logging/setLevel, subscriptions) keep go-sdk's path.
@@ -59,6 +65,7 @@ func (t *fastTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := &fastConn{
 		inner: inner, in: make(chan jsonrpc.Message), fromInner: make(chan innerRead),
 		calls: map[jsonrpc.ID]*fastCall{}, innerCalls: map[jsonrpc.ID]bool{}, done: make(chan struct{}),
+		events: t.inner.EventStore, streams: map[string]*fastCall{},
 	}
 	go c.pump()
 	t.conn = c
@@ -80,9 +87,12 @@ type fastConn struct {
 	in        chan jsonrpc.Message // the fast path's calls
 	fromInner chan innerRead       // go-sdk's transport's messages, by pump
 
+	events mcp.EventStore // the session's, or nil
+
 	mu         sync.Mutex
 	calls      map[jsonrpc.ID]*fastCall // unanswered fast calls, by id
 	innerCalls map[jsonrpc.ID]bool      // unanswered calls that came through go-sdk's transport
+	streams    map[string]*fastCall     // unanswered fast calls' stored event streams, by id
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -176,7 +186,7 @@ func (c *fastConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if call == nil {
 		return c.inner.Write(ctx, msg)
 	}
-	return call.write(msg)
+	return call.write(ctx, msg)
 }
 
 func (c *fastConn) Close() error {
@@ -203,7 +213,7 @@ func (c *fastConn) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 	}
 	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header, CloseSSEStream: noStream}
 	req.Extra = extra
-	call := &fastCall{conn: c, w: w, replied: make(chan struct{})}
+	call := &fastCall{conn: c, w: w, replied: make(chan struct{}), lastIdx: -1}
 	c.mu.Lock()
 	dup := c.calls[req.ID] != nil || c.innerCalls[req.ID]
 	if !dup {
@@ -235,7 +245,7 @@ func (c *fastConn) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 	case <-r.Context().Done():
 	case <-c.done:
 	}
-	call.finish()
+	call.detach(w)
 	return true
 }
 
@@ -246,8 +256,9 @@ func (c *fastConn) forget(id jsonrpc.ID) {
 	c.mu.Unlock()
 }
 
-// noStream is a fast call's CloseSSEStream: without an event store there
-// is no stream its client could resume, so none to close for a retry.
+// noStream is a fast call's CloseSSEStream: go-sdk's closes a stream so
+// that its client resumes it later; a fast call's stream is closed by its
+// reply alone.
 func noStream(mcp.CloseSSEStreamArgs) {}
 
 // namesVersion reports whether params' _meta may name a protocol version
@@ -305,21 +316,25 @@ func markFast(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// fastCall is one fast call's POST.
+// fastCall is one fast call: its POST, or a GET that resumed its stream.
 type fastCall struct {
 	conn    *fastConn
-	w       http.ResponseWriter
 	replied chan struct{} // closed once the reply is written
 
 	mu       sync.Mutex
-	sse      bool // the answer is an event stream: a message came before the reply
-	finished bool // nothing more may be written: replied, or given up
+	w        http.ResponseWriter // the request it is written to; nil once that is gone
 	rc       *http.ResponseController
+	sse      bool   // the answer is an event stream: a message came before the reply
+	finished bool   // nothing more may be written: replied, or (no event store) given up
+	stream   string // the event stream's id in the event store, once begun there
+	lastIdx  int    // the index of its last event stored
 }
 
-// write writes msg on the call's POST: the reply as JSON, unless an event
-// stream was begun; anything else as an event of one.
-func (c *fastCall) write(msg jsonrpc.Message) error {
+// write writes msg on the call's request: the reply as JSON, unless an
+// event stream was begun; anything else as an event of one, stored in the
+// session's event store (if any) as go-sdk stores its streams' events, so
+// that a client whose stream broke resumes it (legacyresume.go).
+func (c *fastCall) write(ctx context.Context, msg jsonrpc.Message) error {
 	bp := bufs.Get().(*[]byte)
 	defer func() {
 		if cap(*bp) <= keepBuf {
@@ -341,27 +356,68 @@ func (c *fastCall) write(msg jsonrpc.Message) error {
 		c.finished = true
 		defer close(c.replied)
 	}
-	h := c.w.Header()
-	switch {
-	case isReply && !c.sse:
+	if isReply && !c.sse {
+		if c.w == nil { // given up before anything was sent: no id to resume from
+			return fmt.Errorf("%w: the request was given up", errRejected)
+		}
+		h := c.w.Header()
 		h.Set("Content-Type", "application/json")
 		h.Set("Cache-Control", "no-cache, no-transform")
 		_, err = c.w.Write(data)
 		return broken(err)
-	case !c.sse:
-		c.sse = true
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache, no-transform")
-		h.Set("Connection", "keep-alive")
-		c.rc = http.NewResponseController(c.w)
 	}
-	if _, err = c.w.Write(eventHead); err == nil {
-		if _, err = c.w.Write(data); err == nil {
-			_, err = c.w.Write(eventTail)
+	if !c.sse {
+		c.sse = true
+		c.streamHeaders()
+		if err := c.beginStream(ctx); err != nil {
+			return err
 		}
 	}
+	id, stored := c.store(ctx, data)
+	if isReply {
+		c.endStream()
+	}
+	if c.w == nil {
+		if stored {
+			return nil // kept for the client's resumption
+		}
+		return fmt.Errorf("%w: the request was given up", errRejected)
+	}
+	err = writeEventTo(c.w, id, data)
 	_ = c.rc.Flush() // best effort, as go-sdk's
+	if stored {
+		return nil
+	}
 	return broken(err)
+}
+
+// streamHeaders begins an event stream on the request written to.
+func (c *fastCall) streamHeaders() {
+	if c.w == nil {
+		return
+	}
+	h := c.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Connection", "keep-alive")
+	c.rc = http.NewResponseController(c.w)
+}
+
+// writeEventTo writes one event as go-sdk writes them: its data is one
+// line (encoded JSON has none in it), its id there when stored.
+func writeEventTo(w http.ResponseWriter, id string, data []byte) error {
+	var err error
+	if id == "" {
+		_, err = w.Write(eventHead)
+	} else {
+		_, err = fmt.Fprintf(w, "event: message\nid: %s\ndata: ", id)
+	}
+	if err == nil {
+		if _, err = w.Write(data); err == nil {
+			_, err = w.Write(eventTail)
+		}
+	}
+	return err
 }
 
 // broken is a failed write to a POST as the session must see it: the
@@ -373,9 +429,17 @@ func broken(err error) error {
 	return nil
 }
 
-// finish ends writing to the POST: its handler is about to return.
-func (c *fastCall) finish() {
+// detach ends writing to w, the request whose handler is about to
+// return. Without an event store the call is given up (what it sends
+// after is dropped); with one, what it sends is kept for a GET that
+// resumes its stream.
+func (c *fastCall) detach(w http.ResponseWriter) {
 	c.mu.Lock()
-	c.finished = true
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.conn.events == nil {
+		c.finished = true
+	}
+	if c.w == w {
+		c.w, c.rc = nil, nil
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -72,12 +73,22 @@ func eventsOf(t *testing.T, resp *http.Response) *events {
 
 // next is the next message, "" at the stream's end.
 func (e *events) next() string {
+	_, data := e.nextEvent()
+	return data
+}
+
+// nextEvent is the next message and its event id ("" when it has none).
+func (e *events) nextEvent() (id, data string) {
 	for e.sc.Scan() {
-		if data, ok := strings.CutPrefix(e.sc.Text(), "data: "); ok && data != "" {
-			return data
+		line := e.sc.Text()
+		if v, ok := strings.CutPrefix(line, "id: "); ok {
+			id = v
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok && data != "" {
+			return id, data
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // A legacy session's requests are answered as go-sdk's stateful handler
@@ -322,5 +333,67 @@ func TestOwnSessionsEndWithTheirProcess(t *testing.T) {
 	}
 	if got := del(); got != http.StatusNotFound {
 		t.Errorf("DELETE again: HTTP %d, want 404", got)
+	}
+}
+
+// In a sealed session (a key file: the sessions have an event store) a
+// fast call's event stream is stored as go-sdk stores its streams: a
+// client whose POST broke resumes it with Last-Event-ID, here while the
+// call runs (the rest comes on the GET), and after it (go-sdk's transport
+// replays it from the store).
+func TestLegacyFastResumes(t *testing.T) {
+	keys, err := gateway.NewSessionKeys([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := serve(t, gateway.HTTPOptions{SessionKeys: keys}, demoServer(t, "demo"))
+	sid := legacySession(t, s.url)
+	sleep := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"demo__sleep","arguments":{"ms":600000},"_meta":{"progressToken":"tok"}}}`
+	ctx, giveUp := context.WithCancel(context.Background())
+	resp := do(t, legacyPost(t, s.url, sid, sleep, nil).WithContext(ctx))
+	first, msg := eventsOf(t, resp).nextEvent()
+	if !strings.Contains(msg, "sleeping 600000 ms") || first == "" {
+		t.Fatalf("first event %q %s; want the sleep's progress, with an id", first, msg)
+	}
+	if s.gw.FastCalls() != 1 {
+		t.Fatalf("%d fast calls; want the sleep's", s.gw.FastCalls())
+	}
+	giveUp()
+	resp.Body.Close()
+
+	resume := func(lastID string) *http.Response {
+		get, _ := http.NewRequest(http.MethodGet, s.url, nil)
+		get.Header.Set("Accept", "text/event-stream")
+		get.Header.Set("Mcp-Session-Id", sid)
+		get.Header.Set("Mcp-Protocol-Version", config.ProtocolLegacy)
+		get.Header.Set("Last-Event-ID", lastID)
+		return do(t, get)
+	}
+	// The POST's end reaches the server a moment after the client's: until
+	// then the stream is the POST's (409, as go-sdk answers).
+	deadline := time.Now().Add(30 * time.Second)
+	var stream *http.Response
+	for {
+		stream = resume(first)
+		if stream.StatusCode != http.StatusConflict || time.Now().After(deadline) {
+			break
+		}
+		stream.Body.Close()
+		time.Sleep(10 * time.Millisecond) // no event marks the POST's end on the server
+	}
+	defer stream.Body.Close()
+	ev := eventsOf(t, stream)
+	cancel := do(t, legacyPost(t, s.url, sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`, nil))
+	cancel.Body.Close()
+	last, msg := ev.nextEvent()
+	if !strings.Contains(msg, `"id":7`) || !strings.Contains(msg, `"error"`) || last == "" || strings.Split(last, "_")[0] != strings.Split(first, "_")[0] {
+		t.Fatalf("the resumed stream carried %q %s; want the cancelled call's reply, an event of its stream", last, msg)
+	}
+
+	// Answered: go-sdk's transport replays the stream from the store.
+	replay := resume(first)
+	defer replay.Body.Close()
+	if id, msg := eventsOf(t, replay).nextEvent(); id != last || !strings.Contains(msg, `"id":7`) {
+		t.Errorf("the replay after the reply: %q %s; want the reply, %q", id, msg, last)
 	}
 }

@@ -101,8 +101,7 @@ type sealedSessions struct {
 	// fan-out; when not, each request checks Revoked itself.
 	subscribed bool
 	// events keep the sessions' streams for Last-Event-ID; nil keeps none
-	// (the process's own table, ownsessions.go), and then the plain calls
-	// take the fast path (legacyfast.go).
+	// (the process's own table, ownsessions.go).
 	events mcp.EventStore
 	// sealed is whether session ids are sealed values another replica
 	// opens to rebuild a session; false for the process's own table
@@ -118,7 +117,7 @@ type heldSession struct {
 	id      string
 	ss      *mcp.ServerSession
 	tr      *mcp.StreamableServerTransport
-	fast    *fastConn // nil: every POST goes to tr
+	fast    *fastConn // tr's connection, wrapped: the plain calls' path
 	caller  string
 	expires time.Time
 	t       *sealedSessions
@@ -182,7 +181,7 @@ func (t *sealedSessions) serve(w http.ResponseWriter, r *http.Request, servers s
 			http.Error(w, "Bad Request: GET requires an Mcp-Session-Id header", http.StatusBadRequest)
 			return
 		}
-		if h := t.lookup(w, r, id); h != nil {
+		if h := t.lookup(w, r, id); h != nil && !h.fast.resume(w, r) {
 			h.tr.ServeHTTP(w, r)
 		}
 	case http.MethodDelete:
@@ -227,7 +226,7 @@ func (t *sealedSessions) post(w http.ResponseWriter, r *http.Request, servers st
 		}
 		h.startPOST()
 		defer h.endPOST()
-		if h.fast != nil && h.fast.serve(w, r, body) {
+		if h.fast.serve(w, r, body) {
 			return
 		}
 		h.tr.ServeHTTP(w, r)
@@ -296,20 +295,12 @@ func (t *sealedSessions) sealID(w http.ResponseWriter, servers, caller string, e
 // request connected it first, and that one is returned.
 func (t *sealedSessions) connect(ctx context.Context, v *view, id, caller string, expires time.Time, state *mcp.ServerSessionState) (h *heldSession, fresh bool, err error) {
 	tr := &mcp.StreamableServerTransport{SessionID: id, EventStore: t.events}
-	var transport mcp.Transport = tr
-	var fast *fastTransport
-	if t.events == nil {
-		fast = &fastTransport{inner: tr}
-		transport = fast
-	}
-	ss, err := v.srv.Connect(ctx, transport, &mcp.ServerSessionOptions{State: state})
+	fast := newFastTransport(tr) // the plain calls' path (legacyfast.go)
+	ss, err := v.srv.Connect(ctx, fast, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return nil, false, err
 	}
-	h = &heldSession{id: id, ss: ss, tr: tr, caller: caller, expires: expires, t: t}
-	if fast != nil {
-		h.fast = fast.conn
-	}
+	h = &heldSession{id: id, ss: ss, tr: tr, fast: fast.conn, caller: caller, expires: expires, t: t}
 	if state != nil {
 		h.level = state.LogLevel
 	}
