@@ -29,7 +29,9 @@ import (
 // fastMethods, decoded once, fed to the session through the connection
 // of its own, its reply written as JSON, or as an event stream once a
 // notification (progress, a log message) or a request of the server
-// (elicitation, sampling) made for that call comes first.
+// (elicitation, sampling) made for that call comes first; with an event
+// store, that stream's events are stored for Last-Event-ID
+// (legacyresume.go).
 type fastTransport struct {
 	inner *mcp.StreamableServerTransport
 	conn  *fastConn // once connected
@@ -238,8 +240,9 @@ func (c *fastConn) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 		return true
 	}
 	// A POST given up does not cancel its call, as with go-sdk's transport
-	// (the client cancels with notifications/cancelled); its reply is
-	// dropped.
+	// (the client cancels with notifications/cancelled); what the call
+	// sends after is dropped, or stored for a resumption once its stream
+	// is in the event store.
 	select {
 	case <-call.replied:
 	case <-r.Context().Done():
