@@ -67,12 +67,14 @@ promtool:
 # Debian's WordNet: host/internal/toolsearch's TestWordNetTable checks the
 # embedded related-words table is what it gives (and fails without it under
 # make, as a test fails without its npm peer). Nothing reads it at run time.
+# Aiksaurus's thesaurus (libaiksaurus-1.2-data, GPL-2+) is read by the same
+# package's tests only, to measure it beside WordNet; nothing of it ships.
 wordnet:
-	@test -e /usr/share/wordnet/index.verb || { \
+	@test -e /usr/share/wordnet/index.verb -a -e /usr/share/aiksaurus/meanings.dat || { \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base libaiksaurus-1.2-data; \
 		else \
-			echo "wordnet: /usr/share/wordnet missing; install Debian's wordnet-base package (as root: make wordnet)"; exit 1; \
+			echo "wordnet: /usr/share/wordnet or /usr/share/aiksaurus missing; install Debian's wordnet-base and libaiksaurus-1.2-data packages (as root: make wordnet)"; exit 1; \
 		fi; }
 
 # The replica tests run real engines on loopback (DESIGN.md F64): Redis for

@@ -50,6 +50,8 @@ func BenchmarkGatewayCall(b *testing.B) {
 			return resultErr(s.h.CallTool(ctx, "demo__echo", args))
 		}},
 		{"bare", dialBareDemo(b, args)},
+		{"bare-http-" + config.ProtocolLegacy, dialBareHTTP(b, config.ProtocolLegacy, args)},
+		{"bare-http-" + config.ProtocolModern, dialBareHTTP(b, config.ProtocolModern, args)},
 	}
 	rounds := 1
 	if n, err := strconv.Atoi(os.Getenv(envBenchRounds)); err == nil && n > 0 {

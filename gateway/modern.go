@@ -36,7 +36,6 @@ import (
 // its answers are the protocol's, this one only skips work for the
 // requests it has proven good.
 type modernHandler struct {
-	view     func(*http.Request) (*view, error)
 	fallback http.Handler // go-sdk's stateless handler
 	log      *slog.Logger
 }
@@ -61,7 +60,9 @@ const (
 
 var namedMethods = map[string]string{"tools/call": nameParam, "prompts/get": nameParam, "resources/read": uriParam}
 
-func (h *modernHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serveHTTP serves r, a request of the view v the gateway's handler found
+// for it (the view go-sdk's handler would find again).
+func (h *modernHandler) serveHTTP(w http.ResponseWriter, r *http.Request, v *view) {
 	if r.Method != http.MethodPost || !isJSON(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) ||
 		len(r.Header.Values("Last-Event-ID")) > 0 {
 		h.fallback.ServeHTTP(w, r)
@@ -81,7 +82,7 @@ func (h *modernHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body.Close()
-	if h.serve(w, r, body) {
+	if h.serve(w, r, body, v) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -90,7 +91,7 @@ func (h *modernHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve answers r if it is a request modernHandler serves; false leaves it
 // to go-sdk's handler, nothing written.
-func (h *modernHandler) serve(w http.ResponseWriter, r *http.Request, body []byte) bool {
+func (h *modernHandler) serve(w http.ResponseWriter, r *http.Request, body []byte, v *view) bool {
 	msg, ok := host.DecodeMessage(body)
 	req, isReq := msg.(*jsonrpc.Request)
 	if !ok || !isReq || !req.IsCall() || r.Header.Get("Mcp-Method") != req.Method {
@@ -108,10 +109,6 @@ func (h *modernHandler) serve(w http.ResponseWriter, r *http.Request, body []byt
 		if got := r.Header.Get("Mcp-Name"); got == "" || got != p.name {
 			return false
 		}
-	}
-	v, err := h.view(r)
-	if err != nil {
-		return false
 	}
 	if _, binds := v.paramHeaders.Load(p.name); binds && req.Method == "tools/call" {
 		return false // its Mcp-Param-* headers are go-sdk's to check
@@ -142,26 +139,34 @@ type params struct {
 
 // readParams reads raw as go-sdk's checks do, by exact member names: the
 // version in _meta must be a string, and so must member (when given).
-// False for params go-sdk would refuse or read otherwise.
+// False for params go-sdk would refuse or read otherwise, and for any
+// objectMembers does not read (jsonscan.go).
 func readParams(raw json.RawMessage, member string) (params, bool) {
 	var p params
-	var top map[string]json.RawMessage
-	if json.Unmarshal(raw, &top) != nil || top == nil {
-		return p, false
-	}
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(top["_meta"], &meta) != nil || meta == nil {
-		return p, false
-	}
-	if json.Unmarshal(meta[mcp.MetaKeyProtocolVersion], &p.version) != nil || p.version == "" {
-		return p, false
-	}
-	if member != "" {
-		if v, ok := top[member]; ok && json.Unmarshal(v, &p.name) != nil {
-			return p, false
+	var meta []byte
+	ok := objectMembers(raw, func(name, value []byte) bool {
+		switch {
+		case string(name) == "_meta":
+			meta = value
+		case member != "" && string(name) == member:
+			var isString bool
+			p.name, isString = stringValue(value)
+			return isString
 		}
+		return true
+	})
+	if !ok || meta == nil || meta[0] != '{' {
+		return p, false
 	}
-	return p, true
+	ok = objectMembers(meta, func(name, value []byte) bool {
+		if string(name) == mcp.MetaKeyProtocolVersion {
+			var isString bool
+			p.version, isString = stringValue(value)
+			return isString
+		}
+		return true
+	})
+	return p, ok && p.version != ""
 }
 
 // isJSON reports whether a Content-Type is application/json, as go-sdk

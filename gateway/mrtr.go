@@ -43,13 +43,13 @@ type round struct {
 	// served now (a new-era server sends notifications only within one);
 	// nil between the client's requests, when progress is dropped.
 	notify  func(host.Progress, string)
-	waiting map[string]ask // asks sent to the client, by input key
+	waiting map[string]ask // asks sent to the client, by input key; nil until the first
 	seq     int
 	// binding is the caller and request the round belongs to: a
 	// requestState, sealed or bare, continues it only for them; answered, when the round runs again on a replica that
 	// did not start it, the client's answers to questions asked before
 	// (mrtrseal.go).
-	binding  roundBinding
+	binding  *roundBinding
 	answered mcp.InputResponseMap
 }
 
@@ -114,6 +114,9 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *vi
 		return out.res, out.err
 	case a := <-r.asks:
 		r.mu.Lock()
+		if r.waiting == nil {
+			r.waiting = map[string]ask{}
+		}
 		r.waiting[a.key] = a
 		r.mu.Unlock()
 		res := &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{a.key: a.req}, RequestState: g.stateOf(r)}
@@ -131,7 +134,7 @@ func (g *Gateway) callRound(ctx context.Context, req *mcp.CallToolRequest, v *vi
 // end.
 func (g *Gateway) startRound(reqCtx context.Context, hv *host.View, name, server string, args any, req *mcp.CallToolRequest, notify func(host.Progress, string), end func(CallEnd), answers mcp.InputResponseMap) *round {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(reqCtx))
-	r := &round{id: rand.Text(), asks: make(chan ask), done: make(chan callOutcome, 1), ctx: ctx, cancel: cancel, waiting: map[string]ask{}, notify: notify,
+	r := &round{id: rand.Text(), asks: make(chan ask), done: make(chan callOutcome, 1), ctx: ctx, cancel: cancel, notify: notify,
 		binding: bindingOf(req), answered: maps.Clone(answers)}
 	if p := req.Session.InitializeParams(); p != nil {
 		r.caps = p.Capabilities

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,9 +26,26 @@ import (
 // client's answers without the client being asked again; a question
 // that is new goes to the client as usual.
 
-// roundBinding is what a sealed requestState binds.
+// roundBinding is what a sealed requestState binds. The arguments'
+// digest is taken when first needed (a state sealed, or a call that
+// continues a round): most calls ask nothing, and digesting decodes and
+// encodes their arguments again.
 type roundBinding struct {
-	caller, tool, args string
+	caller, tool string
+	raw          json.RawMessage // the call's arguments
+	once         sync.Once
+	digest       string
+}
+
+// args is the digest of the call's arguments (argsDigest).
+func (b *roundBinding) args() string {
+	b.once.Do(func() { b.digest = argsDigest(b.raw) })
+	return b.digest
+}
+
+// same reports whether b and o bind the same caller, tool and arguments.
+func (b *roundBinding) same(o *roundBinding) bool {
+	return b.caller == o.caller && b.tool == o.tool && b.args() == o.args()
 }
 
 type sealedRound struct {
@@ -36,8 +54,8 @@ type sealedRound struct {
 	Args  string `json:"a"`
 }
 
-func bindingOf(req *mcp.CallToolRequest) roundBinding {
-	b := roundBinding{tool: req.Params.Name, args: argsDigest(req.Params.Arguments)}
+func bindingOf(req *mcp.CallToolRequest) *roundBinding {
+	b := &roundBinding{tool: req.Params.Name, raw: req.Params.Arguments}
 	if req.Extra != nil {
 		b.caller = callerOf(req.Extra.TokenInfo, req.Extra.Header)
 	}
@@ -62,7 +80,7 @@ func (g *Gateway) stateOf(r *round) string {
 	if keys == nil {
 		return r.id
 	}
-	payload, _ := json.Marshal(sealedRound{Round: r.id, Tool: r.binding.tool, Args: r.binding.args})
+	payload, _ := json.Marshal(sealedRound{Round: r.id, Tool: r.binding.tool, Args: r.binding.args()})
 	return keys.kr.Seal(purposeRound, r.binding.caller, time.Now().Add(roundIdle), payload)
 }
 
@@ -88,7 +106,7 @@ func (g *Gateway) roundOf(req *mcp.CallToolRequest, state string) (*round, error
 			return nil, errors.New("switchboard: requestState refused: sealed with a key this gateway no longer has; call again without it")
 		case err != nil:
 			return nil, fmt.Errorf("switchboard: requestState refused: %s; call again without it", sealError(err))
-		case s.Tool != b.tool || s.Args != b.args:
+		case s.Tool != b.tool || s.Args != b.args():
 			return nil, errors.New("switchboard: requestState refused: it belongs to another request (another tool or other arguments); call again without it")
 		}
 		id = s.Round
@@ -106,7 +124,7 @@ func (g *Gateway) roundOf(req *mcp.CallToolRequest, state string) (*round, error
 		switch b := bindingOf(req); {
 		case r.binding.caller != b.caller:
 			return nil, errors.New("switchboard: requestState refused: it was given to another caller; call again without it")
-		case r.binding != b:
+		case !r.binding.same(b):
 			return nil, errors.New("switchboard: requestState refused: it belongs to another request (another tool or other arguments); call again without it")
 		}
 	}

@@ -153,7 +153,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 	// A new-era request is its whole POST: a client that gives it up
 	// closes the request, and the call (a round's upstream call too) ends.
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, Stateless: true, PropagateRequestCancellation: true})
-	modern := &modernHandler{view: viewOf, fallback: stateless, log: g.log}
+	modern := &modernHandler{fallback: stateless, log: g.log}
 	token := opts.Token
 	if opts.Resource != nil {
 		token = "" // the guard checks it, outside
@@ -203,9 +203,9 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			return
 		}
 		tagRequest(r, tag)
-		if v := r.Header.Get("Mcp-Protocol-Version"); v >= config.ProtocolModern {
+		if r.Header.Get("Mcp-Protocol-Version") >= config.ProtocolModern {
 			g.counts.modernRequests.Add(1)
-			modern.ServeHTTP(w, r)
+			modern.serveHTTP(w, r, v)
 			return
 		}
 		g.counts.legacyRequests.Add(1)

@@ -70,7 +70,8 @@ func (h *ToolHit) UnmarshalJSON(b []byte) error {
 // Relation is "" for the same word, "joined" for two words a tool
 // writes as one ("clean up", cleanup), "synonym", "means" (what the word
 // means in software), "related", "broader" or "narrower" (WordNet's
-// relations), or "kind" (what the query names, such as a URL or a file).
+// relations), "similar" (a word used where the query's word is, by word
+// vectors), or "kind" (what the query names, such as a URL or a file).
 type SearchMatch struct {
 	Query    string `json:"query"`
 	Word     string `json:"word"`

@@ -164,7 +164,7 @@ Flags:
 	if o.Transports, err = names(*transports, allTransports); err != nil {
 		return nil, bad("transports", err)
 	}
-	if o.Contenders, err = names(*contenders, slices.Concat(allContenders, middleContenders, opsContenders)); err != nil {
+	if o.Contenders, err = names(*contenders, slices.Concat(allContenders, middleContenders, opsContenders, gcContenders)); err != nil {
 		return nil, bad("contenders", err)
 	}
 	if !slices.Contains(o.Contenders, "host") {

@@ -95,6 +95,7 @@ func run(ctx context.Context, o *Options, stdout, stderr io.Writer) error {
 		printCalls(w, o, calls)
 		printRatios(w, calls)
 		printMiddle(w, calls)
+		printServeGC(w, calls)
 		printOps(w, calls)
 	}
 	if len(cold) > 0 {

@@ -67,6 +67,9 @@ type roundResult struct {
 	// the calls went through (serve, mcphub), its servers' not included;
 	// 0 for the others and where it cannot be read.
 	MiddleCPUNs int64 `json:"middle_cpu_ns,omitempty"`
+	// MiddlePeakKB is the gateway process's peak resident memory at the
+	// round's end (VmHWM), for serve only; 0 where it cannot be read.
+	MiddlePeakKB int64 `json:"middle_peak_kb,omitempty"`
 }
 
 // ready is a child's first line once it is connected.
@@ -193,6 +196,9 @@ func round(ctx context.Context, c caller, req roundRequest) (roundResult, error)
 	}
 	if mid0 >= 0 && mid1 >= mid0 {
 		res.MiddleCPUNs = (mid1 - mid0).Nanoseconds()
+	}
+	if p, ok := c.(interface{ middlePeakKB() int64 }); ok {
+		res.MiddlePeakKB = p.middlePeakKB()
 	}
 	return res, nil
 }

@@ -116,3 +116,21 @@ func memOf(pid int) (rss, anon int64) {
 	}
 	return rss, anon
 }
+
+// processPeakRSS is a process's peak resident memory (VmHWM) in KiB; 0 if
+// unknown.
+func processPeakRSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
+		}
+	}
+	return 0
+}

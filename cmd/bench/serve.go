@@ -35,6 +35,7 @@ type middleCaller struct {
 	sess   *mcp.ClientSession
 	http   *http.Client
 	params *mcp.CallToolParams
+	env    []string // added to serve's environment (servegc.go)
 }
 
 // dialServe starts `switchboard serve --http 127.0.0.1:0` with the one
@@ -43,10 +44,16 @@ type middleCaller struct {
 // legacy era as the host does upstream: the same client as bare's, so
 // the difference is serve.
 func dialServe(ctx context.Context, t *target) (caller, error) {
+	return dialServeEnv(ctx, t)
+}
+
+// dialServeEnv is dialServe with env added to serve's environment.
+func dialServeEnv(ctx context.Context, t *target, env ...string) (caller, error) {
 	c, err := newMiddleCaller("switchboard-bench-serve-", "state", "cache", "project", "config", "home")
 	if err != nil {
 		return nil, err
 	}
+	c.env = env
 	if err := c.startServe(ctx, t); err != nil {
 		return nil, errors.Join(fmt.Errorf("serve: %w", err), c.close())
 	}
@@ -86,6 +93,7 @@ func (c *middleCaller) startServe(ctx context.Context, t *target) error {
 		"XDG_CONFIG_HOME="+filepath.Join(c.dir, "home", ".config"),
 		"XDG_STATE_HOME="+filepath.Join(c.dir, "state"),
 		"XDG_CACHE_HOME="+filepath.Join(c.dir, "cache"))
+	cmd.Env = append(cmd.Env, c.env...)
 	var url string
 	c.m, err = startMiddle(ctx, "switchboard serve", cmd, func(line string) (bool, error) {
 		rest, ok := strings.CutPrefix(line, "serving on ")
@@ -125,6 +133,9 @@ func (c *middleCaller) calls(ctx context.Context, lat []time.Duration, callers i
 }
 
 func (c *middleCaller) middleCPU() time.Duration { return c.m.cpu() }
+
+// middlePeakKB is the gateway process's peak resident memory so far.
+func (c *middleCaller) middlePeakKB() int64 { return processPeakRSS(c.m.cmd.Process.Pid) }
 
 // close ends the client's session, then the gateway (which ends its
 // server), then removes its folder.

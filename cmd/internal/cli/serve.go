@@ -207,6 +207,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 			return err
 		}
 	}
+	if o.HTTP != "" {
+		tuneServeGC() // a shared gateway: servegc.go
+	}
 	tracing, endTracing, err := app.TracingFromEnv(ctx)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

@@ -68,6 +68,7 @@ func BenchmarkSearchReal(b *testing.B) {
 		}
 	}
 	wordNet() // read once, as a host's first search does
+	embedNear()
 	for _, n := range []int{100, 1000, 10000} {
 		docs := replicated(b, n)
 		b.Run(fmt.Sprintf("search/tools=%d", n), func(b *testing.B) {
@@ -118,6 +119,7 @@ func TestMiniSearch(t *testing.T) {
 	noShared := map[string][]string{}
 	for _, set := range needSets {
 		_, ns := needs(t, set)
+		noShared[set] = []string{} // the set is measured, though none is listed
 		for _, n := range ns {
 			if !sharesWord(docs, n) {
 				noShared[set] = append(noShared[set], n.Query)

@@ -3,6 +3,7 @@ package toolsearch
 import (
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,13 @@ type candidate struct {
 	rank func(docs []Doc) ranker
 	// without names concepts to leave out.
 	without []string
+	// near, when not nil, is the neighbour table in embed.txt.gz's
+	// stead.
+	near map[string][]string
+	// embedded, when not nil, makes the candidate's rank or near from
+	// the package's word vectors (embed_candidates_test.go).
+	// It is given every word of the needs, stemmed.
+	embedded func(wv *wordVectors, words []string) candidate
 }
 
 // secondRound are the concepts the second round of issue 28 added
@@ -29,28 +37,24 @@ var secondRound = []string{"company", "organisation", "organization", "vendor", 
 	"failed", "errors", "broken", "head", "points to", "switch", "go back", "look up", "when was", "when were",
 	"search box", "text box", "text field", "api calls", "api requests", "no longer", "throw away", "teammates", "colleagues"}
 
-// conceptKey is the key of conceptTerms a concept has.
-func conceptKey(from string) string {
-	if w := strings.Fields(from); len(w) == 2 {
-		return pair(stem(w[0]), stem(w[1]))
-	}
-	return stem(from)
-}
-
 // candidates are issue 28's measurements, each from the index as it
 // stands (tuned) with one thing taken away or changed, and the baselines.
 var candidates = []candidate{
 	{name: "word overlap (baseline)", rank: overlapRanker},
-	{name: "BM25F with the kinds and joined words (no WordNet, concepts or enum values)", tune: func(t *tuning) { t.rels = nil; t.enums = false; t.concepts = false; t.server = 0 }},
-	{name: "+ enum values", tune: func(t *tuning) { t.rels = nil; t.concepts = false; t.server = 0 }},
-	{name: "+ WordNet synonyms", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym); t.concepts = false; t.server = 0 }},
-	{name: "+ WordNet related", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym, relRelated); t.concepts = false; t.server = 0 }},
+	{name: "BM25F with the kinds and joined words (no WordNet, concepts or enum values)", tune: func(t *tuning) { t.rels = nil; t.enums = false; t.concepts = false; t.server, t.cohere = 0, 0 }},
+	{name: "+ enum values", tune: func(t *tuning) { t.rels = nil; t.concepts = false; t.server, t.cohere = 0, 0 }},
+	{name: "+ WordNet synonyms", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym); t.concepts = false; t.server, t.cohere = 0, 0 }},
+	{name: "+ WordNet related", tune: func(t *tuning) {
+		t.rels = pick(t.rels, relSynonym, relRelated)
+		t.concepts = false
+		t.server, t.cohere = 0, 0
+	}},
 	{name: "+ WordNet broader", tune: func(t *tuning) {
 		t.rels = pick(t.rels, relSynonym, relRelated, relBroader)
 		t.concepts = false
-		t.server = 0
+		t.server, t.cohere = 0, 0
 	}},
-	{name: "+ WordNet narrower", tune: func(t *tuning) { t.concepts = false; t.server = 0 }},
+	{name: "+ WordNet narrower", tune: func(t *tuning) { t.concepts = false; t.server, t.cohere = 0, 0 }},
 	{name: "+ concepts (as tuned)"},
 	{name: "as tuned, without WordNet", tune: func(t *tuning) { t.rels = nil }},
 	{name: "as tuned, WordNet synonyms only", tune: func(t *tuning) { t.rels = pick(t.rels, relSynonym) }},
@@ -71,7 +75,31 @@ var candidates = []candidate{
 	{name: "as tuned, words inside a path at full weight", tune: func(t *tuning) { t.inKind = 1 }},
 	{name: "as tuned, light verbs at 0.6", tune: func(t *tuning) { t.light = 0.6 }},
 	{name: "as tuned, none of the four second-round changes above", without: secondRound, tune: func(t *tuning) { t.names, t.phrase, t.inKind = 0, 1, 1 }},
+	// The third round (needs-tuning-8 written before it).
+	{name: "as tuned, without the third round's families", without: slices.Collect(maps.Keys(families))},
+	{name: "as tuned, without the verb-object pairs", without: slices.Collect(maps.Keys(verbObjects))},
+	{name: "as tuned, without the families' words that needs-tuning-8 says", without: batch8Words},
+	{name: "as tuned, without the families' words that needs-heldout-b says", without: heldoutBWords},
+	{name: "as tuned, without the server's coherence", tune: func(t *tuning) { t.cohere = 0 }},
+	{name: "as tuned, the server's coherence at 0.4", tune: func(t *tuning) { t.cohere = 0.4 }},
+	// The fourth round (three blind batches measured before it).
+	{name: "as tuned, without the shapes (SQL, emoji, commit hash)", tune: func(t *tuning) { t.shapes = false }},
+	{name: "as tuned, without a question of which things implying list", tune: func(t *tuning) { t.plural = 0 }},
+	{name: "as tuned, everything not read as all", tune: func(t *tuning) { t.quantifiers = false }},
+	{name: "as tuned, without the fourth round's phrasings", without: slices.Concat(slices.Collect(maps.Keys(phrasings)), slices.Collect(maps.Keys(pageVerbs)), slices.Collect(maps.Keys(pickVerbs)))},
 }
+
+// batch8Words and heldoutBWords are the families' words (concepts.go)
+// that the needs of needs-tuning-8 and needs-heldout-b say: the families
+// were written after both sets, by a writer who had written the one and
+// seen some of the other, so each set is also measured without them
+// (testdata/README.md).
+var (
+	batch8Words   = []string{"attach", "dark mode", "dismiss", "escape", "hour", "inside", "ls", "pick", "shows up", "thumbs", "until", "what in"}
+	heldoutBWords = []string{"attach", "dark mode", "dismiss", "minute", "second", "shows up", "thumbs"}
+)
+
+func init() { candidates = append(candidates, embedCandidates...) }
 
 // pick keeps rels' weights for the relations named.
 func pick(rels map[relation]float64, keep ...relation) map[relation]float64 {
@@ -128,18 +156,56 @@ func overlapRanker(docs []Doc) ranker {
 	}
 }
 
-// TestCandidates logs (-v) a table of every candidate's figures on the
-// tuning and the held-out needs, and on their needs that share no word
-// with their tools: the table of testdata/README.md.
+// TestCandidates logs (-v) a table of every candidate's figures on each
+// need set (needSets), and on its needs that share no word with their
+// tools: the tables of testdata/README.md.
 func TestCandidates(t *testing.T) {
-	docs, tuning := needs(t, "needs-tuning")
-	_, heldout := needs(t, "needs-heldout")
-	_, heldoutB := needs(t, "needs-heldout-b")
+	docs, _ := needs(t, "needs-tuning")
+	setNames := needSets
+	if os.Getenv("SWITCHBOARD_SEARCH_HELDOUT") != "1" {
+		setNames = slices.DeleteFunc(slices.Clone(needSets), func(s string) bool { return s == heldOutSet })
+	}
+	sets := make([][]need, len(setNames))
+	for i, set := range setNames {
+		_, sets[i] = needs(t, set)
+	}
 	noShared := func(n need) bool { return !sharesWord(docs, n) }
+	var needWords []string
+	for i, ns := range sets {
+		if setNames[i] == heldOutSet {
+			continue // the vectors' vocabulary is the tuning needs' words
+		}
+		for _, n := range ns {
+			needWords = append(needWords, tokens(n.Query)...)
+		}
+	}
+	slices.Sort(needWords)
+	needWords = slices.Compact(needWords)
 	var b strings.Builder
-	b.WriteString("\n| candidate | tuning @1 | @5 | MRR | no shared word @5 | held-out @1 | @5 | MRR | no shared word @5 | MRR | held-out-b @1 | @5 | MRR | no shared word @5 |\n")
-	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("\n| candidate |")
+	for _, set := range setNames {
+		fmt.Fprintf(&b, " %s @1 | @5 | MRR | no shared word @5 |", strings.TrimPrefix(set, "needs-"))
+	}
+	b.WriteString("\n|" + strings.Repeat(" --- |", 1+4*len(setNames)) + "\n")
 	for _, c := range candidates {
+		if c.embedded != nil {
+			if raceOn {
+				fmt.Fprintf(&b, "| %s | left out under the race detector |\n", c.name)
+				continue
+			}
+			wv, err := embedWords()
+			if err != nil {
+				fmt.Fprintf(&b, "| %s | left out: %v |\n", c.name, err)
+				continue
+			}
+			name := c.name
+			c = c.embedded(wv, needWords)
+			c.name = name
+		}
+		savedNear := embedNear
+		if c.near != nil {
+			embedNear = func() map[string][]string { return c.near }
+		}
 		var rank ranker
 		if c.rank != nil {
 			rank = c.rank(docs)
@@ -154,21 +220,26 @@ func TestCandidates(t *testing.T) {
 		}
 		// Concepts are read as a query is: they are left out while
 		// the candidate is measured.
-		kept := map[string][]string{}
+		kept, keptForms := map[string][]string{}, map[string][]string{}
 		for _, from := range c.without {
 			k := conceptKey(from)
 			kept[k] = conceptTerms[k]
 			delete(conceptTerms, k)
+			if to, ok := conceptForms[from]; ok {
+				keptForms[from] = to
+				delete(conceptForms, from)
+			}
 		}
-		ta, _ := measure(rank, tuning, all)
-		tn, _ := measure(rank, tuning, noShared)
-		ha, _ := measure(rank, heldout, all)
-		hn, _ := measure(rank, heldout, noShared)
-		ba, _ := measure(rank, heldoutB, all)
-		bn, _ := measure(rank, heldoutB, noShared)
+		fmt.Fprintf(&b, "| %s |", c.name)
+		for _, ns := range sets {
+			a, _ := measure(rank, ns, all)
+			n, _ := measure(rank, ns, noShared)
+			fmt.Fprintf(&b, " %.3f | %.3f | %.3f | %.3f |", a.at1, a.at5, a.mrr, n.at5)
+		}
+		b.WriteString("\n")
 		maps.Copy(conceptTerms, kept)
-		fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
-			c.name, ta.at1, ta.at5, ta.mrr, tn.at5, ha.at1, ha.at5, ha.mrr, hn.at5, hn.mrr, ba.at1, ba.at5, ba.mrr, bn.at5)
+		maps.Copy(conceptForms, keptForms)
+		embedNear = savedNear
 	}
 	t.Log(b.String())
 }

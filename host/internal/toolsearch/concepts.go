@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
@@ -14,8 +15,64 @@ import (
 // forges, chat, documents, browsers, clusters, databases, caches,
 // memory), not the tools of one server. A word may imply several; each
 // counts at conceptWeight, and, as for synonyms, a tool that says the
-// query's own word ranks first.
-var concepts = map[string][]string{
+// query's own word ranks first. They are the first two rounds' words and
+// the third round's families, below.
+var concepts = func() map[string][]string {
+	m := maps.Clone(wordConcepts)
+	for _, more := range []map[string][]string{families, verbObjects, phrasings, pageVerbs, pickVerbs} {
+		for from, to := range more {
+			if _, ok := m[from]; ok {
+				panic("toolsearch: concept " + from + " twice")
+			}
+			m[from] = to
+		}
+	}
+	return m
+}()
+
+// verbObjects are pairs of a verb and its object where the object
+// decides what the verb means: opening a work item of a forge creates
+// it, closing one updates it, as opening a file reads it. A pair implies
+// the verb's sense alone, and only the verb gives way to the pair
+// (tuning.phrase): the object's own words say the rest.
+var verbObjects = func() map[string][]string {
+	m := map[string][]string{}
+	items := []string{"pr", "mr", "issue", "bug", "ticket"}
+	for verb, to := range map[string][]string{
+		"open": {"create"}, "file": {"create"}, "raise": {"create"}, "log": {"create"}, "submit": {"create"},
+		"close": {"update", "state"},
+	} {
+		for _, item := range items {
+			m[verb+" "+item] = to
+		}
+	}
+	return m
+}()
+
+// verbFirst are the keys of conceptTerms that verbObjects, pageVerbs and
+// pickVerbs made.
+var verbFirst = func() map[string]bool {
+	m := map[string]bool{}
+	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs} {
+		for from := range vo {
+			m[conceptKey(from)] = true
+		}
+	}
+	return m
+}()
+
+// conceptKey is the key of conceptTerms a concept of one word or two
+// has.
+func conceptKey(from string) string {
+	if w := strings.Fields(from); len(w) == 2 {
+		return pair(stem(w[0]), stem(w[1]))
+	}
+	return stem(from)
+}
+
+// wordConcepts are the first two rounds' concepts, each written for the
+// words of the tuning needs it missed.
+var wordConcepts = map[string][]string{
 	// Doing away with things.
 	"toss": {"delete", "remove"}, "trash": {"delete", "archive", "trash"}, "nuke": {"delete"},
 	"kill": {"delete", "stop"}, "wipe": {"delete", "clear", "clean"}, "drop": {"delete", "remove"},
@@ -50,7 +107,7 @@ var concepts = map[string][]string{
 	"ci": {"status", "checks"}, "checks": {"status"}, "pr": {"pull", "request"}, "mr": {"merge", "request"},
 	"project": {"repository", "project"}, "codebase": {"repository", "code"},
 	// Documents and notes.
-	"doc": {"page", "document"}, "docs": {"page", "document"}, "document": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},
+	"doc": {"page"}, "docs": {"page"}, "document": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},
 	"paragraph": {"block", "children", "content"}, "section": {"block", "content"},
 	"table": {"database", "data", "source", "query"}, "row": {"page", "query"},
 	// Memory of facts.
@@ -162,6 +219,38 @@ var concepts = map[string][]string{
 	"plus": {"sum", "add"}, "total up": {"sum"}, "calculate": {"sum"}, "compress": {"gzip"}, "zip": {"gzip", "compress"},
 }
 
+// families are the third round's concepts (testdata/README.md): each
+// the words people use for one thing tools do or hold, written for a
+// domain from the tools' own verbs and objects, not for one need.
+var families = map[string][]string{
+	// A terminal's commands, said as if to a shell.
+	"mkdir": {"create", "directory"}, "ls": {"list", "directory"}, "cat": {"read", "file"}, "rm": {"delete", "remove"},
+	"rmdir": {"delete", "directory"}, "mv": {"move"}, "cp": {"copy"}, "du": {"size", "sizes"}, "pwd": {"working", "directory"},
+	"chmod": {"permissions"}, "curl": {"request", "url", "navigate"}, "wget": {"download", "url"}, "sed": {"edit", "replace"},
+	"vim": {"edit"}, "nano": {"edit"}, "kubectx": {"context"}, "kubens": {"namespace"}, "kubeconfig": {"context", "kubernetes"},
+	// Waiting for a page, or for time to pass.
+	"until": {"wait"}, "sleep": {"wait", "time"}, "pause": {"wait"}, "appear": {"wait", "text"}, "disappear": {"wait", "gone"},
+	"vanish": {"wait", "gone"}, "goes away": {"wait", "gone"}, "shows up": {"wait", "appear"}, "loading": {"wait"},
+	"spinner": {"wait", "gone"},
+	// Lengths of time: how long a thing is kept, or waited for.
+	"second": {"seconds", "time", "expiration"}, "minute": {"seconds", "time", "expiration"},
+	"hour": {"seconds", "time", "expiration"}, "day": {"seconds", "time", "expiration"},
+	"ttl": {"expiration", "expire", "seconds"}, "temporary": {"expiration"}, "temporarily": {"expiration"},
+	// Arithmetic.
+	"minus": {"sum"}, "math": {"sum", "numbers"}, "arithmetic": {"sum", "numbers"}, "compute": {"sum"},
+	// Reactions to a message.
+	"thumbs": {"reaction", "emoji"}, "thumbsup": {"reaction", "emoji"}, "upvote": {"reaction"}, "heart": {"reaction", "emoji"},
+	// What a thing holds.
+	"inside": {"contents", "read"}, "what in": {"contents", "list", "read"}, "contents": {"contents", "read"},
+	// Looking for things.
+	"look for": {"search", "find"}, "hunt": {"search", "find"}, "seek": {"search", "find"}, "track down": {"search", "find"},
+	"reopen": {"update", "state"}, "assign": {"assignees", "update"},
+	// A page's controls.
+	"dismiss": {"dialog", "handle"}, "confirm": {"dialog", "accept"}, "pick": {"select", "option"},
+	"attach": {"upload", "file"}, "escape": {"press", "key"}, "esc": {"press", "key"}, "keystroke": {"press", "key"},
+	"shortcut": {"press", "key"}, "dark mode": {"emulate", "media", "color", "scheme"}, "light mode": {"emulate", "media", "color", "scheme"},
+}
+
 // conceptWeight scales a word a query gains from concepts: below the
 // query's own words, as a concept is what the word often means, not what
 // it says. With the second round's concepts the tuning needs' recall@5
@@ -169,10 +258,41 @@ var concepts = map[string][]string{
 const conceptWeight = 0.8
 
 // conceptTerms maps a query word (stemmed), or two side by side (a
-// pair), to the words (stemmed) its concept adds.
-var conceptTerms = func() map[string][]string {
+// pair), to the words (stemmed) its concept adds. Words of one stem
+// share it ("calls" and "called", "stage" and "staging"); conceptForms
+// tells them apart.
+var conceptTerms = conceptMap(func(from string) bool { return true })
+
+// conceptForms maps a one-word concept as written, lower-cased, to the
+// words (stemmed) it adds: a query that says "called" means a name, not
+// the network's calls, and "staging" a namespace, not git's index. A
+// word with no concept of its own form takes its stem's.
+var conceptForms = func() map[string][]string {
+	m := map[string][]string{}
+	for from := range concepts {
+		if !strings.Contains(from, " ") {
+			m[from] = conceptMap(func(f string) bool { return f == from })[stem(from)]
+		}
+	}
+	return m
+}()
+
+// conceptOf is the concept of a query's word: of its form as written,
+// else of its stem.
+func conceptOf(w, said string) []string {
+	if to, ok := conceptForms[said]; ok {
+		return to
+	}
+	return conceptTerms[w]
+}
+
+// conceptMap is conceptTerms of the concepts keep says.
+func conceptMap(keep func(from string) bool) map[string][]string {
 	m := map[string][]string{}
 	for from, to := range concepts {
+		if !keep(from) {
+			continue
+		}
 		// One word is its stem, as tokens keeps a word cut at a
 		// digit whole too (k8s); two are a pair.
 		f := tokens(from)
@@ -191,7 +311,13 @@ var conceptTerms = func() map[string][]string {
 			continue
 		}
 		for _, w := range to {
-			for _, t := range tokens(w) {
+			ts := tokens(w)
+			if len(ts) == 2 {
+				// "create comment": the two words side by side, as a
+				// tool's name or description says them, and each.
+				ts = append(ts, pair(ts[0], ts[1]))
+			}
+			for _, t := range ts {
 				if !slices.Contains(f, t) && !slices.Contains(m[key], t) {
 					m[key] = append(m[key], t)
 				}
@@ -200,7 +326,7 @@ var conceptTerms = func() map[string][]string {
 		slices.Sort(m[key]) // map order must not reach the index
 	}
 	return m
-}()
+}
 
 // stopPairs are the query's two words side by side where one is a stop
 // word, stemmed, as said, and where each starts: "reports to" and "on

@@ -16,9 +16,12 @@ var webTLDs = map[string]bool{
 // does not say: a URL or a web address implies "url", a file name with
 // an extension implies "file", a path that ends in a slash "directory",
 // a word with a wildcard "pattern", "#name" a "channel", "@name" a
-// "user", "prefix:id" a store's "key", and an absolute path with no
-// extension a "directory". "go to https://example.com" is about a URL, and "show me
-// package.json" about a file, though neither says so.
+// "user", "prefix:id" a store's "key", an absolute path with no
+// extension a "directory", words joined by slashes a "path", numbers
+// joined by + or * a "sum", code (document.title, os.Exit) "code", and
+// a version (v2, 2.0.1) a "tag".
+// "go to https://example.com" is about a URL, and "show me package.json"
+// about a file, though neither says so.
 func kinds(query string) []string {
 	var out []string
 	for _, k := range kindsOf(query) {
@@ -56,6 +59,12 @@ func kind(f string) string {
 		}
 		return "user" // @alice
 	}
+	if arithmetic(f) {
+		return "sum" // 2+2, 17*3
+	}
+	if version(f) {
+		return versionKind // v2, v1.4, 2.0.1
+	}
 	if strings.ContainsAny(f, "*?") && strings.Trim(f, "*?") != "" {
 		return "pattern" // *.go, cache:*
 	}
@@ -66,7 +75,7 @@ func kind(f string) string {
 	if h, port, ok := strings.Cut(host, ":"); ok && port != "" && strings.Trim(port, "0123456789") == "" && (h == "localhost" || strings.Count(h, ".") > 0) {
 		return "url" // localhost:3000, example.com:8080, 10.0.0.5:80
 	}
-	if prefix, id, ok := strings.Cut(f, ":"); ok && lowerAlnum(prefix) && id != "" && !strings.ContainsAny(id, ":/") {
+	if prefix, id, ok := strings.Cut(f, ":"); ok && lowerAlnum(strings.NewReplacer("_", "", "-", "").Replace(prefix)) && id != "" && !strings.ContainsAny(id, ":/") {
 		return "key" // user:7, session:42: a store's key
 	}
 	if dot := strings.LastIndexByte(host, '.'); dot > 0 && webTLDs[host[dot+1:]] {
@@ -78,12 +87,21 @@ func kind(f string) string {
 	if (strings.HasPrefix(f, "/") || strings.HasPrefix(f, "~/")) && !strings.Contains(f[strings.LastIndexByte(f, '/'):], ".") {
 		return "directory" // /var/data, ~/projects: a path with no extension
 	}
+	if expression(f) {
+		if first, _, _ := strings.Cut(f, "."); pageObjects[first] {
+			return "javascript code" // document.title: a page's script
+		}
+		return exprKind // os.Exit, el.click()
+	}
 	name := f[strings.LastIndexByte(f, '/')+1:]
 	if wellKnownFiles[strings.ToLower(name)] {
 		return "file"
 	}
 	dot := strings.LastIndexByte(name, '.')
 	if dot < 2 || len(name)-dot-1 > 4 || !lowerAlnum(name[dot+1:]) {
+		if relPath(f) {
+			return "path" // build/out, acme/web: a folder's or a repository's
+		}
 		return "" // e.g, .env, os.Exit, v1.2, no dot
 	}
 	return "file"
@@ -117,3 +135,113 @@ func lowerAlnum(s string) bool {
 // so it says as much as the word would (0.5 and 0.75 measured no
 // better on the tuning needs).
 const kindWeight = 1.0
+
+// arithmetic says whether f is numbers joined by +, *, / or ×: a sum to
+// work out.
+func arithmetic(f string) bool {
+	op, digit := false, false
+	for i, r := range f {
+		switch {
+		case r >= '0' && r <= '9' || r == '.':
+			digit = true
+		case strings.ContainsRune("+*/×", r) && i > 0 && digit:
+			op, digit = true, false
+		default:
+			return false
+		}
+	}
+	return op && digit
+}
+
+var exprKind = "code"
+
+// expression says whether f is code: a call ("el.click()"), a name in
+// camelCase after a dot ("os.Exit", "window.innerWidth") or a property
+// of a page's own objects ("document.title").
+func expression(f string) bool {
+	if strings.HasSuffix(f, ")") && strings.Contains(f, "(") {
+		return true
+	}
+	f = uncall(f)
+	dot := strings.LastIndexByte(f, '.')
+	if dot <= 0 || dot == len(f)-1 || strings.ContainsAny(f, "/:") {
+		return false
+	}
+	for _, part := range strings.Split(f, ".") {
+		if part == "" || !identWord(part) {
+			return false
+		}
+	}
+	last := f[dot+1:]
+	first, _, _ := strings.Cut(f, ".")
+	return strings.ToLower(last) != last || pageObjects[first]
+}
+
+// uncall is f with its calls' arguments left out, so that a property
+// of a call's result is code as the property of a name is:
+// "document.querySelectorAll('a').length" is document.querySelectorAll.length.
+func uncall(f string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range f {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// pageObjects are the objects a page's script starts from: "document.title"
+// is code, "data.jsonl" a file.
+var pageObjects = map[string]bool{
+	"document": true, "window": true, "navigator": true, "location": true, "console": true,
+	"localStorage": true, "sessionStorage": true, "history": true, "screen": true, "performance": true,
+}
+
+// identWord says whether s is a programming language's name: letters,
+// digits and _, not starting with a digit.
+func identWord(s string) bool {
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// relPath says whether f is words joined by slashes, as a relative path
+// or a repository's owner/name is written: "build/out", "acme/web", not
+// "and/or".
+func relPath(f string) bool {
+	parts := strings.Split(f, "/")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || stopWords[strings.ToLower(p)] || strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != "" || !strings.ContainsAny(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			return false
+		}
+	}
+	return true
+}
+
+var versionKind = "tag"
+
+// version says whether f is a release's version: v and a number
+// ("v2", "v1.4.0") or three numbers with dots ("2.0.1").
+func version(f string) bool {
+	if len(f) > 1 && (f[0] == 'v' || f[0] == 'V') {
+		f = f[1:]
+	} else if strings.Count(f, ".") < 2 {
+		return false
+	}
+	if f == "" || f[0] == '.' || f[len(f)-1] == '.' || strings.Contains(f, "..") {
+		return false
+	}
+	return strings.Trim(f, "0123456789.") == ""
+}

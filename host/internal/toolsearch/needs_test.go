@@ -2,6 +2,7 @@ package toolsearch
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,11 +15,24 @@ type need struct {
 	Accept []string `json:"accept"`
 }
 
-// The need sets: needs-tuning, which the index may be tuned on, and
+// The need sets: needs-tuning, which the index may be tuned on;
 // needs-heldout and needs-heldout-b, each written before the changes it
-// judges and never tuned on (testdata/README.md says how they were
-// written).
-var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b"}
+// judged and never tuned on in the first two rounds; since the third
+// round, which read their misses, they are tuning data, as are
+// needs-tuning-8, written before the third round's changes and measured
+// once before them, and needs-tuning-9, written after them and measured
+// once before any later change. needs-heldout-c was written blind (by
+// writers who read only the tool lists) before the third round, and is
+// never tuned on; needs-tuning-blind-1 to -3 were written the same way
+// and are the fourth round's tuning data (testdata/README.md says how
+// each was written).
+var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b", "needs-tuning-8", "needs-tuning-9", "needs-tuning-blind-1", "needs-tuning-blind-2", "needs-tuning-blind-3", "needs-heldout-c"}
+
+// heldOutSet is the need set nobody tunes on. Its misses are never
+// logged, and TestCandidates measures candidates on it only when
+// $SWITCHBOARD_SEARCH_HELDOUT is 1 (for the README's final table), so
+// that no choice is made on it by accident.
+const heldOutSet = "needs-heldout-c"
 
 func needs(t testing.TB, set string) ([]Doc, []need) {
 	t.Helper()
@@ -127,9 +141,15 @@ func all(need) bool { return true }
 // goal is logged beside the figures until it is met, then it is the
 // floor.
 var needFloor = map[string][2]float64{
-	"needs-tuning":    {0.95, 0.9},
-	"needs-heldout":   {0.86, 0.67},
-	"needs-heldout-b": {0.81, 0.76},
+	"needs-tuning":         {0.97, 0.94},
+	"needs-heldout":        {0.96, 0.91},
+	"needs-heldout-b":      {0.91, 0.92},
+	"needs-tuning-8":       {0.78, 0.66},
+	"needs-tuning-9":       {0.88, 0.90},
+	"needs-tuning-blind-1": {0.98, 1.00},
+	"needs-tuning-blind-2": {0.96, 0.92},
+	"needs-tuning-blind-3": {0.90, 0.83},
+	"needs-heldout-c":      {0.85, 0.81},
 }
 
 // needGoal is issue 28's goal for held-out recall@5: on all needs, and on
@@ -162,16 +182,117 @@ func TestNeeds(t *testing.T) {
 			f, misses := measure(rank, ns, all)
 			g, _ := measure(rank, ns, noShared)
 			t.Logf("%d tools, %d servers; all: %v; no shared word: %v", len(docs), len(servers), f, g)
-			for _, m := range misses {
-				t.Log(m)
+			if set != heldOutSet {
+				for _, m := range misses {
+					t.Log(m)
+				}
 			}
 			floor := needFloor[set]
 			if f.at5 < floor[0] || g.at5 < floor[1] {
 				t.Errorf("recall@5 %.3f, no shared word %.3f: below the floor %.2f, %.2f: the ranking got worse", f.at5, g.at5, floor[0], floor[1])
 			}
-			if set != "needs-tuning" && (f.at5 < needGoal[0] || g.at5 < needGoal[1]) {
+			if set == heldOutSet {
+				twin := twinOfTuning(t)
+				a, _ := measure(rank, ns, func(n need) bool { return !twin(n) })
+				t.Logf("its needs with no near twin among the tuning needs (%d of %d): %v", a.n, len(ns), a)
+			}
+			if set == heldOutSet && (f.at5 < needGoal[0] || g.at5 < needGoal[1]) {
 				t.Logf("issue 28's goal, recall@5 %.2f and %.2f with no shared word, is not met", needGoal[0], needGoal[1])
 			}
 		})
 	}
+}
+
+// TestHeldOutShareNoWord checks every need set (testdata/needs-*.json)
+// without ranking anything: each accepted tool is a tool of the corpora,
+// no query is there twice, and it logs how many needs share no word with
+// their tools. The sets written blind, by writers who read only the tool
+// lists (needs-heldout-c, needs-tuning-blind-*), must have at least a
+// third of such needs, as issue 28 asks of a held-out set.
+func TestHeldOutShareNoWord(t *testing.T) {
+	files, err := filepath.Glob("testdata/needs-*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no testdata/needs-*.json")
+	}
+	for _, file := range files {
+		set := strings.TrimSuffix(filepath.Base(file), ".json")
+		t.Run(set, func(t *testing.T) {
+			docs, ns := needs(t, set)
+			if len(ns) == 0 {
+				t.Fatalf("%s: no needs", file)
+			}
+			have := map[string]bool{}
+			for _, d := range docs {
+				have[d.ID] = true
+			}
+			seen := map[string]bool{}
+			none := 0
+			for _, n := range ns {
+				if seen[n.Query] {
+					t.Errorf("%s: need %q is there twice", file, n.Query)
+				}
+				seen[n.Query] = true
+				if len(n.Accept) == 0 {
+					t.Errorf("%s: need %q accepts no tool", file, n.Query)
+				}
+				for i, id := range acceptIDs(n) {
+					if !have[id] {
+						t.Errorf("%s: need %q: no tool %s in the corpora", file, n.Query, n.Accept[i])
+					}
+				}
+				if !sharesWord(docs, n) {
+					none++
+				}
+			}
+			t.Logf("%d needs, %d share no word with their tools", len(ns), none)
+			if (strings.HasPrefix(set, "needs-heldout-c") || strings.Contains(set, "-blind")) && 3*none < len(ns) {
+				t.Errorf("%s: %d of %d needs share no word with their tools, want at least a third", file, none, len(ns))
+			}
+		})
+	}
+}
+
+// twinOfTuning says whether a need has a near twin among the tuning
+// needs: one whose words (as the index reads them) are at least half
+// the same (Jaccard). The writers of the held-out and the tuning sets
+// read the same tool lists and write alike ("squash and land PR #482"
+// came from two of them, apart), so the held-out figure is also taken
+// without such needs: the part a tuning set could not have said first.
+func twinOfTuning(t *testing.T) func(need) bool {
+	var tuning []map[string]bool
+	for _, set := range needSets {
+		if set == heldOutSet {
+			continue
+		}
+		_, ns := needs(t, set)
+		for _, n := range ns {
+			tuning = append(tuning, wordSet(n.Query))
+		}
+	}
+	return func(n need) bool {
+		w := wordSet(n.Query)
+		for _, v := range tuning {
+			both := 0
+			for x := range w {
+				if v[x] {
+					both++
+				}
+			}
+			if 2*both >= len(w)+len(v)-both {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func wordSet(text string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range tokens(text) {
+		m[w] = true
+	}
+	return m
 }

@@ -46,7 +46,7 @@ func pair(a, b string) string { return a + " " + b }
 // two words.
 func (ix *Index) queryTerms(query string) []term {
 	tz := &tokenizer{surface: map[string]string{}}
-	words := tz.tokens(query)
+	words, parts := tz.queryTokens(unclitic(query))
 	said := func(w string) string { return tz.surface[w] }
 	var terms []term
 	group := 0
@@ -72,14 +72,15 @@ func (ix *Index) queryTerms(query string) []term {
 			for _, s := range conceptTerms[p] {
 				if _, ok := ix.postings[s]; ok {
 					terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from, rel: "means", pos: j - 1})
-					phrased[words[j-1]], phrased[words[j]] = true, true
+					phrased[words[j-1]] = true
+					phrased[words[j]] = phrased[words[j]] || !verbFirst[p]
 				}
 			}
 			group++
 		}
 	}
 	if ix.tune.concepts {
-		ps, from, at := stopPairs(query)
+		ps, from, at := stopPairs(unclitic(query))
 		for i, p := range ps {
 			added := false
 			for _, s := range conceptTerms[p] {
@@ -96,14 +97,27 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 		}
 	}
+	if ix.tune.plural > 0 {
+		if from, at, ok := askedPlural(query); ok && ix.postings["list"] != nil {
+			terms = append(terms, term{word: "list", weight: ix.tune.plural, group: group, from: from, rel: "means", pos: at})
+			group++
+		}
+	}
 	// inKind are the words that come only from inside a path, a URL, a
 	// file's or a key's name: "/var/data" names a directory, not data
 	// (tuning.inKind).
 	inKind := map[string]bool{}
 	if ix.tune.inKind != 1 {
 		plain := strings.Fields(query)
+		sql := len(plain)
+		if ix.tune.shapes {
+			sql = statement(plain)
+			if sql < 0 {
+				sql = len(plain)
+			}
+		}
 		for i, f := range plain {
-			if kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
+			if i >= sql || kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
 				for _, w := range tokens(f) {
 					inKind[w] = true
 				}
@@ -112,6 +126,19 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 		for _, w := range tokens(strings.Join(plain, " ")) {
 			delete(inKind, w)
+		}
+	}
+	if ix.tune.quantifiers {
+		// "stage everything", "forget everything about X": everything is
+		// all of a thing, never the server named so, which people who
+		// did not read the server list do not know of.
+		for i, w := range words {
+			if q, ok := quantifiers[w]; ok {
+				if _, ok := tz.surface[q]; !ok {
+					tz.surface[q] = tz.surface[w]
+				}
+				words[i] = q
+			}
 		}
 	}
 	wn := wordNet()
@@ -136,19 +163,30 @@ func (ix *Index) queryTerms(query string) []term {
 				terms = append(terms, term{word: s, weight: weight, group: group, from: said(w), rel: rel, pos: first[w]})
 			}
 		}
+		for _, p := range parts[w] {
+			imply(p, 1, "") // GitHub's "git", at best as much as the word
+		}
 		if ix.tune.synonyms {
 			for _, s := range synonyms[w] {
 				imply(s, synonymWeight, "synonym")
 			}
 		}
 		if ix.tune.concepts {
-			for _, s := range conceptTerms[w] {
+			for _, s := range conceptOf(w, said(w)) {
 				imply(s, conceptWeight, "means")
 			}
+		}
+		if th := ix.tune.thes; th != nil && ix.tune.thesaurus > 0 && (!ix.tune.thesUnseen || ix.postings[w] == nil) {
+			th.akin(w, func(s string) { imply(s, ix.tune.thesaurus, "thesaurus") })
 		}
 		for _, r := range wn[w] {
 			if wt := ix.tune.rels[r.rel]; wt > 0 {
 				imply(r.word, wt, r.rel.String())
+			}
+		}
+		if ix.tune.near > 0 {
+			for _, s := range embedNear()[w] {
+				imply(s, ix.tune.near, "similar")
 			}
 		}
 		scale := 1.0
@@ -169,6 +207,9 @@ func (ix *Index) queryTerms(query string) []term {
 		group++
 	}
 	ks := kindsOf(query)
+	if ix.tune.shapes {
+		ks = append(ks, shapesOf(query)...)
+	}
 	if ix.tune.names > 0 {
 		ks = append(ks, ix.namesOf(query)...)
 	}
@@ -191,7 +232,10 @@ func (ix *Index) queryTerms(query string) []term {
 // tool's word it met (Word), and how they are related (Relation: "" for
 // the same word, else "joined" for two words a tool writes as one,
 // "synonym", "means" (concepts.go), "related", "broader", "narrower"
-// (WordNet) or "kind", the kind of thing the query names, such as a URL).
+// (WordNet), "thesaurus" (a word of one meaning in a thesaurus, when the
+// tuning reads one: thesaurus.go), "similar" (a word that stands where
+// the query's word stands in text, by word vectors: embed.go) or "kind",
+// the kind of thing the query names, such as a URL).
 type Match struct {
 	Query, Word, Relation string
 }

@@ -80,6 +80,26 @@ type tuning struct {
 	// inKind weighs a word said only inside a path, URL, file name or
 	// key (kinds.go) against other words.
 	inKind float64
+	// cohere weighs whether a tool's server meets as many of the
+	// query's words as the server that meets most (cohere.go).
+	cohere float64
+	// thes is a thesaurus whose words of one meaning join a query word's
+	// group at weight thesaurus (thesaurus.go); none as tuned. With
+	// thesUnseen only a word no tool has is looked up.
+	thes       *thesaurus
+	thesaurus  float64
+	thesUnseen bool
+	// shapes reads the kinds shapes.go finds: a statement in SQL, an
+	// emoji, a commit's hash.
+	shapes bool
+	// quantifiers reads "everything" as "all" (quantifiers).
+	quantifiers bool
+	// plural weighs the "list" that a question of which things implies
+	// (plural.go); 0 reads none.
+	plural float64
+	// near weighs the words nearest a query's word by their vectors
+	// (embed.go); 0 reads none.
+	near float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -101,13 +121,18 @@ var tuned = tuning{
 		relBroader:  0.125,
 		relNarrower: 0.1,
 	},
-	synonyms: true,
-	concepts: true,
-	enums:    true,
-	names:    1,
-	light:    1,
-	phrase:   0.5,
-	inKind:   0.5,
+	synonyms:    true,
+	concepts:    true,
+	enums:       true,
+	names:       1,
+	light:       1,
+	phrase:      0.5,
+	inKind:      0.5,
+	cohere:      0.2,
+	near:        0.15,
+	shapes:      true,
+	plural:      conceptWeight,
+	quantifiers: true,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
@@ -177,19 +202,19 @@ func New(docs []Doc) *Index {
 		}
 		ix.server[i] = s
 		t := &text[i]
-		t[fieldName] = tz.tokens(head(d.Name))
-		t[fieldDescription] = tz.tokens(head(d.Description))
+		t[fieldName] = tz.tokens(unclitic(head(d.Name)))
+		t[fieldDescription] = tz.tokens(unclitic(head(d.Description)))
 		for j, p := range d.Params {
 			if j == maxParams {
 				break
 			}
-			t[fieldParams] = append(t[fieldParams], tz.tokens(head(p.Name))...)
+			t[fieldParams] = append(t[fieldParams], tz.tokens(unclitic(head(p.Name)))...)
 			if ix.tune.enums {
 				for _, v := range p.Enum[:min(len(p.Enum), maxParams)] {
-					t[fieldParams] = append(t[fieldParams], tz.tokens(head(v))...)
+					t[fieldParams] = append(t[fieldParams], tz.tokens(unclitic(head(v)))...)
 				}
 			}
-			t[fieldParamDescription] = append(t[fieldParamDescription], tz.tokens(head(p.Description))...)
+			t[fieldParamDescription] = append(t[fieldParamDescription], tz.tokens(unclitic(head(p.Description)))...)
 		}
 		for f := range numFields {
 			total[f] += float64(len(t[f]))
@@ -223,7 +248,8 @@ func New(docs []Doc) *Index {
 	}
 	ix.surface = tz.surface
 	ix.scratch.New = func() any {
-		return &scratch{scores: make([]float64, len(docs)), best: make([]float64, len(docs))}
+		return &scratch{scores: make([]float64, len(docs)), best: make([]float64, len(docs)), cohering: ix.tune.cohere > 0,
+			met: make([]bool, len(ix.servers)), serverWords: make([]float64, len(ix.servers)), factor: make([]float64, len(ix.servers))}
 	}
 	n := float64(len(docs))
 	for _, ps := range ix.postings {
@@ -276,6 +302,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 		for end < len(terms) && terms[end].group == terms[g].group {
 			end++
 		}
+		sc.nextGroup()
 		inGroup = inGroup[:0]
 		for _, t := range terms[g:end] {
 			for _, p := range ix.postings[t.word] {
@@ -287,6 +314,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 				} else {
 					best[p.doc] = max(best[p.doc], t.weight*p.score)
 				}
+				sc.meet(ix.server[p.doc], t)
 			}
 		}
 		for _, d := range inGroup {
@@ -306,6 +334,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 		}
 		g = end
 	}
+	ix.cohered(sc, touched, scores)
 	if serverScore != nil {
 		for _, d := range touched {
 			scores[d] += ix.tune.server * serverScore[ix.server[d]]
@@ -358,6 +387,12 @@ func (ix *Index) Search(query string, k int) []Hit {
 // leaves them zero.
 type scratch struct {
 	scores, best []float64
+	// cohering, met, serverWords and factor are cohere.go's: whether it
+	// is on, whether a server has met the group at hand, how many groups
+	// each has met, and each server's factor once known.
+	cohering            bool
+	met                 []bool
+	serverWords, factor []float64
 }
 
 // scored is a doc and its score while the best are picked.

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package cli
+
+// memoryLimitFor is limit: the machine's memory is read on Linux only.
+func memoryLimitFor(limit int64) int64 { return limit }

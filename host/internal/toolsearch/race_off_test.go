@@ -1,0 +1,5 @@
+//go:build !race
+
+package toolsearch
+
+const raceOn = false

@@ -1,0 +1,99 @@
+package toolsearch
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Shapes are kinds (kinds.go) that a query's form says across its words
+// or in characters that are no words (the fourth round of issue 28,
+// testdata/README.md): a statement in SQL is a query of a database
+// ("run SELECT count(*) FROM users"), an emoji put on something is a
+// reaction ("give Dana's announcement a 👍"), and a commit's hash is a
+// commit ("grab abc123 onto release-2.4"). People paste these as they
+// are; no tool's words say them.
+
+// sqlVerbs start a statement and sqlClauses go on one: a statement is
+// a verb followed by a clause, both in capitals as SQL is written ("drop
+// the staging table" is no statement), or "select * from" and "select
+// count(" in any case.
+var (
+	sqlVerbs   = map[string]bool{"SELECT": true, "INSERT": true, "UPDATE": true, "DELETE": true, "CREATE": true, "ALTER": true, "DROP": true, "WITH": true, "EXPLAIN": true, "TRUNCATE": true}
+	sqlClauses = map[string]bool{"FROM": true, "INTO": true, "SET": true, "TABLE": true, "WHERE": true, "VALUES": true, "JOIN": true, "BY": true, "INDEX": true, "AS": true}
+)
+
+// statement is where a statement in SQL starts among a query's fields,
+// and -1 where it has none. Its words (from there to the end) are said
+// inside a kind: "users" and "plan" of "SELECT ... FROM users WHERE plan
+// = 'pro'" are the database's, not the request's.
+func statement(fields []string) int {
+	for i, f := range fields {
+		w := strings.Trim(f, "\"'`(),;")
+		if sqlVerbs[w] {
+			for _, g := range fields[i+1:] {
+				if sqlClauses[strings.Trim(g, "\"'`(),;")] {
+					return i
+				}
+			}
+		}
+		if strings.EqualFold(w, "select") && i+1 < len(fields) && (fields[i+1] == "*" || strings.HasPrefix(strings.ToLower(fields[i+1]), "count(")) {
+			return i
+		}
+	}
+	return -1
+}
+
+// emoji says whether f has a pictograph or a symbol a chat can react
+// with: 👍, ❤️, 🎉, ✅.
+func emoji(f string) bool {
+	for _, r := range f {
+		if r >= 0x1F000 || unicode.Is(unicode.So, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// commitHash says whether f is a commit's hash as people write it: 6 to
+// 12 hex digits, or all 40, with a letter and a digit ("abc123",
+// "9f2c1e7"), not a word ("decade") nor a number; 32 are a UUID, which
+// Notion and others name things by.
+func commitHash(f string) bool {
+	if n := len(f); n < 6 || n > 12 && n != 40 {
+		return false
+	}
+	letter, digit := false, false
+	for i := range len(f) {
+		switch c := f[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'f':
+			letter = true
+		default:
+			return false
+		}
+	}
+	return letter && digit
+}
+
+// shapesOf are the kinds of shapes a query has, each once.
+func shapesOf(query string) []named {
+	var out []named
+	fields := strings.Fields(query)
+	if i := statement(fields); i >= 0 {
+		out = append(out, named{"sql", fields[i]})
+	}
+	hash, pict := false, false
+	for _, f := range fields {
+		f = strings.Trim(f, "\"'`()[]{}<>,;:!.?")
+		switch {
+		case !hash && commitHash(f):
+			hash = true
+			out = append(out, named{"commit", f})
+		case !pict && emoji(f):
+			pict = true
+			out = append(out, named{"reaction", f})
+		}
+	}
+	return out
+}

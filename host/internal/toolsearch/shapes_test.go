@@ -1,0 +1,37 @@
+package toolsearch
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestShapes(t *testing.T) {
+	tests := []struct {
+		query string
+		want  []named
+	}{
+		{"run SELECT count(*) FROM users WHERE plan = 'pro'", []named{{"sql", "SELECT"}}},
+		{"try select * from orders limit 5", []named{{"sql", "select"}}},
+		{"INSERT INTO t VALUES (1)", []named{{"sql", "INSERT"}}},
+		// Words of SQL said as words are no statement.
+		{"drop the staging table from the db", nil},
+		{"select the option from the dropdown", nil},
+		{"DROP it, then SELECT", nil},
+		{"give Dana's announcement a 👍", []named{{"reaction", "👍"}}},
+		{"react with ❤️ and 🎉", []named{{"reaction", "❤️"}}},
+		{"grab hotfix abc123 onto release-2.4", []named{{"commit", "abc123"}}},
+		{"show 9f2c1e7d, then 0123456789abcdef0123456789abcdef01234567", []named{{"commit", "9f2c1e7d"}}},
+		// Words, numbers, short ids and UUIDs are no hashes.
+		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, shapesOf(tt.query), cmp.AllowUnexported(named{})); diff != "" {
+			t.Errorf("shapesOf(%q) (-want +got):\n%s", tt.query, diff)
+		}
+	}
+	// The statement starts at its verb; the words before it are the request.
+	if got := statement([]string{"run", "SELECT", "a", "FROM", "b"}); got != 1 {
+		t.Errorf("statement: %d, want 1", got)
+	}
+}
