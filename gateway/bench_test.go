@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
@@ -23,11 +22,6 @@ import (
 // every contender is measured once, in an order that alternates from one
 // round to the next, so a machine that gets busier favours no one.
 const envBenchRounds = "SWITCHBOARD_BENCH_ROUNDS"
-
-// envBenchLegacyOwn, set to 1, adds the contender gateway-2025-11-25-own:
-// a legacy session on a transport of the gateway's own, an experiment
-// (LegacyOwnHandler).
-const envBenchLegacyOwn = "SWITCHBOARD_BENCH_LEGACY_OWN"
 
 // benchTerminate is how long the bare session's Close waits after closing
 // stdin before SIGTERM; the demo server ends on stdin's close at once.
@@ -58,16 +52,6 @@ func BenchmarkGatewayCall(b *testing.B) {
 		{"bare", dialBareDemo(b, args)},
 		{"bare-http-" + config.ProtocolLegacy, dialBareHTTP(b, config.ProtocolLegacy, args)},
 		{"bare-http-" + config.ProtocolModern, dialBareHTTP(b, config.ProtocolModern, args)},
-	}
-	if os.Getenv(envBenchLegacyOwn) == "1" {
-		h, closeAll := s.gw.LegacyOwnHandler()
-		own := httptest.NewServer(h)
-		b.Cleanup(own.Close)
-		b.Cleanup(closeAll)
-		contenders = append(contenders, struct {
-			name string
-			call func(context.Context) error
-		}{"gateway-" + config.ProtocolLegacy + "-own", dialGateway(b, own.URL, config.ProtocolLegacy, args)})
 	}
 	rounds := 1
 	if n, err := strconv.Atoi(os.Getenv(envBenchRounds)); err == nil && n > 0 {

@@ -40,3 +40,16 @@ func SetMaxViews(n int) func() {
 
 // Rebuilt counts the sessions rebuilt from their sealed ids.
 func (g *Gateway) Rebuilt() int64 { return g.rebuilt.Load() }
+
+// FastCalls counts the legacy calls the sessions held now took on the
+// fast path (legacyfast.go).
+func (g *Gateway) FastCalls() int64 {
+	var n int64
+	g.held.Range(func(_, v any) bool {
+		if h := v.(*heldSession); h.fast != nil {
+			n += h.fast.served.Load()
+		}
+		return true
+	})
+	return n
+}

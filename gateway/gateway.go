@@ -219,6 +219,7 @@ func (g *Gateway) viewHeld(filter host.ViewFilter, pinned, held, profile bool) (
 		})
 		v.srv.AddReceivingMiddleware(g.opts.Middleware...)
 		v.srv.AddReceivingMiddleware(g.greet(v), g.keepState, g.auditUnknown(v))
+		v.srv.AddReceivingMiddleware(markFast) // outermost (legacyfast.go)
 		if g.opts.ToolSearch {
 			g.addSearchTools(v)
 		}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,6 +100,13 @@ type sealedSessions struct {
 	// subscribed is whether revocations reach this replica by the store's
 	// fan-out; when not, each request checks Revoked itself.
 	subscribed bool
+	// events keep the sessions' streams for Last-Event-ID; nil keeps none
+	// (the process's own table, ownsessions.go).
+	events mcp.EventStore
+	// sealed is whether session ids are sealed values another replica
+	// opens to rebuild a session; false for the process's own table
+	// (ownsessions.go): random ids, not found once not held.
+	sealed bool
 
 	mu   sync.Mutex
 	held map[string]*heldSession
@@ -109,6 +117,7 @@ type heldSession struct {
 	id      string
 	ss      *mcp.ServerSession
 	tr      *mcp.StreamableServerTransport
+	fast    *fastConn // tr's connection, wrapped: the plain calls' path
 	caller  string
 	expires time.Time
 	t       *sealedSessions
@@ -122,18 +131,24 @@ type heldSession struct {
 	subs    []string
 }
 
-// sealedSessions is the table of a Handler with opts, nil when opts have
-// no keys. It also has the gateway seal requestState.
+// sealedSessions is the table of a Handler with opts: the process's own
+// (ownsessions.go) when opts have no keys. With keys it also has the
+// gateway seal requestState.
 func (g *Gateway) sealedSessions(opts HTTPOptions, idle time.Duration, max int, viewOf func(*http.Request, string) (*view, error)) *sealedSessions {
 	if opts.SessionKeys == nil {
-		return nil
+		return g.ownSessions(idle, max, viewOf)
 	}
 	g.roundKeys.Store(opts.SessionKeys)
-	return newSealedSessions(g, opts.SessionKeys, opts.Store, idle, max, viewOf)
+	t := newSealedSessions(g, opts.SessionKeys, opts.Store, idle, max, viewOf)
+	t.events, t.sealed = keptEvents{opts.Store.Events()}, true
+	return t
 }
 
 func newSealedSessions(g *Gateway, keys *SessionKeys, st store.Store, idle time.Duration, max int, viewOf func(*http.Request, string) (*view, error)) *sealedSessions {
-	t := &sealedSessions{g: g, keys: keys.kr, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}, versions: mcp.SupportedProtocolVersions()}
+	t := &sealedSessions{g: g, store: st, idle: idle, max: max, viewOf: viewOf, held: map[string]*heldSession{}, versions: mcp.SupportedProtocolVersions()}
+	if keys != nil {
+		t.keys = keys.kr
+	}
 	// The subscription and the sessions live as long as the gateway runs.
 	if err := st.Subscribe(g.life, revokedTopic, t.revoked); err != nil {
 		g.log.Error("sessions ended on other replicas are checked per request: the store's fan-out failed", "error", err)
@@ -166,7 +181,7 @@ func (t *sealedSessions) serve(w http.ResponseWriter, r *http.Request, servers s
 			http.Error(w, "Bad Request: GET requires an Mcp-Session-Id header", http.StatusBadRequest)
 			return
 		}
-		if h := t.lookup(w, r, id); h != nil {
+		if h := t.lookup(w, r, id); h != nil && !h.fast.resume(w, r) {
 			h.tr.ServeHTTP(w, r)
 		}
 	case http.MethodDelete:
@@ -211,10 +226,17 @@ func (t *sealedSessions) post(w http.ResponseWriter, r *http.Request, servers st
 		}
 		h.startPOST()
 		defer h.endPOST()
+		if h.fast.serve(w, r, body) {
+			return
+		}
 		h.tr.ServeHTTP(w, r)
 		return
 	}
-	t.begin(w, r, servers, initializeParams(body))
+	var init *mcp.InitializeParams
+	if t.sealed {
+		init = initializeParams(body)
+	}
+	t.begin(w, r, servers, init)
 }
 
 // begin starts a session: its id seals what rebuilding it takes.
@@ -226,21 +248,12 @@ func (t *sealedSessions) begin(w http.ResponseWriter, r *http.Request, servers s
 	}
 	caller := CallerOf(r)
 	expires := time.Now().Add(sessionLife)
-	if init != nil {
-		kept := *init
-		kept.Meta = nil // a request's, not the session's
-		init = &kept
+	id := rand.Text() // the process's own table's: as go-sdk's handler makes them
+	if t.sealed {
+		if id = t.sealID(w, servers, caller, expires, init); id == "" {
+			return
+		}
 	}
-	payload, err := json.Marshal(sealedID{Servers: servers, Expires: expires.Unix(), Init: init})
-	if err != nil {
-		http.Error(w, "switchboard: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	if len(payload) > maxSealedInit {
-		http.Error(w, fmt.Sprintf("switchboard: the initialize request's capabilities and client info take %d bytes; a session id holds at most %d", len(payload), maxSealedInit), http.StatusBadRequest)
-		return
-	}
-	id := t.keys.Seal(purposeSession, caller, expires, payload)
 	h, _, err := t.connect(r.Context(), v, id, caller, expires, nil)
 	if err != nil {
 		t.g.log.Error("session connect failed", "error", err)
@@ -257,16 +270,37 @@ func (t *sealedSessions) begin(w http.ResponseWriter, r *http.Request, servers s
 	h.tr.ServeHTTP(w, r)
 }
 
+// sealID is the sealed id of a session begun now; "" when it has
+// answered the request with why there is none.
+func (t *sealedSessions) sealID(w http.ResponseWriter, servers, caller string, expires time.Time, init *mcp.InitializeParams) string {
+	if init != nil {
+		kept := *init
+		kept.Meta = nil // a request's, not the session's
+		init = &kept
+	}
+	payload, err := json.Marshal(sealedID{Servers: servers, Expires: expires.Unix(), Init: init})
+	if err != nil {
+		http.Error(w, "switchboard: "+err.Error(), http.StatusBadRequest)
+		return ""
+	}
+	if len(payload) > maxSealedInit {
+		http.Error(w, fmt.Sprintf("switchboard: the initialize request's capabilities and client info take %d bytes; a session id holds at most %d", len(payload), maxSealedInit), http.StatusBadRequest)
+		return ""
+	}
+	return t.keys.Seal(purposeSession, caller, expires, payload)
+}
+
 // connect connects a transport under id to v's server, with state when it
 // is a rebuild, and holds it until it closes. fresh is false when another
 // request connected it first, and that one is returned.
 func (t *sealedSessions) connect(ctx context.Context, v *view, id, caller string, expires time.Time, state *mcp.ServerSessionState) (h *heldSession, fresh bool, err error) {
-	tr := &mcp.StreamableServerTransport{SessionID: id, EventStore: keptEvents{t.store.Events()}}
-	ss, err := v.srv.Connect(ctx, tr, &mcp.ServerSessionOptions{State: state})
+	tr := &mcp.StreamableServerTransport{SessionID: id, EventStore: t.events}
+	fast := newFastTransport(tr) // the plain calls' path (legacyfast.go)
+	ss, err := v.srv.Connect(ctx, fast, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return nil, false, err
 	}
-	h = &heldSession{id: id, ss: ss, tr: tr, caller: caller, expires: expires, t: t}
+	h = &heldSession{id: id, ss: ss, tr: tr, fast: fast.conn, caller: caller, expires: expires, t: t}
 	if state != nil {
 		h.level = state.LogLevel
 	}
@@ -322,6 +356,10 @@ func (t *sealedSessions) lookup(w http.ResponseWriter, r *http.Request, id strin
 		if t.subscribed {
 			return h
 		}
+	}
+	if !t.sealed && h == nil { // the process's own: not held, not found
+		http.Error(w, "session not found", http.StatusNotFound)
+		return nil
 	}
 	var sealed sealedID
 	if h == nil {
@@ -382,6 +420,10 @@ func (t *sealedSessions) delete(w http.ResponseWriter, r *http.Request) {
 	t.mu.Lock()
 	h := t.held[id]
 	t.mu.Unlock()
+	if !t.sealed {
+		t.endOwn(w, h, caller)
+		return
+	}
 	var expires time.Time
 	if h != nil {
 		if h.caller != caller {

@@ -141,6 +141,9 @@ func (g *Gateway) keepState(next mcp.MethodHandler) mcp.MethodHandler {
 // holds here either way: a store that fails is logged, and a replica
 // that rebuilds the session later gets the state kept before.
 func (h *heldSession) save(ctx context.Context, change func(*heldSession)) {
+	if !h.t.sealed {
+		return // the process's own table: nothing rebuilds a session from it
+	}
 	h.stateMu.Lock()
 	change(h)
 	data, _ := json.Marshal(sessionState{Level: h.level, Subs: h.subs})

@@ -83,7 +83,7 @@ type HTTPOptions struct {
 	Limits *Limits
 	// SessionKeys, when set, seal legacy session ids and requestState, so
 	// that replicas sharing them serve each other's sessions (sealed.go,
-	// DESIGN.md F64). Nil: go-sdk's sessions, as ever.
+	// DESIGN.md F64). Nil: sessions of this process only (ownsessions.go).
 	SessionKeys *SessionKeys
 	// Store is what the replicas share (revocations, session state and
 	// events with SessionKeys, rate buckets with Limits); nil is a
@@ -104,8 +104,8 @@ const Path = "/mcp"
 // Handler serves the gateway over streamable HTTP at Path (DESIGN.md
 // F50, F54), in both protocol eras: a request of 2026-07-28 (its
 // MCP-Protocol-Version header says so) goes to a stateless handler, any
-// other to a stateful one with sessions. ?servers=a,b picks a view. go-sdk
-// refuses a request that came to a loopback address with another Host
+// other to the gateway's table of sessions (sealed.go, ownsessions.go).
+// ?servers=a,b picks a view. go-sdk refuses a request that came to a loopback address with another Host
 // (DNS rebinding); an Origin header must be a loopback origin or the
 // request's own host.
 func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
@@ -149,8 +149,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 		}
 		return v.srv
 	}
-	sealed := g.sealedSessions(opts, idle, maxSessions, viewFor) // nil without keys
-	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, SessionTimeout: idle})
+	sessions := g.sealedSessions(opts, idle, maxSessions, viewFor) // the process's own without keys
 	// A new-era request is its whole POST: a client that gives it up
 	// closes the request, and the call (a round's upstream call too) ends.
 	stateless := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: g.log, Stateless: true, PropagateRequestCancellation: true})
@@ -215,11 +214,7 @@ func (g *Gateway) Handler(opts HTTPOptions) http.Handler {
 			http.Error(w, fmt.Sprintf("switchboard: too many sessions (%d): close clients you do not use, or try again once one ends", maxSessions), http.StatusServiceUnavailable)
 			return
 		}
-		if sealed != nil {
-			sealed.serve(w, r, r.URL.Query().Get("servers"))
-			return
-		}
-		stateful.ServeHTTP(w, r)
+		sessions.serve(w, r, r.URL.Query().Get("servers"))
 	})
 	if opts.Resource != nil {
 		return opts.Resource.Handler(serve, opts.Token)
