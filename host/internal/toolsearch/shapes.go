@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -90,6 +91,12 @@ func shapesOf(query string) []named {
 		case !hash && commitHash(f):
 			hash = true
 			out = append(out, named{"commit", f})
+			// One commit put onto a branch is a cherry-pick: a rebase
+			// puts a branch, named, onto another ("grab a1b2c3d
+			// onto release-1.4").
+			if slices.ContainsFunc(fields, func(g string) bool { return strings.EqualFold(g, "onto") }) {
+				out = append(out, named{"cherry pick", f})
+			}
 		case !pict && emoji(f):
 			pict = true
 			out = append(out, named{"reaction", f})

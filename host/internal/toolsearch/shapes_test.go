@@ -20,7 +20,9 @@ func TestShapes(t *testing.T) {
 		{"DROP it, then SELECT", nil},
 		{"give Dana's announcement a 👍", []named{{"reaction", "👍"}}},
 		{"react with ❤️ and 🎉", []named{{"reaction", "❤️"}}},
-		{"grab hotfix abc123 onto release-2.4", []named{{"commit", "abc123"}}},
+		{"grab hotfix abc123 onto release-2.4", []named{{"commit", "abc123"}, {"cherry pick", "abc123"}}},
+		{"rebase feature/login onto main", nil},
+		{"what changed in 9f2c1e7", []named{{"commit", "9f2c1e7"}}},
 		{"show 9f2c1e7d, then 0123456789abcdef0123456789abcdef01234567", []named{{"commit", "9f2c1e7d"}}},
 		// Words, numbers, short ids and UUIDs are no hashes.
 		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
