@@ -102,5 +102,34 @@ func shapesOf(query string) []named {
 			out = append(out, named{"reaction", f})
 		}
 	}
+	if f, ok := headcount(fields); ok {
+		out = append(out, named{"replicas", f})
+	}
 	return out
+}
+
+// countWords are the numbers people spell out for a count of copies.
+var countWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true, "ten": true, "zero": true}
+
+// copyUnits are what a workload runs copies of.
+var copyUnits = map[string]bool{"pod": true, "pods": true, "replica": true, "replicas": true, "instance": true, "instances": true, "copy": true, "copies": true}
+
+// headcount finds a count of a workload's copies ("6 pods", "three more
+// copies", "2 extra replicas"): how many of it should run is its
+// replicas, however the need says the rest ("web needs 6 pods not 3").
+func headcount(fields []string) (string, bool) {
+	for i, f := range fields {
+		n := strings.ToLower(strings.Trim(f, "\"'`(),;:!.?"))
+		if n == "" || !countWords[n] && strings.Trim(n, "0123456789") != "" {
+			continue
+		}
+		j := i + 1
+		for j < len(fields) && (fields[j] == "more" || fields[j] == "fewer" || fields[j] == "extra" || fields[j] == "additional") {
+			j++
+		}
+		if j < len(fields) && copyUnits[strings.ToLower(strings.Trim(fields[j], ",;:!.?"))] {
+			return f, true
+		}
+	}
+	return "", false
 }

@@ -24,6 +24,9 @@ func TestShapes(t *testing.T) {
 		{"rebase feature/login onto main", nil},
 		{"what changed in 9f2c1e7", []named{{"commit", "9f2c1e7"}}},
 		{"show 9f2c1e7d, then 0123456789abcdef0123456789abcdef01234567", []named{{"commit", "9f2c1e7d"}}},
+		{"web needs 6 pods not 3", []named{{"replicas", "6"}}},
+		{"spin up three more copies of the worker", []named{{"replicas", "three"}}},
+		{"show the logs of pod api-1 from 3 hours ago", nil},
 		// Words, numbers, short ids and UUIDs are no hashes.
 		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
 	}
