@@ -84,7 +84,7 @@ func shapesOf(query string) []named {
 	if i := statement(fields); i >= 0 {
 		out = append(out, named{"sql", fields[i]})
 	}
-	hash, pict := false, false
+	hash, pict, media := false, false, false
 	for _, f := range fields {
 		f = strings.Trim(f, "\"'`()[]{}<>,;:!.?")
 		switch {
@@ -97,6 +97,9 @@ func shapesOf(query string) []named {
 			if slices.ContainsFunc(fields, func(g string) bool { return strings.EqualFold(g, "onto") }) {
 				out = append(out, named{"cherry pick", f})
 			}
+		case !media && mediaFile(f):
+			media = true
+			out = append(out, named{"media", f})
 		case !pict && emoji(f):
 			pict = true
 			out = append(out, named{"reaction", f})
@@ -106,6 +109,17 @@ func shapesOf(query string) []named {
 		out = append(out, named{"replicas", f})
 	}
 	return out
+}
+
+// mediaExts are the endings of pictures and sound, which a file server
+// reads as media, not as text ("show me what logo.png looks like").
+var mediaExts = map[string]bool{"png": true, "jpg": true, "jpeg": true, "gif": true, "webp": true, "bmp": true, "svg": true, "ico": true, "tiff": true, "heic": true, "mp3": true, "wav": true, "ogg": true, "flac": true, "m4a": true}
+
+// mediaFile says whether f is a file's name with a picture's or a
+// sound's ending.
+func mediaFile(f string) bool {
+	dot := strings.LastIndexByte(f, '.')
+	return dot > 0 && !strings.Contains(f, "://") && mediaExts[strings.ToLower(f[dot+1:])]
 }
 
 // countWords are the numbers people spell out for a count of copies.

@@ -27,6 +27,8 @@ func TestShapes(t *testing.T) {
 		{"web needs 6 pods not 3", []named{{"replicas", "6"}}},
 		{"spin up three more copies of the worker", []named{{"replicas", "three"}}},
 		{"show the logs of pod api-1 from 3 hours ago", nil},
+		{"show me what logo.png looks like, and Logo.JPG", []named{{"media", "logo.png"}}},
+		{"open https://example.com/a.png and notes.md", nil},
 		// Words, numbers, short ids and UUIDs are no hashes.
 		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
 	}
