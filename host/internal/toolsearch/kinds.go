@@ -87,6 +87,9 @@ func kind(f string) string {
 	if (strings.HasPrefix(f, "/") || strings.HasPrefix(f, "~/")) && !strings.Contains(f[strings.LastIndexByte(f, '/'):], ".") {
 		return "directory" // /var/data, ~/projects: a path with no extension
 	}
+	if first, rest, ok := strings.Cut(f, "."); ok && objectFields[first] && identWord(strings.ReplaceAll(rest, ".", "_")) && (len(rest) > 4 || !lowerAlnum(rest)) {
+		return "field" // spec.replicas, metadata.labels: a manifest's field
+	}
 	if expression(f) {
 		if first, _, _ := strings.Cut(f, "."); pageObjects[first] {
 			return "javascript code" // document.title: a page's script
@@ -106,6 +109,11 @@ func kind(f string) string {
 	}
 	return "file"
 }
+
+// objectFields are where a manifest's fields start (Kubernetes', and
+// any API that writes objects so): "spec.jobTemplate" is a field of one,
+// not code; status.md, whose ending could be a file's, is a file.
+var objectFields = map[string]bool{"spec": true, "metadata": true, "status": true}
 
 // wellKnownFiles are the files every project has that are named with no
 // extension: "open the changelog and the readme", "where is the

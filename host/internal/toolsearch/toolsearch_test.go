@@ -162,6 +162,8 @@ func TestKinds(t *testing.T) {
 		{"open google.com, then www.bing.net", []string{"url"}},
 		{"clone github.com/owner/repo", []string{"url"}},
 		{"rename report.txt to 'final.txt'.", []string{"file"}},
+		{"what can I put under spec.jobTemplate, and metadata.labels", []string{"field"}},
+		{"read status.md and spec.yaml", []string{"file"}},
 		{"read src/main.go and open example.org", []string{"file", "url"}},
 		{"calls os in 1.2, e.g. a .env", nil},
 		{"run document.title, window.innerWidth and el.click() in the page; os.Exit", []string{"javascript code", "code"}},
