@@ -50,6 +50,9 @@ func kindsOf(query string) []named {
 }
 
 func kind(f string) string {
+	if gitAddress(f) {
+		return "remote url" // git@github.com:acme/api.git, https://host/acme/api.git
+	}
 	if strings.Contains(f, "://") || strings.HasPrefix(f, "www.") {
 		return "url"
 	}
@@ -108,6 +111,17 @@ func kind(f string) string {
 		return "" // e.g, .env, os.Exit, v1.2, no dot
 	}
 	return "file"
+}
+
+// gitAddress says whether f is where a repository is fetched from, as
+// git writes it: user@host:path, or any address ending in .git.
+func gitAddress(f string) bool {
+	if strings.HasSuffix(f, ".git") && strings.ContainsAny(f, "/:") {
+		return true
+	}
+	user, rest, ok := strings.Cut(f, "@")
+	host, path, ok2 := strings.Cut(rest, ":")
+	return ok && ok2 && user != "" && strings.Contains(host, ".") && path != "" && !strings.Contains(path, "//")
 }
 
 // objectFields are where a manifest's fields start (Kubernetes', and

@@ -164,6 +164,8 @@ func TestKinds(t *testing.T) {
 		{"rename report.txt to 'final.txt'.", []string{"file"}},
 		{"what can I put under spec.jobTemplate, and metadata.labels", []string{"field"}},
 		{"read status.md and spec.yaml", []string{"file"}},
+		{"point origin at git@gitlab.example.com:team/api.git", []string{"remote url"}},
+		{"clone https://github.com/foo/bar.git, mail bob@example.com", []string{"remote url"}},
 		{"read src/main.go and open example.org", []string{"file", "url"}},
 		{"calls os in 1.2, e.g. a .env", nil},
 		{"run document.title, window.innerWidth and el.click() in the page; os.Exit", []string{"javascript code", "code"}},
