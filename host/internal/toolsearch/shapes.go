@@ -105,6 +105,9 @@ func shapesOf(query string) []named {
 			out = append(out, named{"reaction", f})
 		}
 	}
+	if f, ok := fromTo(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
+		out = append(out, named{"edit", f})
+	}
 	if f, ok := headcount(fields); ok {
 		out = append(out, named{"replicas", f})
 	}
@@ -120,6 +123,18 @@ var mediaExts = map[string]bool{"png": true, "jpg": true, "jpeg": true, "gif": t
 func mediaFile(f string) bool {
 	dot := strings.LastIndexByte(f, '.')
 	return dot > 0 && !strings.Contains(f, "://") && mediaExts[strings.ToLower(f[dot+1:])]
+}
+
+// fromTo finds one value changed to another, "from 8080 to 9090": in a
+// file it named, a need that says so edits the file, whatever its verb
+// ("bump the port in nginx.conf from 8080 to 9090").
+func fromTo(fields []string) (string, bool) {
+	for i := 0; i+3 < len(fields); i++ {
+		if strings.EqualFold(fields[i], "from") && strings.EqualFold(fields[i+2], "to") && !stopWords[strings.ToLower(fields[i+1])] && !stopWords[strings.ToLower(fields[i+3])] {
+			return fields[i+1], true
+		}
+	}
+	return "", false
 }
 
 // countWords are the numbers people spell out for a count of copies.

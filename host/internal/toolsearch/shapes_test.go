@@ -29,6 +29,9 @@ func TestShapes(t *testing.T) {
 		{"show the logs of pod api-1 from 3 hours ago", nil},
 		{"show me what logo.png looks like, and Logo.JPG", []named{{"media", "logo.png"}}},
 		{"open https://example.com/a.png and notes.md", nil},
+		{"bump the port in /etc/nginx/nginx.conf from 8080 to 9090", []named{{"edit", "8080"}}},
+		{"scale web from 3 to 6", nil},
+		{"copy notes.txt from the desktop to backup/", nil},
 		// Words, numbers, short ids and UUIDs are no hashes.
 		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
 	}
