@@ -108,6 +108,9 @@ func shapesOf(query string) []named {
 	if f, ok := fromTo(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
 		out = append(out, named{"edit", f})
 	}
+	if f, ok := commandLine(fields); ok {
+		out = append(out, named{"command", f})
+	}
 	if f, ok := headcount(fields); ok {
 		out = append(out, named{"replicas", f})
 	}
@@ -132,6 +135,23 @@ func fromTo(fields []string) (string, bool) {
 	for i := 0; i+3 < len(fields); i++ {
 		if strings.EqualFold(fields[i], "from") && strings.EqualFold(fields[i+2], "to") && !stopWords[strings.ToLower(fields[i+1])] && !stopWords[strings.ToLower(fields[i+3])] {
 			return fields[i+1], true
+		}
+	}
+	return "", false
+}
+
+// runVerbs say a command line is to be run.
+var runVerbs = map[string]bool{"run": true, "running": true, "execute": true, "executing": true, "exec": true}
+
+// commandLine finds a command line to run, a program and its flag
+// after a verb of running ("by running df -h there"): the need runs a
+// command somewhere, whatever the program is. A command line alone
+// ("mkdir -p build/out") says what to do, not that a command runs.
+func commandLine(fields []string) (string, bool) {
+	for i := 0; i+2 < len(fields); i++ {
+		prog, flag := fields[i+1], strings.TrimRight(fields[i+2], ",;.")
+		if runVerbs[strings.ToLower(fields[i])] && lowerAlnum(prog) && len(flag) > 1 && flag[0] == '-' && lowerAlnum(strings.TrimLeft(flag, "-")) {
+			return prog, true
 		}
 	}
 	return "", false

@@ -32,6 +32,8 @@ func TestShapes(t *testing.T) {
 		{"bump the port in /etc/nginx/nginx.conf from 8080 to 9090", []named{{"edit", "8080"}}},
 		{"scale web from 3 to 6", nil},
 		{"copy notes.txt from the desktop to backup/", nil},
+		{"check free disk space from inside postgres-0 by running df -h there.", []named{{"command", "df"}}},
+		{"mkdir -p build/out", nil},
 		// Words, numbers, short ids and UUIDs are no hashes.
 		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
 	}
