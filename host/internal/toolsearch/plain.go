@@ -64,6 +64,20 @@ var plainFamilies = []struct {
 		"pic": {"screenshot", "image"}, "pics": {"screenshot", "image"}, "md": {"markdown"},
 		"tracker": {"database", "data source"}, "board": {"database", "data source"},
 	}},
+	{"a remark posted on a thing", map[string][]string{
+		"post note": {"comment", "create comment"}, "post remark": {"comment", "create comment"},
+		"drop note": {"comment", "create comment"}, "write note": {"comment", "create comment"},
+	}},
+	{"a work item's state", map[string][]string{
+		"resolved": {"update", "state", "closed"}, "resolve": {"update", "state", "closed"},
+		"wontfix": {"update", "state", "closed"}, "mark fixed": {"update", "state", "closed"},
+	}},
+	{"the cluster one talks to", map[string][]string{
+		"talking to": {"context"}, "talk to": {"context"}, "connected to": {"context"}, "which cluster": {"context"},
+	}},
+	{"all a memory holds of a thing", map[string][]string{
+		"everything about": {"entities", "observations", "knowledge"}, "all about": {"entities", "observations", "knowledge"},
+	}},
 	{"counting rows", map[string][]string{
 		"how many": {"query", "count"}, "signed up": {"users", "query"},
 	}},
