@@ -111,6 +111,9 @@ func shapesOf(query string) []named {
 	if f, ok := commandLine(fields); ok {
 		out = append(out, named{"command", f})
 	}
+	if f, ok := newFile(fields); ok {
+		out = append(out, named{"write", f})
+	}
 	if f, ok := headcount(fields); ok {
 		out = append(out, named{"replicas", f})
 	}
@@ -152,6 +155,36 @@ func commandLine(fields []string) (string, bool) {
 		prog, flag := fields[i+1], strings.TrimRight(fields[i+2], ",;.")
 		if runVerbs[strings.ToLower(fields[i])] && lowerAlnum(prog) && len(flag) > 1 && flag[0] == '-' && lowerAlnum(strings.TrimLeft(flag, "-")) {
 			return prog, true
+		}
+	}
+	return "", false
+}
+
+// makeVerbs make a thing new.
+var makeVerbs = map[string]bool{"create": true, "make": true, "start": true, "write": true, "save": true}
+
+// intoFile are the words that lead from what is written to the file it
+// goes into: "write hello to greet.txt", "save it as todo.txt", "a new
+// file called notes.md"; "from" or "in" lead to a file that is read.
+var intoFile = map[string]bool{"a": true, "an": true, "the": true, "new": true, "file": true, "to": true, "as": true, "called": true, "named": true}
+
+// newFile finds a file made new: a verb of making and a file's name
+// right after it, or after words that lead into it ("create notes.md
+// with a todo list", "save this text as todo.txt"). The file is
+// written, whatever else the need says it holds.
+func newFile(fields []string) (string, bool) {
+	for i, f := range fields {
+		if !makeVerbs[strings.ToLower(f)] {
+			continue
+		}
+		for j := i + 1; j < min(len(fields), i+5); j++ {
+			g := strings.TrimRight(strings.Trim(fields[j], "\"'`()[]{}<>,;:!"), ".?")
+			if kind(g) == "file" {
+				if j == i+1 || intoFile[strings.ToLower(fields[j-1])] {
+					return g, true
+				}
+				break
+			}
 		}
 	}
 	return "", false

@@ -34,6 +34,10 @@ func TestShapes(t *testing.T) {
 		{"copy notes.txt from the desktop to backup/", nil},
 		{"check free disk space from inside postgres-0 by running df -h there.", []named{{"command", "df"}}},
 		{"mkdir -p build/out", nil},
+		{"create notes.md with a todo list", []named{{"write", "notes.md"}}},
+		{"save this text as todo.txt", []named{{"write", "todo.txt"}}},
+		{"create the resources from deploy.yaml", nil},
+		{"swap the old version string for the new one in setup.py", nil},
 		// Words, numbers, short ids and UUIDs are no hashes.
 		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
 	}
