@@ -78,6 +78,10 @@ var plainFamilies = []struct {
 	{"all a memory holds of a thing", map[string][]string{
 		"everything about": {"entities", "observations", "knowledge"}, "all about": {"entities", "observations", "knowledge"},
 	}},
+	{"how much room a thing takes", map[string][]string{
+		"space": {"size", "sizes"}, "heaviest": {"size", "sizes"}, "disk usage": {"size", "sizes"},
+		"takes up": {"size", "sizes"}, "room": {"size", "sizes"},
+	}},
 	{"counting rows", map[string][]string{
 		"how many": {"query", "count"}, "signed up": {"users", "query"},
 	}},
