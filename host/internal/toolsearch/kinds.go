@@ -50,6 +50,9 @@ func kindsOf(query string) []named {
 }
 
 func kind(f string) string {
+	if gitAddress(f) {
+		return "remote url" // git@github.com:acme/api.git, https://host/acme/api.git
+	}
 	if strings.Contains(f, "://") || strings.HasPrefix(f, "www.") {
 		return "url"
 	}
@@ -87,6 +90,9 @@ func kind(f string) string {
 	if (strings.HasPrefix(f, "/") || strings.HasPrefix(f, "~/")) && !strings.Contains(f[strings.LastIndexByte(f, '/'):], ".") {
 		return "directory" // /var/data, ~/projects: a path with no extension
 	}
+	if first, rest, ok := strings.Cut(f, "."); ok && objectFields[first] && identWord(strings.ReplaceAll(rest, ".", "_")) && (len(rest) > 4 || !lowerAlnum(rest)) {
+		return "field" // spec.replicas, metadata.labels: a manifest's field
+	}
 	if expression(f) {
 		if first, _, _ := strings.Cut(f, "."); pageObjects[first] {
 			return "javascript code" // document.title: a page's script
@@ -106,6 +112,22 @@ func kind(f string) string {
 	}
 	return "file"
 }
+
+// gitAddress says whether f is where a repository is fetched from, as
+// git writes it: user@host:path, or any address ending in .git.
+func gitAddress(f string) bool {
+	if strings.HasSuffix(f, ".git") && strings.ContainsAny(f, "/:") {
+		return true
+	}
+	user, rest, ok := strings.Cut(f, "@")
+	host, path, ok2 := strings.Cut(rest, ":")
+	return ok && ok2 && user != "" && strings.Contains(host, ".") && path != "" && !strings.Contains(path, "//")
+}
+
+// objectFields are where a manifest's fields start (Kubernetes', and
+// any API that writes objects so): "spec.jobTemplate" is a field of one,
+// not code; status.md, whose ending could be a file's, is a file.
+var objectFields = map[string]bool{"spec": true, "metadata": true, "status": true}
 
 // wellKnownFiles are the files every project has that are named with no
 // extension: "open the changelog and the readme", "where is the

@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -83,17 +84,134 @@ func shapesOf(query string) []named {
 	if i := statement(fields); i >= 0 {
 		out = append(out, named{"sql", fields[i]})
 	}
-	hash, pict := false, false
+	hash, pict, media := false, false, false
 	for _, f := range fields {
 		f = strings.Trim(f, "\"'`()[]{}<>,;:!.?")
 		switch {
 		case !hash && commitHash(f):
 			hash = true
 			out = append(out, named{"commit", f})
+			// One commit put onto a branch is a cherry-pick: a rebase
+			// puts a branch, named, onto another ("grab a1b2c3d
+			// onto release-1.4").
+			if slices.ContainsFunc(fields, func(g string) bool { return strings.EqualFold(g, "onto") }) {
+				out = append(out, named{"cherry pick", f})
+			}
+		case !media && mediaFile(f):
+			media = true
+			out = append(out, named{"media", f})
 		case !pict && emoji(f):
 			pict = true
 			out = append(out, named{"reaction", f})
 		}
 	}
+	if f, ok := fromTo(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
+		out = append(out, named{"edit", f})
+	}
+	if f, ok := commandLine(fields); ok {
+		out = append(out, named{"command", f})
+	}
+	if f, ok := newFile(fields); ok {
+		out = append(out, named{"write", f})
+	}
+	if f, ok := headcount(fields); ok {
+		out = append(out, named{"replicas", f})
+	}
 	return out
+}
+
+// mediaExts are the endings of pictures and sound, which a file server
+// reads as media, not as text ("show me what logo.png looks like").
+var mediaExts = map[string]bool{"png": true, "jpg": true, "jpeg": true, "gif": true, "webp": true, "bmp": true, "svg": true, "ico": true, "tiff": true, "heic": true, "mp3": true, "wav": true, "ogg": true, "flac": true, "m4a": true}
+
+// mediaFile says whether f is a file's name with a picture's or a
+// sound's ending.
+func mediaFile(f string) bool {
+	dot := strings.LastIndexByte(f, '.')
+	return dot > 0 && !strings.Contains(f, "://") && mediaExts[strings.ToLower(f[dot+1:])]
+}
+
+// fromTo finds one value changed to another, "from 8080 to 9090": in a
+// file it named, a need that says so edits the file, whatever its verb
+// ("bump the port in nginx.conf from 8080 to 9090").
+func fromTo(fields []string) (string, bool) {
+	for i := 0; i+3 < len(fields); i++ {
+		if strings.EqualFold(fields[i], "from") && strings.EqualFold(fields[i+2], "to") && !stopWords[strings.ToLower(fields[i+1])] && !stopWords[strings.ToLower(fields[i+3])] {
+			return fields[i+1], true
+		}
+	}
+	return "", false
+}
+
+// runVerbs say a command line is to be run.
+var runVerbs = map[string]bool{"run": true, "running": true, "execute": true, "executing": true, "exec": true}
+
+// commandLine finds a command line to run, a program and its flag
+// after a verb of running ("by running df -h there"): the need runs a
+// command somewhere, whatever the program is. A command line alone
+// ("mkdir -p build/out") says what to do, not that a command runs.
+func commandLine(fields []string) (string, bool) {
+	for i := 0; i+2 < len(fields); i++ {
+		prog, flag := fields[i+1], strings.TrimRight(fields[i+2], ",;.")
+		if runVerbs[strings.ToLower(fields[i])] && lowerAlnum(prog) && len(flag) > 1 && flag[0] == '-' && lowerAlnum(strings.TrimLeft(flag, "-")) {
+			return prog, true
+		}
+	}
+	return "", false
+}
+
+// makeVerbs make a thing new.
+var makeVerbs = map[string]bool{"create": true, "make": true, "start": true, "write": true, "save": true}
+
+// intoFile are the words that lead from what is written to the file it
+// goes into: "write hello to greet.txt", "save it as todo.txt", "a new
+// file called notes.md"; "from" or "in" lead to a file that is read.
+var intoFile = map[string]bool{"a": true, "an": true, "the": true, "new": true, "file": true, "to": true, "as": true, "called": true, "named": true}
+
+// newFile finds a file made new: a verb of making and a file's name
+// right after it, or after words that lead into it ("create notes.md
+// with a todo list", "save this text as todo.txt"). The file is
+// written, whatever else the need says it holds.
+func newFile(fields []string) (string, bool) {
+	for i, f := range fields {
+		if !makeVerbs[strings.ToLower(f)] {
+			continue
+		}
+		for j := i + 1; j < min(len(fields), i+5); j++ {
+			g := strings.TrimRight(strings.Trim(fields[j], "\"'`()[]{}<>,;:!"), ".?")
+			if kind(g) == "file" {
+				if j == i+1 || intoFile[strings.ToLower(fields[j-1])] {
+					return g, true
+				}
+				break
+			}
+		}
+	}
+	return "", false
+}
+
+// countWords are the numbers people spell out for a count of copies.
+var countWords = map[string]bool{"one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true, "eight": true, "nine": true, "ten": true, "zero": true}
+
+// copyUnits are what a workload runs copies of.
+var copyUnits = map[string]bool{"pod": true, "pods": true, "replica": true, "replicas": true, "instance": true, "instances": true, "copy": true, "copies": true}
+
+// headcount finds a count of a workload's copies ("6 pods", "three more
+// copies", "2 extra replicas"): how many of it should run is its
+// replicas, however the need says the rest ("web needs 6 pods not 3").
+func headcount(fields []string) (string, bool) {
+	for i, f := range fields {
+		n := strings.ToLower(strings.Trim(f, "\"'`(),;:!.?"))
+		if n == "" || !countWords[n] && strings.Trim(n, "0123456789") != "" {
+			continue
+		}
+		j := i + 1
+		for j < len(fields) && (fields[j] == "more" || fields[j] == "fewer" || fields[j] == "extra" || fields[j] == "additional") {
+			j++
+		}
+		if j < len(fields) && copyUnits[strings.ToLower(strings.Trim(fields[j], ",;:!.?"))] {
+			return f, true
+		}
+	}
+	return "", false
 }
