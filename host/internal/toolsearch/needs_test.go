@@ -154,7 +154,7 @@ var needFloor = map[string][2]float64{
 	"needs-tuning-blind-5": {0.83, 0.79},
 	"needs-tuning-blind-6": {0.86, 0.88},
 	"needs-tuning-blind-7": {0.78, 0.64},
-	"needs-heldout-c":      {0.85, 0.81},
+	"needs-heldout-c":      {0.86, 0.83},
 }
 
 // needGoal is issue 28's goal for held-out recall@5: on all needs, and on
