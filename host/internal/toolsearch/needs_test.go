@@ -27,7 +27,7 @@ type need struct {
 // and are the fourth round's tuning data, as blind-4 to -7 are the
 // fifth round's (blind-5 and -7 as its checks, read only after each
 // decision; testdata/README.md says how each was written).
-var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b", "needs-tuning-8", "needs-tuning-9", "needs-tuning-blind-1", "needs-tuning-blind-2", "needs-tuning-blind-3", "needs-tuning-blind-4", "needs-tuning-blind-5", "needs-tuning-blind-6", "needs-tuning-blind-7", "needs-heldout-c"}
+var needSets = []string{"needs-tuning", "needs-heldout", "needs-heldout-b", "needs-tuning-8", "needs-tuning-9", "needs-tuning-blind-1", "needs-tuning-blind-2", "needs-tuning-blind-3", "needs-tuning-blind-4", "needs-tuning-blind-5", "needs-tuning-blind-6", "needs-tuning-blind-7", "needs-tuning-blind-8", "needs-tuning-blind-9", "needs-heldout-c"}
 
 // heldOutSet is the need set nobody tunes on. Its misses are never
 // logged, and TestCandidates measures candidates on it only when
@@ -154,6 +154,8 @@ var needFloor = map[string][2]float64{
 	"needs-tuning-blind-5": {0.83, 0.79},
 	"needs-tuning-blind-6": {0.86, 0.88},
 	"needs-tuning-blind-7": {0.78, 0.64},
+	"needs-tuning-blind-8": {0.81, 0.63},
+	"needs-tuning-blind-9": {0.85, 0.75},
 	"needs-heldout-c":      {0.86, 0.83},
 }
 
