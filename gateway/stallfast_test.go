@@ -1,0 +1,112 @@
+package gateway_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway"
+)
+
+// tinyBuffers is a listener whose connections have the smallest send
+// buffer the kernel allows, so that a client that stops reading stalls
+// the server's writes after a few kilobytes, not megabytes.
+type tinyBuffers struct{ net.Listener }
+
+func (l tinyBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(1)
+	}
+	return c, err
+}
+
+// A client that stops reading the event stream of its call stalls no one
+// else: the upstream server's progress for that call goes on arriving
+// while the client reads nothing, and the write that blocks is given up
+// after a bound, so the progress of another client's call to the same
+// server still arrives. Before, the write to the stalled POST blocked for
+// ever on the goroutine that hands on every notification of that server
+// (go-sdk handles a client's notifications one at a time): no progress,
+// log line, list_changed or server request of that server reached
+// anyone again.
+func TestStalledCallStallsNoOne(t *testing.T) {
+	answered := make(chan struct{})
+	// Tells when the stalled call's upstream result is in: every one of its
+	// progress notifications was read before it, so whatever the server
+	// sends later waits behind them.
+	seen := func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p.Name == "demo__progress" {
+				close(answered)
+			}
+			return res, err
+		}
+	}
+	s := serveWith(t, &gateway.Options{Middleware: []mcp.Middleware{seen}}, gateway.HTTPOptions{}, demoServer(t, "demo", "--test-tools"))
+	srv := httptest.NewUnstartedServer(s.gw.Handler(gateway.HTTPOptions{}))
+	srv.Listener = tinyBuffers{srv.Listener}
+	srv.Start()
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	url := srv.URL + gateway.Path
+
+	// The stalled client: a legacy call whose answer is an event stream of
+	// far more progress than any buffer holds, never read.
+	sid := legacySession(t, url)
+	stalled := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetReadBuffer(1)
+		}
+		return c, err
+	}}}
+	const steps = 20000
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"demo__progress","arguments":{"steps":` + strconv.Itoa(steps) + `},"_meta":{"progressToken":"stalled"}}}`
+	resp, err := stalled.Do(legacyPost(t, url, sid, call, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close() // never read
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("the stalled call is answered as %q, want an event stream", ct)
+	}
+	select {
+	case <-answered:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the upstream never answered the stalled call")
+	}
+
+	// Another client's call to the same server: its progress comes after
+	// the stalled call's, from the same server.
+	progressed := make(chan struct{}, 1)
+	other := s.clientAt(t, "", &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+		select {
+		case progressed <- struct{}{}:
+		default:
+		}
+	}}, config.ProtocolLegacy)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	params := &mcp.CallToolParams{Name: "demo__sleep", Arguments: map[string]any{"ms": 600000}}
+	params.SetProgressToken("other")
+	ended := make(chan error, 1)
+	go func() { _, err := other.CallTool(ctx, params); ended <- err }()
+	select {
+	case <-progressed:
+	case <-time.After(30 * time.Second): // the bound on a write is 5 s
+		t.Fatal("another client's progress from the same server never came: the stalled client holds the server's notifications")
+	}
+	cancel()
+	<-ended
+}
