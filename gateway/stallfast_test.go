@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +39,27 @@ func (l tinyBuffers) Accept() (net.Conn, error) {
 // log line, list_changed or server request of that server reached
 // anyone again.
 func TestStalledCallStallsNoOne(t *testing.T) {
+	const steps = 20000
+	call := func(meta string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"demo__progress","arguments":{"steps":` +
+			strconv.Itoa(steps) + `},"_meta":{"progressToken":"stalled"` + meta + `}}}`
+	}
+	for _, era := range []struct {
+		name string
+		post func(t *testing.T, url string) *http.Request
+	}{
+		{config.ProtocolLegacy, func(t *testing.T, url string) *http.Request {
+			return legacyPost(t, url, legacySession(t, url), call(""), nil)
+		}},
+		{config.ProtocolModern, func(t *testing.T, url string) *http.Request {
+			return modernPost{body: call("," + strings.TrimSuffix(strings.TrimPrefix(modernMeta(config.ProtocolModern), `"_meta":{`), "}"))}.request(t, url)
+		}},
+	} {
+		t.Run(era.name, func(t *testing.T) { stalledCallStallsNoOne(t, era.post) })
+	}
+}
+
+func stalledCallStallsNoOne(t *testing.T, post func(t *testing.T, url string) *http.Request) {
 	answered := make(chan struct{})
 	// Tells when the stalled call's upstream result is in: every one of its
 	// progress notifications was read before it, so whatever the server
@@ -61,9 +83,8 @@ func TestStalledCallStallsNoOne(t *testing.T) {
 	})
 	url := srv.URL + gateway.Path
 
-	// The stalled client: a legacy call whose answer is an event stream of
-	// far more progress than any buffer holds, never read.
-	sid := legacySession(t, url)
+	// The stalled client: a call whose answer is an event stream of far
+	// more progress than any buffer holds, never read.
 	stalled := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 		if tc, ok := c.(*net.TCPConn); ok {
@@ -71,15 +92,13 @@ func TestStalledCallStallsNoOne(t *testing.T) {
 		}
 		return c, err
 	}}}
-	const steps = 20000
-	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"demo__progress","arguments":{"steps":` + strconv.Itoa(steps) + `},"_meta":{"progressToken":"stalled"}}}`
-	resp, err := stalled.Do(legacyPost(t, url, sid, call, nil))
+	resp, err := stalled.Do(post(t, url))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close() // never read
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Fatalf("the stalled call is answered as %q, want an event stream", ct)
+		t.Fatalf("the stalled call is answered as HTTP %d %q, want an event stream", resp.StatusCode, ct)
 	}
 	select {
 	case <-answered:

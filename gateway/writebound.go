@@ -5,15 +5,16 @@ import (
 	"time"
 )
 
-// A write to a legacy session's POST or GET is bounded: it must be taken
-// within clientWriteTimeout, as every other write to a client is (DESIGN.md,
-// "A legacy call on the session's own connection"). What the session
-// sends in the course of a call (progress, a log line) is written on the
-// goroutine that hands on the upstream server's notifications, one at a
-// time (go-sdk's), so one client that stops reading its event stream
-// would otherwise hold every notification and server request of that
-// server, for every client, for ever. A write not taken in time fails, and
-// the request's connection with it; the session goes on.
+// A write to an MCP request over HTTP (a legacy session's POST or GET, a
+// 2026-07-28 POST) is bounded: it must be taken within clientWriteTimeout,
+// as every other write to a client is (DESIGN.md, "Bounded writes to HTTP
+// clients"). What a session sends in the course of a call (progress, a
+// log line) is written on the goroutine that hands on the upstream
+// server's notifications, one at a time (go-sdk's), so one client that
+// stops reading its event stream would otherwise hold every notification
+// and server request of that server, for every client, for ever. A write
+// not taken in time fails, and the request's connection with it; a
+// legacy session goes on.
 type boundedWriter struct {
 	http.ResponseWriter
 	rc *http.ResponseController
