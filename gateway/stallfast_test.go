@@ -106,6 +106,14 @@ func stalledCallStallsNoOne(t *testing.T, post func(t *testing.T, url string) *h
 		t.Fatal("the upstream never answered the stalled call")
 	}
 
+	// A call to the same server is answered meanwhile: go-sdk retires
+	// replies on its reader, never behind a notification.
+	callCtx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer stop()
+	if res, err := s.h.CallTool(callCtx, "demo__echo", map[string]any{"text": "hi"}); err != nil || textOf(res) != "hi" {
+		t.Fatalf("a direct call while the client stalls: %v, %v", res, err)
+	}
+
 	// Another client's call to the same server: its progress comes after
 	// the stalled call's, from the same server.
 	progressed := make(chan struct{}, 1)
