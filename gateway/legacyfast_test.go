@@ -140,6 +140,8 @@ func TestLegacyAnswersAsGoSDK(t *testing.T) {
 		{name: "name twice", fast: true, body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"demo__nope","name":"demo__echo","arguments":{"text":"hi"}}}`},
 		{name: "_meta twice, a version first", noData: true, body: `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"},"_meta":{}}}`},
 		{name: "_META in capitals", body: `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_META":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`},
+		{name: "arguments nested 2000 deep", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"demo__echo","arguments":{"text":"hi","x":` +
+			strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}}`},
 		{name: "id null", body: `{"jsonrpc":"2.0","id":null,"method":"ping"}`},
 		{name: "id an object", body: `{"jsonrpc":"2.0","id":{},"method":"ping"}`},
 		{name: "unknown method", body: `{"jsonrpc":"2.0","id":8,"method":"nope/nothing","params":{}}`},
