@@ -142,6 +142,9 @@ func TestLegacyAnswersAsGoSDK(t *testing.T) {
 		{name: "_META in capitals", body: `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{"_META":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}`},
 		{name: "arguments nested 2000 deep", body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"demo__echo","arguments":{"text":"hi","x":` +
 			strings.Repeat("[", 2000) + strings.Repeat("]", 2000) + `}}}`},
+		{name: "jsonrpc 1.0", body: `{"jsonrpc":"1.0","id":7,"method":"ping"}`},
+		{name: "no jsonrpc member", body: `{"id":7,"method":"ping"}`},
+		{name: "method in capitals", body: `{"jsonrpc":"2.0","id":7,"method":"TOOLS/LIST"}`},
 		{name: "id null", body: `{"jsonrpc":"2.0","id":null,"method":"ping"}`},
 		{name: "id an object", body: `{"jsonrpc":"2.0","id":{},"method":"ping"}`},
 		{name: "unknown method", body: `{"jsonrpc":"2.0","id":8,"method":"nope/nothing","params":{}}`},
