@@ -208,7 +208,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		}
 	}
 	if o.HTTP != "" {
-		tuneServeGC() // a shared gateway: servegc.go
+		if note := tuneServeGC(); note != "" { // a shared gateway: servegc.go
+			fmt.Fprintf(o.IO.Err, "switchboard: %s\n", note)
+		}
 	}
 	tracing, endTracing, err := app.TracingFromEnv(ctx)
 	if err != nil {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -27,12 +29,23 @@ func TestTuneServeGC(t *testing.T) {
 	t.Run("unset", func(t *testing.T) {
 		gcSettings(t)
 		debug.SetMemoryLimit(math.MaxInt64)
-		tuneServeGC()
+		note := tuneServeGC()
+		if spare, _ := memoryLimitFor(serveMemoryLimit); spare < serveMemoryFloor {
+			// A small machine or cgroup: Go's defaults, and the note says so.
+			if got := debug.SetGCPercent(100); got != 100 || !strings.Contains(note, "Go's defaults") {
+				t.Errorf("GOGC = %d, note %q; want Go's 100 with %d MiB to spare", got, note, spare>>20)
+			}
+			return
+		}
 		if got := debug.SetGCPercent(100); got != serveGCPercent {
 			t.Errorf("GOGC = %d, want %d", got, serveGCPercent)
 		}
-		if got := debug.SetMemoryLimit(-1); got <= 0 || got > serveMemoryLimit {
-			t.Errorf("memory limit = %d, want at most %d", got, serveMemoryLimit)
+		got := debug.SetMemoryLimit(-1)
+		if got < serveMemoryFloor || got > serveMemoryLimit {
+			t.Errorf("memory limit = %d, want %d to %d", got, serveMemoryFloor, serveMemoryLimit)
+		}
+		if want := fmt.Sprintf("soft memory limit %d MiB", got>>20); !strings.Contains(note, want) {
+			t.Errorf("note %q; want it to say %q", note, want)
 		}
 	})
 	t.Run("GOGC set", func(t *testing.T) {
@@ -40,7 +53,9 @@ func TestTuneServeGC(t *testing.T) {
 		t.Setenv("GOGC", "150")
 		debug.SetGCPercent(150) // as the runtime read it at start
 		debug.SetMemoryLimit(math.MaxInt64)
-		tuneServeGC()
+		if note := tuneServeGC(); note != "" {
+			t.Errorf("note %q; want none (the user chose)", note)
+		}
 		if got := debug.SetGCPercent(-1); got != 150 {
 			t.Errorf("GOGC = %d, want the user's 150", got)
 		}
@@ -63,10 +78,10 @@ func TestTuneServeGC(t *testing.T) {
 }
 
 func TestMemoryLimitFor(t *testing.T) {
-	if got := memoryLimitFor(serveMemoryLimit); got <= 0 || got > serveMemoryLimit {
-		t.Errorf("memoryLimitFor(%d) = %d", serveMemoryLimit, got)
+	if got, why := memoryLimitFor(serveMemoryLimit); got <= 0 || got > serveMemoryLimit || why == "" {
+		t.Errorf("memoryLimitFor(%d) = %d (%s)", serveMemoryLimit, got, why)
 	}
-	if got := memoryLimitFor(1 << 20); got > 1<<20 {
+	if got, _ := memoryLimitFor(1 << 20); got > 1<<20 {
 		t.Errorf("memoryLimitFor(1 MiB) = %d: raised", got)
 	}
 }
