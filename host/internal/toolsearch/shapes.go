@@ -55,6 +55,36 @@ func emoji(f string) bool {
 	return false
 }
 
+// shortcode says whether f is an emoji as a chat writes it by name,
+// between colons (":tada:", ":white_check_mark:"): put on a message, it
+// is a reaction, as the emoji itself is.
+func shortcode(f string) bool {
+	if len(f) < 3 || f[0] != ':' || f[len(f)-1] != ':' {
+		return false
+	}
+	name := f[1 : len(f)-1]
+	for i := range len(name) {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '+' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// dimensions says whether f is a width by a height in pixels, as people
+// give a screen's size ("390x844", "1280×720"): a window or a viewport
+// made that size, whatever device the need names.
+func dimensions(f string) bool {
+	w, h, ok := strings.Cut(f, "x")
+	if !ok {
+		w, h, ok = strings.Cut(f, "×")
+	}
+	digits := func(s string) bool {
+		return len(s) >= 3 && len(s) <= 5 && strings.Trim(s, "0123456789") == ""
+	}
+	return ok && digits(w) && digits(h)
+}
+
 // commitHash says whether f is a commit's hash as people write it: 6 to
 // 12 hex digits, or all 40, with a letter and a digit ("abc123",
 // "9f2c1e7"), not a word ("decade") nor a number; 32 are a UUID, which
@@ -84,10 +114,17 @@ func shapesOf(query string) []named {
 	if i := statement(fields); i >= 0 {
 		out = append(out, named{"sql", fields[i]})
 	}
-	hash, pict, media := false, false, false
+	hash, pict, media, size := false, false, false, false
 	for _, f := range fields {
+		code := shortcode(strings.Trim(f, "\"'`()[]{}<>,;!.?"))
 		f = strings.Trim(f, "\"'`()[]{}<>,;:!.?")
 		switch {
+		case !pict && code:
+			pict = true
+			out = append(out, named{"reaction", f})
+		case !size && dimensions(f):
+			size = true
+			out = append(out, named{"resize", f})
 		case !hash && commitHash(f):
 			hash = true
 			out = append(out, named{"commit", f})
