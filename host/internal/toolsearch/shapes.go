@@ -246,9 +246,26 @@ func headcount(fields []string) (string, bool) {
 		for j < len(fields) && (fields[j] == "more" || fields[j] == "fewer" || fields[j] == "extra" || fields[j] == "additional") {
 			j++
 		}
-		if j < len(fields) && copyUnits[strings.ToLower(strings.Trim(fields[j], ",;:!.?"))] {
+		unit := func(j int) bool {
+			return j < len(fields) && copyUnits[strings.ToLower(strings.Trim(fields[j], ",;:!.?"))]
+		}
+		// One name may stand between: "5 api pods", "3 more web
+		// replicas"; a state is no name ("the 2 failing pods").
+		if unit(j) || j+1 < len(fields) && workloadName(fields[j]) && unit(j+1) {
 			return f, true
 		}
 	}
 	return "", false
 }
+
+// workloadName says whether f may be a workload's name before a count's
+// unit: a word, not a small word nor a state ("failing", "crashed",
+// "new").
+func workloadName(f string) bool {
+	w := strings.ToLower(f)
+	return lowerAlnum(w) && !stopWords[w] && !podStates[w] && !strings.HasSuffix(w, "ing") && !strings.HasSuffix(w, "ed")
+}
+
+// podStates are words of a workload's state that end in neither -ing
+// nor -ed.
+var podStates = map[string]bool{"new": true, "old": true, "bad": true, "dead": true, "idle": true, "healthy": true, "unhealthy": true, "ready": true, "broken": true, "stuck": true}
