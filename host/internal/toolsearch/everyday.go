@@ -25,6 +25,9 @@ var everydayFamilies = []struct {
 		"stored about": {"graph", "knowledge", "read"}, "saved about": {"graph", "knowledge", "read"},
 		"kept about": {"graph", "knowledge", "read"},
 	}},
+	{"a tie that has ended", map[string][]string{
+		"anymore": {"delete", "remove"}, "no more": {"delete", "remove"},
+	}},
 	{"a page that moves less", map[string][]string{
 		"animation": {"emulate", "media", "reduced motion"}, "animations": {"emulate", "media", "reduced motion"},
 		"motion": {"emulate", "media", "reduced motion"},
