@@ -145,6 +145,9 @@ func shapesOf(query string) []named {
 	if f, ok := fromTo(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
 		out = append(out, named{"edit", f})
 	}
+	if f, ok := pastQuestion(fields); ok && slices.ContainsFunc(kindsOf(strings.Join(fields, " ")), func(n named) bool { return n.kind == "file" }) {
+		out = append(out, named{"log history", f})
+	}
 	if f, ok := commandLine(fields); ok {
 		out = append(out, named{"command", f})
 	}
@@ -269,3 +272,18 @@ func workloadName(f string) bool {
 // podStates are words of a workload's state that end in neither -ing
 // nor -ed.
 var podStates = map[string]bool{"new": true, "old": true, "bad": true, "dead": true, "idle": true, "healthy": true, "unhealthy": true, "ready": true, "broken": true, "stuck": true}
+
+// pastAsks open a question.
+var pastAsks = map[string]bool{"what": true, "how": true, "who": true, "when": true, "why": true, "where": true}
+
+// pastQuestion finds a question asked in the past ("what did Priya
+// change in auth/session.go", "how did config.yaml look back then"):
+// of a file, it asks the file's history.
+func pastQuestion(fields []string) (string, bool) {
+	for i := 0; i+1 < len(fields); i++ {
+		if pastAsks[strings.ToLower(fields[i])] && strings.EqualFold(fields[i+1], "did") {
+			return fields[i+1], true
+		}
+	}
+	return "", false
+}

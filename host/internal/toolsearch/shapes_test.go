@@ -45,6 +45,9 @@ func TestShapes(t *testing.T) {
 		{"a 4x4 grid, the 0x1f byte, 2x faster", nil},
 		{"I want 5 api pods instead of 2", []named{{"replicas", "5"}}},
 		{"the 2 failing pods in staging", nil},
+		{"what did Priya change in auth/session.go over the last two days?", []named{{"log history", "did"}}},
+		{"what did the build print", nil},
+		{"what does main.go do", nil},
 		// Words, numbers, short ids and UUIDs are no hashes.
 		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
 	}
