@@ -25,6 +25,9 @@ var everydayFamilies = []struct {
 		"stored about": {"graph", "knowledge", "read"}, "saved about": {"graph", "knowledge", "read"},
 		"kept about": {"graph", "knowledge", "read"},
 	}},
+	{"a team's document by what it holds", map[string][]string{
+		"checklist": {"page"}, "checklists": {"pages"},
+	}},
 	{"a tie that has ended", map[string][]string{
 		"anymore": {"delete", "remove"}, "no more": {"delete", "remove"},
 	}},
