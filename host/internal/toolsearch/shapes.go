@@ -154,6 +154,9 @@ func shapesOf(query string) []named {
 	if f, ok := newFile(fields); ok {
 		out = append(out, named{"write", f})
 	}
+	if f, ok := packedFile(fields); ok {
+		out = append(out, named{"compress", f})
+	}
 	if f, ok := headcount(fields); ok {
 		out = append(out, named{"replicas", f})
 	}
@@ -212,9 +215,21 @@ var intoFile = map[string]bool{"a": true, "an": true, "the": true, "new": true, 
 // right after it, or after words that lead into it ("create notes.md
 // with a todo list", "save this text as todo.txt"). The file is
 // written, whatever else the need says it holds.
-func newFile(fields []string) (string, bool) {
+func newFile(fields []string) (string, bool) { return verbFile(fields, makeVerbs) }
+
+// packVerbs make a thing smaller.
+var packVerbs = map[string]bool{"shrink": true, "squeeze": true, "pack": true, "zip": true, "compress": true}
+
+// packedFile finds a file made smaller: a verb of packing and a file's
+// name right after it ("shrink report.csv down before I mail it"): a
+// file is compressed, where a window or a viewport is resized.
+func packedFile(fields []string) (string, bool) { return verbFile(fields, packVerbs) }
+
+// verbFile finds one of verbs and a file's name right after it, or
+// after words that lead into it.
+func verbFile(fields []string, verbs map[string]bool) (string, bool) {
 	for i, f := range fields {
-		if !makeVerbs[strings.ToLower(f)] {
+		if !verbs[strings.ToLower(f)] {
 			continue
 		}
 		for j := i + 1; j < min(len(fields), i+5); j++ {

@@ -48,6 +48,8 @@ func TestShapes(t *testing.T) {
 		{"what did Priya change in auth/session.go over the last two days?", []named{{"log history", "did"}}},
 		{"what did the build print", nil},
 		{"what does main.go do", nil},
+		{"shrink report.csv down before I mail it", []named{{"compress", "report.csv"}}},
+		{"shrink the viewport to 375x812", []named{{"resize", "375x812"}}},
 		// Words, numbers, short ids and UUIDs are no hashes.
 		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
 	}
