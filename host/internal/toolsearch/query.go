@@ -91,6 +91,8 @@ func (ix *Index) queryTerms(query string) []term {
 	}
 	if ix.tune.concepts {
 		ps, from, at := stopPairs(unclitic(query))
+		qs, qfrom, qat := acrossQuotes(query)
+		ps, from, at = append(ps, qs...), append(from, qfrom...), append(at, qat...)
 		for i, p := range ps {
 			added := false
 			for _, s := range conceptTerms[p] {
