@@ -11,7 +11,7 @@ var everydayFamilies = []struct {
 	words map[string][]string
 }{
 	{"a card moved across a board on a page", map[string][]string{
-		"card": {"drag"}, "cards": {"drag"}, "kanban": {"drag"}, "trello": {"drag"},
+		"card": {"drag"}, "cards": {"drag"}, "kanban": {"drag"}, "trello": {"drag"}, "move card": {"drag"},
 	}},
 	{"words said back", map[string][]string{
 		"repeat": {"echo"}, "verbatim": {"echo"}, "parrot": {"echo"}, "say back": {"echo"}, "word word": {"echo"},
