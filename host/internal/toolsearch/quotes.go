@@ -42,6 +42,12 @@ func quotedFields(fields []string) []bool {
 	return in
 }
 
+// surface is a field as a word said: lower-cased, its punctuation
+// trimmed.
+func surface(f string) string {
+	return strings.ToLower(strings.Trim(f, "\"'`()[]{}<>,;:!.?"))
+}
+
 // acrossQuotes are the pairs of words that stand side by side once a
 // quoted text between them is taken out, stemmed, as said, and where
 // the first is among the query's words: "leave 'looks good to me' as a
@@ -65,21 +71,18 @@ func acrossQuotes(query string) (pairs, said []string, at []int) {
 			end++
 		}
 		var a, b []string
-		// Stop words between: "move the 'Done' card".
+		var ka, kb int
+		// Stop words may stand between: "move the 'Done' card", "leave
+		// 'x' as a remark".
 		for k := i - 1; len(a) == 0 && k >= 0 && !in[k]; k-- {
-			a = tokens(fields[k])
+			a, ka = tokens(fields[k]), k
 		}
-		if end+1 < len(fields) {
-			b = tokens(fields[end+1])
-		}
-		// Stop words between: "leave 'x' as a remark".
-		for k := end + 1; len(b) == 0 && k+1 < len(fields) && !in[k+1]; k++ {
-			b = tokens(fields[k+1])
+		for k := end + 1; len(b) == 0 && k < len(fields) && !in[k]; k++ {
+			b, kb = tokens(fields[k]), k
 		}
 		if len(a) > 0 && len(b) > 0 {
-			x, y := a[len(a)-1], b[0]
-			pairs = append(pairs, pair(x, y))
-			said = append(said, pair(x, y))
+			pairs = append(pairs, pair(a[len(a)-1], b[0]))
+			said = append(said, pair(surface(fields[ka]), surface(fields[kb])))
 			at = append(at, max(pos-1, 0))
 		}
 		i = end

@@ -145,7 +145,7 @@ func shapesOf(query string) []named {
 	if f, ok := fromTo(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
 		out = append(out, named{"edit", f})
 	}
-	if f, ok := pastQuestion(fields); ok && slices.ContainsFunc(kindsOf(strings.Join(fields, " ")), func(n named) bool { return n.kind == "file" }) {
+	if f, ok := pastQuestion(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
 		out = append(out, named{"log history", f})
 	}
 	if f, ok := commandLine(fields); ok {
