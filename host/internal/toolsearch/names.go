@@ -24,7 +24,7 @@ func (ix *Index) namesOf(query string) []named {
 		if _, ok := ix.postings[s]; ok {
 			continue
 		}
-		if _, ok := wordNet()[s]; ok && i == 0 {
+		if _, ok := wordNet()[s]; ok && i == 0 || i == 0 && functionWords[strings.ToLower(f)] {
 			continue
 		}
 		return append(out, named{"entity", f}) // one name says it
@@ -48,4 +48,18 @@ func properName(w string) bool {
 		}
 	}
 	return lower
+}
+
+// functionWords are words that start a sentence and are in no
+// dictionary of content words: an auxiliary, a question word, a
+// pronoun ("Did the CI pipeline go green", "Could you list ..."). First
+// in a query, they are no name.
+var functionWords = map[string]bool{
+	"did": true, "does": true, "do": true, "is": true, "are": true, "was": true, "were": true, "has": true,
+	"have": true, "had": true, "can": true, "could": true, "would": true, "should": true, "will": true,
+	"shall": true, "may": true, "might": true, "must": true, "what": true, "which": true, "who": true,
+	"whom": true, "whose": true, "how": true, "why": true, "when": true, "where": true, "please": true,
+	"we": true, "you": true, "they": true, "he": true, "she": true, "it": true, "my": true, "our": true,
+	"your": true, "their": true, "this": true, "that": true, "these": true, "those": true, "there": true,
+	"any": true, "anything": true, "then": true, "so": true, "just": true, "also": true, "now": true,
 }

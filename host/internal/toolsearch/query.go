@@ -35,6 +35,12 @@ var lightVerbs = func() map[string]bool {
 // its single words: a pair adds to the words' evidence, it is not more.
 const pairWeight = 0.5
 
+// A namedPair is the group of a concept of two words, a and b.
+type namedPair struct {
+	group int
+	a, b  string
+}
+
 // pair is the term for words a and b side by side.
 func pair(a, b string) string { return a + " " + b }
 
@@ -53,6 +59,9 @@ func (ix *Index) queryTerms(query string) []term {
 	// phrased are the words a concept of two has taken: "put up" a PR is
 	// no putting, "add up" no adding (tuning.phrase).
 	phrased := map[string]bool{}
+	// named are the groups of two-word concepts, to weigh as inKind
+	// those said inside a name ("feature/dark-mode" is no dark mode).
+	var named []namedPair
 	for j := 1; j < len(words); j++ {
 		p := pair(words[j-1], words[j])
 		if _, ok := ix.postings[p]; ok && !slices.ContainsFunc(terms, func(t term) bool { return t.word == p }) {
@@ -68,6 +77,7 @@ func (ix *Index) queryTerms(query string) []term {
 		// A concept of two words ("version control") is a group of
 		// its own, as the words' own are.
 		if ix.tune.concepts && len(conceptTerms[p]) > 0 {
+			named = append(named, namedPair{group, words[j-1], words[j]})
 			from := pair(said(words[j-1]), said(words[j]))
 			for _, s := range conceptTerms[p] {
 				if _, ok := ix.postings[s]; ok {
@@ -81,6 +91,8 @@ func (ix *Index) queryTerms(query string) []term {
 	}
 	if ix.tune.concepts {
 		ps, from, at := stopPairs(unclitic(query))
+		qs, qfrom, qat := acrossQuotes(query)
+		ps, from, at = append(ps, qs...), append(from, qfrom...), append(at, qat...)
 		for i, p := range ps {
 			added := false
 			for _, s := range conceptTerms[p] {
@@ -126,6 +138,15 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 		for _, w := range tokens(strings.Join(plain, " ")) {
 			delete(inKind, w)
+		}
+		for _, n := range named {
+			if inKind[n.a] && inKind[n.b] {
+				for i := range terms {
+					if terms[i].group == n.group {
+						terms[i].weight *= ix.tune.inKind
+					}
+				}
+			}
 		}
 	}
 	if ix.tune.quantifiers {

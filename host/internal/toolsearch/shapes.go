@@ -55,6 +55,36 @@ func emoji(f string) bool {
 	return false
 }
 
+// shortcode says whether f is an emoji as a chat writes it by name,
+// between colons (":tada:", ":white_check_mark:"): put on a message, it
+// is a reaction, as the emoji itself is.
+func shortcode(f string) bool {
+	if len(f) < 3 || f[0] != ':' || f[len(f)-1] != ':' {
+		return false
+	}
+	name := f[1 : len(f)-1]
+	for i := range len(name) {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '+' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// dimensions says whether f is a width by a height in pixels, as people
+// give a screen's size ("390x844", "1280×720"): a window or a viewport
+// made that size, whatever device the need names.
+func dimensions(f string) bool {
+	w, h, ok := strings.Cut(f, "x")
+	if !ok {
+		w, h, ok = strings.Cut(f, "×")
+	}
+	digits := func(s string) bool {
+		return len(s) >= 3 && len(s) <= 5 && strings.Trim(s, "0123456789") == ""
+	}
+	return ok && digits(w) && digits(h)
+}
+
 // commitHash says whether f is a commit's hash as people write it: 6 to
 // 12 hex digits, or all 40, with a letter and a digit ("abc123",
 // "9f2c1e7"), not a word ("decade") nor a number; 32 are a UUID, which
@@ -84,10 +114,17 @@ func shapesOf(query string) []named {
 	if i := statement(fields); i >= 0 {
 		out = append(out, named{"sql", fields[i]})
 	}
-	hash, pict, media := false, false, false
+	hash, pict, media, size := false, false, false, false
 	for _, f := range fields {
+		code := shortcode(strings.Trim(f, "\"'`()[]{}<>,;!.?"))
 		f = strings.Trim(f, "\"'`()[]{}<>,;:!.?")
 		switch {
+		case !pict && code:
+			pict = true
+			out = append(out, named{"reaction", f})
+		case !size && dimensions(f):
+			size = true
+			out = append(out, named{"resize", f})
 		case !hash && commitHash(f):
 			hash = true
 			out = append(out, named{"commit", f})
@@ -108,11 +145,17 @@ func shapesOf(query string) []named {
 	if f, ok := fromTo(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
 		out = append(out, named{"edit", f})
 	}
+	if f, ok := pastQuestion(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
+		out = append(out, named{"log history", f})
+	}
 	if f, ok := commandLine(fields); ok {
 		out = append(out, named{"command", f})
 	}
 	if f, ok := newFile(fields); ok {
 		out = append(out, named{"write", f})
+	}
+	if f, ok := packedFile(fields); ok {
+		out = append(out, named{"compress", f})
 	}
 	if f, ok := headcount(fields); ok {
 		out = append(out, named{"replicas", f})
@@ -172,9 +215,21 @@ var intoFile = map[string]bool{"a": true, "an": true, "the": true, "new": true, 
 // right after it, or after words that lead into it ("create notes.md
 // with a todo list", "save this text as todo.txt"). The file is
 // written, whatever else the need says it holds.
-func newFile(fields []string) (string, bool) {
+func newFile(fields []string) (string, bool) { return verbFile(fields, makeVerbs) }
+
+// packVerbs make a thing smaller.
+var packVerbs = map[string]bool{"shrink": true, "squeeze": true, "pack": true, "zip": true, "compress": true}
+
+// packedFile finds a file made smaller: a verb of packing and a file's
+// name right after it ("shrink report.csv down before I mail it"): a
+// file is compressed, where a window or a viewport is resized.
+func packedFile(fields []string) (string, bool) { return verbFile(fields, packVerbs) }
+
+// verbFile finds one of verbs and a file's name right after it, or
+// after words that lead into it.
+func verbFile(fields []string, verbs map[string]bool) (string, bool) {
 	for i, f := range fields {
-		if !makeVerbs[strings.ToLower(f)] {
+		if !verbs[strings.ToLower(f)] {
 			continue
 		}
 		for j := i + 1; j < min(len(fields), i+5); j++ {
@@ -209,8 +264,40 @@ func headcount(fields []string) (string, bool) {
 		for j < len(fields) && (fields[j] == "more" || fields[j] == "fewer" || fields[j] == "extra" || fields[j] == "additional") {
 			j++
 		}
-		if j < len(fields) && copyUnits[strings.ToLower(strings.Trim(fields[j], ",;:!.?"))] {
+		unit := func(j int) bool {
+			return j < len(fields) && copyUnits[strings.ToLower(strings.Trim(fields[j], ",;:!.?"))]
+		}
+		// One name may stand between: "5 api pods", "3 more web
+		// replicas"; a state is no name ("the 2 failing pods").
+		if unit(j) || j+1 < len(fields) && workloadName(fields[j]) && unit(j+1) {
 			return f, true
+		}
+	}
+	return "", false
+}
+
+// workloadName says whether f may be a workload's name before a count's
+// unit: a word, not a small word nor a state ("failing", "crashed",
+// "new").
+func workloadName(f string) bool {
+	w := strings.ToLower(f)
+	return lowerAlnum(w) && !stopWords[w] && !podStates[w] && !strings.HasSuffix(w, "ing") && !strings.HasSuffix(w, "ed")
+}
+
+// podStates are words of a workload's state that end in neither -ing
+// nor -ed.
+var podStates = map[string]bool{"new": true, "old": true, "bad": true, "dead": true, "idle": true, "healthy": true, "unhealthy": true, "ready": true, "broken": true, "stuck": true}
+
+// pastAsks open a question.
+var pastAsks = map[string]bool{"what": true, "how": true, "who": true, "when": true, "why": true, "where": true}
+
+// pastQuestion finds a question asked in the past ("what did Priya
+// change in auth/session.go", "how did config.yaml look back then"):
+// of a file, it asks the file's history.
+func pastQuestion(fields []string) (string, bool) {
+	for i := 0; i+1 < len(fields); i++ {
+		if pastAsks[strings.ToLower(fields[i])] && strings.EqualFold(fields[i+1], "did") {
+			return fields[i+1], true
 		}
 	}
 	return "", false

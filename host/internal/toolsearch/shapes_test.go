@@ -38,6 +38,18 @@ func TestShapes(t *testing.T) {
 		{"save this text as todo.txt", []named{{"write", "todo.txt"}}},
 		{"create the resources from deploy.yaml", nil},
 		{"swap the old version string for the new one in setup.py", nil},
+		{"give the announcement in #general a :tada:", []named{{"reaction", "tada"}}},
+		{"leave a note on the spec page: needs review, repeat after me: hi", nil},
+		{"see how the site looks on a phone, 390x844", []named{{"resize", "390x844"}}},
+		{"render it at 1280×720", []named{{"resize", "1280×720"}}},
+		{"a 4x4 grid, the 0x1f byte, 2x faster", nil},
+		{"I want 5 api pods instead of 2", []named{{"replicas", "5"}}},
+		{"the 2 failing pods in staging", nil},
+		{"what did Priya change in auth/session.go over the last two days?", []named{{"log history", "did"}}},
+		{"what did the build print", nil},
+		{"what does main.go do", nil},
+		{"shrink report.csv down before I mail it", []named{{"compress", "report.csv"}}},
+		{"shrink the viewport to 375x812", []named{{"resize", "375x812"}}},
 		// Words, numbers, short ids and UUIDs are no hashes.
 		{"a decade of 123456 at 5d8, page 59833787e2cf94fdf8782e53db20768a", nil},
 	}

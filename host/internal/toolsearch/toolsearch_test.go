@@ -282,6 +282,8 @@ func TestNames(t *testing.T) {
 		{"Open an Issue on GitHub for the PR", nil},
 		{"where is the Makefile", nil},
 		{"tell me about acme", nil},
+		{"Did the CI pipeline go green, or is a build still red?", nil},
+		{"Could Dana see it?", []named{{"entity", "Dana"}}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, ix.namesOf(tt.query), cmp.AllowUnexported(named{})); diff != "" {
