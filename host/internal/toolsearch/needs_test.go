@@ -157,7 +157,7 @@ var needFloor = map[string][2]float64{
 	"needs-tuning-blind-7": {0.90, 0.83},
 	"needs-tuning-blind-8": {0.91, 0.83},
 	"needs-tuning-blind-9": {0.86, 0.79},
-	"needs-heldout-c":      {0.86, 0.83},
+	"needs-heldout-c":      {0.87, 0.84},
 }
 
 // needGoal is issue 28's goal for held-out recall@5: on all needs, and on
