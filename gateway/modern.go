@@ -65,7 +65,7 @@ var namedMethods = map[string]string{"tools/call": nameParam, "prompts/get": nam
 func (h *modernHandler) serveHTTP(w http.ResponseWriter, r *http.Request, v *view) {
 	if r.Method != http.MethodPost || !isJSON(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) ||
 		len(r.Header.Values("Last-Event-ID")) > 0 {
-		h.fallback.ServeHTTP(bounded(w), r)
+		h.fallback.ServeHTTP(bounded(w, r), r)
 		return
 	}
 	// go-sdk's limit and its answers to a body over it or unreadable.
@@ -82,7 +82,7 @@ func (h *modernHandler) serveHTTP(w http.ResponseWriter, r *http.Request, v *vie
 		return
 	}
 	r.Body.Close()
-	w = bounded(w) // no write to a client waits for ever (writebound.go)
+	w = bounded(w, r) // no write to a client waits for ever (writebound.go)
 	if h.serve(w, r, body, v) {
 		return
 	}

@@ -168,7 +168,7 @@ func (t *sealedSessions) serve(w http.ResponseWriter, r *http.Request, servers s
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, mcp.DefaultMaxRequestBodyBytes)
 	}
-	w = bounded(w) // no write to a client waits for ever (writebound.go)
+	w = bounded(w, r) // no write to a client waits for ever (writebound.go)
 	switch r.Method {
 	case http.MethodPost:
 		t.post(w, r, servers)

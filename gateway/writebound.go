@@ -18,11 +18,20 @@ import (
 type boundedWriter struct {
 	http.ResponseWriter
 	rc *http.ResponseController
+	// limit is the deadline the embedder's http.Server gave the whole
+	// response (its WriteTimeout), zero for none: a bound never goes past
+	// it, and a write taken puts it back instead of clearing it.
+	limit time.Time
 }
 
-// bounded wraps w, the response of a request served by the session table.
-func bounded(w http.ResponseWriter) *boundedWriter {
-	return &boundedWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+// bounded wraps w, the response to r, a request served by the session
+// table.
+func bounded(w http.ResponseWriter, r *http.Request) *boundedWriter {
+	b := &boundedWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+	if srv, ok := r.Context().Value(http.ServerContextKey).(*http.Server); ok && srv.WriteTimeout > 0 {
+		b.limit = time.Now().Add(srv.WriteTimeout)
+	}
+	return b
 }
 
 func (b *boundedWriter) Write(p []byte) (int, error) {
@@ -49,13 +58,18 @@ func (b *boundedWriter) Unwrap() http.ResponseWriter { return b.ResponseWriter }
 // bound sets the write deadline; false when the connection has none
 // (an embedder's ResponseWriter that cannot say).
 func (b *boundedWriter) bound() bool {
-	return b.rc.SetWriteDeadline(time.Now().Add(clientWriteTimeout)) == nil
+	d := time.Now().Add(clientWriteTimeout)
+	if !b.limit.IsZero() && b.limit.Before(d) {
+		d = b.limit
+	}
+	return b.rc.SetWriteDeadline(d) == nil
 }
 
-// unbound clears the deadline once the write is taken: the connection
-// waits for the next event, or serves the next request, with none.
+// unbound puts the deadline back once the write is taken: none, or the
+// embedder's, so the connection waits for the next event, or serves the
+// next request, as it would without the bound.
 func (b *boundedWriter) unbound(set bool) {
 	if set {
-		_ = b.rc.SetWriteDeadline(time.Time{})
+		_ = b.rc.SetWriteDeadline(b.limit)
 	}
 }
