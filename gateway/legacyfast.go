@@ -243,13 +243,19 @@ func (c *fastConn) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 	// (the client cancels with notifications/cancelled); what the call
 	// sends after is dropped, or stored for a resumption once its stream
 	// is in the event store.
+	c.await(call, w, r)
+	return true
+}
+
+// await holds r, written by w, until call is answered, the client goes
+// away or the session ends, then lets go of w.
+func (c *fastConn) await(call *fastCall, w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-call.replied:
 	case <-r.Context().Done():
 	case <-c.done:
 	}
 	call.detach(w)
-	return true
 }
 
 // forget drops a fast call the session never read.
@@ -338,17 +344,12 @@ type fastCall struct {
 // session's event store (if any) as go-sdk stores its streams' events, so
 // that a client whose stream broke resumes it (legacyresume.go).
 func (c *fastCall) write(ctx context.Context, msg jsonrpc.Message) error {
-	bp := bufs.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= keepBuf {
-			bufs.Put(bp)
-		}
-	}()
-	data, err := host.AppendMessage((*bp)[:0], msg)
-	*bp = data
+	bp, err := encodeReply(msg)
+	defer releaseReply(bp)
 	if err != nil {
 		return err
 	}
+	data := *bp
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.finished {
@@ -399,28 +400,8 @@ func (c *fastCall) streamHeaders() {
 	if c.w == nil {
 		return
 	}
-	h := c.w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("Connection", "keep-alive")
+	setStreamHeaders(c.w.Header())
 	c.rc = http.NewResponseController(c.w)
-}
-
-// writeEventTo writes one event as go-sdk writes them: its data is one
-// line (encoded JSON has none in it), its id there when stored.
-func writeEventTo(w http.ResponseWriter, id string, data []byte) error {
-	var err error
-	if id == "" {
-		_, err = w.Write(eventHead)
-	} else {
-		_, err = fmt.Fprintf(w, "event: message\nid: %s\ndata: ", id)
-	}
-	if err == nil {
-		if _, err = w.Write(data); err == nil {
-			_, err = w.Write(eventTail)
-		}
-	}
-	return err
 }
 
 // broken is a failed write to a POST as the session must see it: the

@@ -110,12 +110,7 @@ func (c *fastConn) resume(w http.ResponseWriter, r *http.Request) bool {
 	}
 	_ = call.rc.Flush()
 	call.mu.Unlock()
-	select {
-	case <-call.replied:
-	case <-r.Context().Done():
-	case <-c.done:
-	}
-	call.detach(w)
+	c.await(call, w, r)
 	return true
 }
 

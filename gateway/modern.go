@@ -229,21 +229,30 @@ var bufs = sync.Pool{New: func() any { return new([]byte) }}
 
 const keepBuf = 64 << 10
 
+// encodeReply encodes msg into a buffer of bufs, *bp; releaseReply gives
+// the buffer back once what was encoded is written.
+func encodeReply(msg jsonrpc.Message) (bp *[]byte, err error) {
+	bp = bufs.Get().(*[]byte)
+	*bp, err = host.AppendMessage((*bp)[:0], msg)
+	return bp, err
+}
+
+func releaseReply(bp *[]byte) {
+	if cap(*bp) <= keepBuf {
+		bufs.Put(bp)
+	}
+}
+
 func (c *oneCall) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if m, ok := msg.(*jsonrpc.Request); ok && m.IsCall() {
 		return fmt.Errorf("%w: a stateless request cannot be asked back", errRejected)
 	}
-	bp := bufs.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= keepBuf {
-			bufs.Put(bp)
-		}
-	}()
-	data, err := host.AppendMessage((*bp)[:0], msg)
-	*bp = data
+	bp, err := encodeReply(msg)
+	defer releaseReply(bp)
 	if err != nil {
 		return err
 	}
+	data := *bp
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.finished {
@@ -266,23 +275,39 @@ func (c *oneCall) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	case !c.sse:
 		c.sse = true
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache, no-transform")
-		h.Set("Connection", "keep-alive")
+		setStreamHeaders(h)
 		c.rc = http.NewResponseController(c.w)
 	}
-	// One event, as go-sdk writes them: its data is one line (encoded
-	// JSON has none in it).
-	if _, err = c.w.Write(eventHead); err == nil {
-		if _, err = c.w.Write(data); err == nil {
-			_, err = c.w.Write(eventTail)
-		}
-	}
+	err = writeEventTo(c.w, "", data)
 	_ = c.rc.Flush() // best effort, as go-sdk's
 	return err
 }
 
+// setStreamHeaders makes a response an event stream, with go-sdk's headers.
+func setStreamHeaders(h http.Header) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Connection", "keep-alive")
+}
+
 var eventHead, eventTail = []byte("event: message\ndata: "), []byte("\n\n")
+
+// writeEventTo writes one event as go-sdk writes them: its data is one
+// line (encoded JSON has none in it), its id there when stored.
+func writeEventTo(w http.ResponseWriter, id string, data []byte) error {
+	var err error
+	if id == "" {
+		_, err = w.Write(eventHead)
+	} else {
+		_, err = fmt.Fprintf(w, "event: message\nid: %s\ndata: ", id)
+	}
+	if err == nil {
+		if _, err = w.Write(data); err == nil {
+			_, err = w.Write(eventTail)
+		}
+	}
+	return err
+}
 
 // errorStatus is the HTTP status of a protocol-level error reply in the
 // 2026-07-28 era (SEP-2575), as go-sdk sets it: 404 for a method not

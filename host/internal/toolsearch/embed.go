@@ -1,10 +1,7 @@
 package toolsearch
 
 import (
-	"bytes"
-	"compress/gzip"
 	_ "embed"
-	"io"
 	"strings"
 	"sync"
 )
@@ -21,16 +18,9 @@ var embedGz []byte
 // embedNear is the table, read on first use: a host that never searches
 // never pays for it. Tests swap it to measure other tables.
 var embedNear = sync.OnceValue(func() map[string][]string {
-	zr, err := gzip.NewReader(bytes.NewReader(embedGz))
-	if err != nil {
-		panic("toolsearch: embed.txt.gz: " + err.Error()) // embedded, so a broken build
-	}
-	text, err := io.ReadAll(zr)
-	if err != nil {
-		panic("toolsearch: embed.txt.gz: " + err.Error())
-	}
-	m := make(map[string][]string, bytes.Count(text, []byte{'\n'}))
-	for line := range strings.Lines(string(text)) {
+	text := unpack("embed.txt.gz", embedGz)
+	m := make(map[string][]string, strings.Count(text, "\n"))
+	for line := range strings.Lines(text) {
 		fs := strings.Fields(line)
 		m[fs[0]] = fs[1:]
 	}

@@ -54,16 +54,9 @@ type related struct {
 // wordNet is the table, read on first use: a host that never searches
 // never pays for it.
 var wordNet = sync.OnceValue(func() map[string][]related {
-	zr, err := gzip.NewReader(bytes.NewReader(wordNetGz))
-	if err != nil {
-		panic("toolsearch: wordnet.txt.gz: " + err.Error()) // embedded, so a broken build
-	}
-	text, err := io.ReadAll(zr)
-	if err != nil {
-		panic("toolsearch: wordnet.txt.gz: " + err.Error())
-	}
-	m := make(map[string][]related, bytes.Count(text, []byte{'\n'}))
-	for line := range strings.Lines(string(text)) {
+	text := unpack("wordnet.txt.gz", wordNetGz)
+	m := make(map[string][]related, strings.Count(text, "\n"))
+	for line := range strings.Lines(text) {
 		fs := strings.Fields(line)
 		rs := make([]related, 0, len(fs)-1)
 		for _, f := range fs[1:] {
@@ -73,3 +66,17 @@ var wordNet = sync.OnceValue(func() map[string][]related {
 	}
 	return m
 })
+
+// unpack is the text of name, a table embedded gzipped: one a build
+// carries, so one that does not unpack is a broken build.
+func unpack(name string, gz []byte) string {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		panic("toolsearch: " + name + ": " + err.Error())
+	}
+	text, err := io.ReadAll(zr)
+	if err != nil {
+		panic("toolsearch: " + name + ": " + err.Error())
+	}
+	return string(text)
+}
