@@ -1,0 +1,43 @@
+package toolsearch
+
+// The seventh round (testdata/README.md): a thing that exists is changed,
+// not made. A tool set has create and update of one object side by side,
+// and the words of a need name the object either way; what tells them
+// apart is what is done to it.
+
+// attrVerbs are a verb of adding, setting or taking away with one of a
+// thing's attributes as its object: "add the label tier=frontend to the
+// web service", "add a 'Due date' column to the calendar", "set the
+// assignee", "change the image". The attribute belongs to a thing that
+// exists, so the thing is updated; an attribute is never made alone.
+// Like verbObjects, only the verb gives way to the pair.
+var attrVerbs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, verb := range []string{"add", "set", "put", "attach", "change", "remove", "drop", "edit", "rename"} {
+		for _, attr := range []string{"label", "labels", "column", "columns", "field", "fields", "property", "properties",
+			"assignee", "assignees", "milestone", "status", "priority", "image", "annotation", "annotations"} {
+			m[verb+" "+attr] = []string{"update", "patch"}
+		}
+	}
+	return m
+}()
+
+// statePhrases set a thing's state: "mark the row as Done", "move the
+// ticket to done", "flag it as blocked". The thing is there already;
+// its state is updated.
+var statePhrases = func() map[string][]string {
+	m := map[string][]string{}
+	for _, state := range []string{"done", "complete", "completed", "finished", "blocked", "closed", "resolved", "read", "unread", "archived", "shipped"} {
+		m["as "+state] = []string{"update", "patch", "state", "status"}
+		m["to "+state] = []string{"update", "patch", "state", "status"}
+	}
+	return m
+}()
+
+// viewWords are the views a team keeps its records in, as a document
+// tool shows a database: a calendar or a gallery of its rows, as a
+// tracker and a board are (plain.go).
+var viewWords = map[string][]string{
+	"calendar": {"database", "data source"}, "calendars": {"databases", "data sources"},
+	"gallery": {"database", "data source"},
+}
