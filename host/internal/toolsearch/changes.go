@@ -41,3 +41,27 @@ var viewWords = map[string][]string{
 	"calendar": {"database", "data source"}, "calendars": {"databases", "data sources"},
 	"gallery": {"database", "data source"},
 }
+
+// switchVerbs are verbs that make a cluster or a context the one in
+// use: "use the staging context", "switch to the prod cluster".
+var switchVerbs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, verb := range []string{"use", "switch", "select", "activate"} {
+		for _, item := range []string{"context", "cluster", "kubeconfig"} {
+			m[verb+" "+item] = []string{"context", "set"}
+		}
+	}
+	return m
+}()
+
+// dropVerbs are verbs that take commits off a branch: "drop my last two
+// commits", "undo the last commit": a reset.
+var dropVerbs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, verb := range []string{"drop", "undo", "discard", "scrap", "remove", "delete"} {
+		for _, item := range []string{"commit", "commits"} {
+			m[verb+" "+item] = []string{"reset"}
+		}
+	}
+	return m
+}()

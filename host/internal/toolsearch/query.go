@@ -31,6 +31,10 @@ var lightVerbs = func() map[string]bool {
 	return m
 }()
 
+// objectGap is how many words may stand between a verb and its object
+// (the object's own: "the staging context", "my last two commits").
+const objectGap = 2
+
 // pairWeight scales a pair of the query's words side by side against
 // its single words: a pair adds to the words' evidence, it is not more.
 const pairWeight = 0.5
@@ -90,6 +94,37 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 	}
 	if ix.tune.concepts {
+		// A verb and its object may have the object's words between:
+		// "use the staging context", "drop my last two commits". Only
+		// the pairs whose verb gives way (verbFirst) are looked for so,
+		// each once, and a quoted title's words are no verb ("the
+		// 'Draft v1' doc").
+		quoted := quotedWords(query)
+		found := map[string]bool{}
+		for j := 1; j < len(words); j++ {
+			found[pair(words[j-1], words[j])] = true
+		}
+		for j := 2; j < len(words); j++ {
+			for i := max(j-objectGap-1, 0); i < j-1; i++ {
+				p := pair(words[i], words[j])
+				if !verbFirst[p] || found[p] || quoted[words[i]] {
+					continue
+				}
+				found[p] = true
+				from := pair(said(words[i]), said(words[j]))
+				added := false
+				for _, s := range conceptTerms[p] {
+					if _, ok := ix.postings[s]; ok {
+						terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from, rel: "means", pos: i})
+						phrased[words[i]] = true
+						added = true
+					}
+				}
+				if added {
+					group++
+				}
+			}
+		}
 		ps, from, at := stopPairs(unclitic(query))
 		qs, qfrom, qat := acrossQuotes(query)
 		ps, from, at = append(ps, qs...), append(from, qfrom...), append(at, qat...)

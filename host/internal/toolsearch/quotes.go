@@ -42,6 +42,31 @@ func quotedFields(fields []string) []bool {
 	return in
 }
 
+// quotedWords are the words (stemmed) a query says only inside quotes.
+func quotedWords(query string) map[string]bool {
+	fields := strings.Fields(query)
+	in := quotedFields(fields)
+	if in == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for i, f := range fields {
+		if in[i] {
+			for _, w := range tokens(f) {
+				out[w] = true
+			}
+		}
+	}
+	for i, f := range fields {
+		if !in[i] {
+			for _, w := range tokens(f) {
+				delete(out, w)
+			}
+		}
+	}
+	return out
+}
+
 // surface is a field as a word said: lower-cased, its punctuation
 // trimmed.
 func surface(f string) string {
