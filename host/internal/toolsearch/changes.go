@@ -65,3 +65,17 @@ var dropVerbs = func() map[string][]string {
 	}
 	return m
 }()
+
+// remarkVerbs are the ways of putting a remark on a thing: "leave a
+// note on the spec page", "drop a remark on the checklist", "post
+// feedback on the PR". A remark left is a comment made (the fourth and
+// fifth rounds had some of them as phrasings).
+var remarkVerbs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, verb := range []string{"leave", "drop", "post", "write", "add", "put"} {
+		for _, item := range []string{"note", "remark", "comment", "feedback"} {
+			m[verb+" "+item] = []string{"comment", "create comment"}
+		}
+	}
+	return m
+}()

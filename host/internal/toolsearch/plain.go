@@ -64,10 +64,6 @@ var plainFamilies = []struct {
 		"pic": {"screenshot", "image"}, "pics": {"screenshot", "image"}, "md": {"markdown"},
 		"tracker": {"database", "data source"}, "board": {"database", "data source"},
 	}},
-	{"a remark posted on a thing", map[string][]string{
-		"post note": {"comment", "create comment"}, "post remark": {"comment", "create comment"},
-		"drop note": {"comment", "create comment"}, "write note": {"comment", "create comment"},
-	}},
 	{"a work item's state", map[string][]string{
 		"resolved": {"update", "state", "closed"}, "resolve": {"update", "state", "closed"},
 		"wontfix": {"update", "state", "closed"}, "mark fixed": {"update", "state", "closed"},
