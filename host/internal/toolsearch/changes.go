@@ -79,3 +79,15 @@ var remarkVerbs = func() map[string][]string {
 	}
 	return m
 }()
+
+// clusterApps are the web apps people run inside a cluster and open
+// from their own machine through a forwarded port: "let me hit grafana
+// on localhost:3000" forwards a port; naming the app says where it
+// runs.
+var clusterApps = func() map[string][]string {
+	m := map[string][]string{}
+	for _, app := range []string{"grafana", "prometheus", "kibana", "alertmanager", "argocd", "jaeger"} {
+		m[app] = []string{"port forward", "service"}
+	}
+	return m
+}()
