@@ -160,7 +160,27 @@ func shapesOf(query string) []named {
 	if f, ok := headcount(fields); ok {
 		out = append(out, named{"replicas", f})
 	}
+	if f, ok := meaningQuestion(fields); ok {
+		out = append(out, named{"explain documentation", f})
+	}
 	return out
+}
+
+// meaningQuestion finds a question of what a thing means ("what does
+// the tolerations setting of a pod mean", "what do these fields mean"):
+// its documentation answers it, whatever the thing is.
+func meaningQuestion(fields []string) (string, bool) {
+	for i := 0; i+2 < len(fields); i++ {
+		if !strings.EqualFold(fields[i], "what") || !strings.EqualFold(fields[i+1], "does") && !strings.EqualFold(fields[i+1], "do") {
+			continue
+		}
+		for _, f := range fields[i+2:] {
+			if w := strings.ToLower(strings.TrimRight(f, "?.!")); w == "mean" {
+				return f, true
+			}
+		}
+	}
+	return "", false
 }
 
 // mediaExts are the endings of pictures and sound, which a file server
