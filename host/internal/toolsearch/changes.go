@@ -91,3 +91,12 @@ var clusterApps = func() map[string][]string {
 	}
 	return m
 }()
+
+// whoAmI are the ways of asking who the caller is to a service: "who am
+// I connected as in notion", "which integration am I signed in as". A
+// token's own user answers it. ("which branch am I on" asks no such
+// thing, nor "log in": a page's form.)
+var whoAmI = map[string][]string{
+	"who am": {"self", "bot user", "token"}, "whoami": {"self", "bot user", "token"},
+	"signed in": {"self", "bot user", "token"}, "connected as": {"self", "bot user", "token"},
+}
