@@ -100,3 +100,15 @@ var whoAmI = map[string][]string{
 	"who am": {"self", "bot user", "token"}, "whoami": {"self", "bot user", "token"},
 	"signed in": {"self", "bot user", "token"}, "connected as": {"self", "bot user", "token"},
 }
+
+// factVerbs are a verb of keeping and then "that" and a fact: "remember
+// that Alice works at Acme", "note that Bob prefers tea", "keep in mind
+// that Priya runs billing", "jot down that the meeting moved". What is
+// kept is a fact about things, which a memory keeps as observations.
+var factVerbs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, verb := range []string{"note", "remember", "record", "store", "mind", "down"} {
+		m[verb+" that"] = []string{"observations", "entities", "knowledge"}
+	}
+	return m
+}()
