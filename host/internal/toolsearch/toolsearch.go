@@ -124,7 +124,7 @@ var tuned = tuning{
 	synonyms:    true,
 	concepts:    true,
 	enums:       true,
-	names:       1,
+	names:       0.75,
 	light:       1,
 	phrase:      0.5,
 	inKind:      0.5,
