@@ -112,3 +112,12 @@ var factVerbs = func() map[string][]string {
 	}
 	return m
 }()
+
+// emojiNames are emoji as people name them in words, which a chat puts
+// on a message as a reaction ("give Priya's post a party popper"), as
+// it does 👍 and :tada: (shapes.go).
+var emojiNames = map[string][]string{
+	"popper": {"reaction", "emoji"}, "tada": {"reaction", "emoji"}, "confetti": {"reaction", "emoji"},
+	"rocket": {"reaction", "emoji"}, "clap": {"reaction", "emoji"}, "smiley": {"reaction", "emoji"},
+	"thumbs down": {"reaction", "emoji"}, "thumbsdown": {"reaction", "emoji"},
+}
