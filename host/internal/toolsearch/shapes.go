@@ -160,6 +160,9 @@ func shapesOf(query string) []named {
 	if f, ok := headcount(fields); ok {
 		out = append(out, named{"replicas", f})
 	}
+	if f, ok := everyOfType(fields); ok {
+		out = append(out, named{"pattern", f})
+	}
 	if f, ok := meaningQuestion(fields); ok {
 		out = append(out, named{"explain documentation", f})
 	}
@@ -318,6 +321,22 @@ func pastQuestion(fields []string) (string, bool) {
 	for i := 0; i+1 < len(fields); i++ {
 		if pastAsks[strings.ToLower(fields[i])] && strings.EqualFold(fields[i+1], "did") {
 			return fields[i+1], true
+		}
+	}
+	return "", false
+}
+
+// everyOf are the words that ask for all things of a kind.
+var everyOf = map[string]bool{"every": true, "all": true, "each": true, "any": true}
+
+// everyOfType finds files asked for by their ending alone ("dig up every
+// .yaml under charts", "each .proto file"): a pattern of names, which a
+// search matches, as *.yaml is (kinds.go).
+func everyOfType(fields []string) (string, bool) {
+	for i := 0; i+1 < len(fields); i++ {
+		f := strings.TrimRight(fields[i+1], ",;:!?")
+		if everyOf[strings.ToLower(fields[i])] && len(f) > 1 && len(f) <= 6 && f[0] == '.' && lowerAlnum(f[1:]) {
+			return f, true
 		}
 	}
 	return "", false
