@@ -121,3 +121,9 @@ var emojiNames = map[string][]string{
 	"rocket": {"reaction", "emoji"}, "clap": {"reaction", "emoji"}, "smiley": {"reaction", "emoji"},
 	"thumbs down": {"reaction", "emoji"}, "thumbsdown": {"reaction", "emoji"},
 }
+
+// whoMay ask who may act on a thing: "who may read it", "who can write
+// to /srv", "is it readable": its permissions answer.
+var whoMay = map[string][]string{
+	"who may": {"permissions"}, "who can": {"permissions"}, "readable": {"permissions"}, "writable": {"permissions"},
+}
