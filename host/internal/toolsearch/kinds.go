@@ -37,11 +37,18 @@ type named struct {
 }
 
 // kindsOf is kinds with the words that named them.
+// A version inside a quoted title of several words is the title's ("the
+// 'Draft v1' doc", "'Roadmap 2027'"), not a tag.
 func kindsOf(query string) []named {
 	var out []named
-	for _, f := range strings.Fields(query) {
+	fields := strings.Fields(query)
+	title := titleFields(fields)
+	for i, f := range fields {
 		f = strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")
 		k := kind(f)
+		if k == versionKind && title[i] {
+			continue
+		}
 		if k != "" && !slices.ContainsFunc(out, func(n named) bool { return n.kind == k }) {
 			out = append(out, named{k, f})
 		}
