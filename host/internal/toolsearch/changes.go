@@ -127,3 +127,13 @@ var emojiNames = map[string][]string{
 var whoMay = map[string][]string{
 	"who may": {"permissions"}, "who can": {"permissions"}, "readable": {"permissions"}, "writable": {"permissions"},
 }
+
+// earlierVersions are the ways of naming a thing as it was before: "go
+// back to the previous version of web", "utils.go as it was in
+// yesterday's commit". A deployment's earlier revision is undone to; a
+// file's is restored.
+var earlierVersions = map[string][]string{
+	"previous version": {"revision", "undo", "restore"}, "previous revision": {"revision", "undo", "restore"},
+	"earlier version": {"revision", "undo", "restore"}, "older version": {"revision", "undo", "restore"},
+	"last version": {"revision", "undo", "restore"}, "as was": {"revision", "restore"},
+}
