@@ -154,6 +154,10 @@ func (ix *Index) queryTerms(query string) []term {
 	// file's or a key's name: "/var/data" names a directory, not data
 	// (tuning.inKind).
 	inKind := map[string]bool{}
+	// ending are the words that are only a file name's ending: the "go"
+	// of utils.go is no going, the "md" of notes.md no word at all; the
+	// file's kind says what the ending does.
+	ending := map[string]bool{}
 	if ix.tune.inKind != 1 {
 		plain := strings.Fields(query)
 		sql := len(plain)
@@ -164,15 +168,26 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 		}
 		for i, f := range plain {
-			if i >= sql || kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
+			g := strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")
+			k := ""
+			if i < sql {
+				k = kind(g)
+			}
+			if i >= sql || k != "" {
 				for _, w := range tokens(f) {
 					inKind[w] = true
 				}
 				plain[i] = ""
 			}
+			if dot := strings.LastIndexByte(g, '.'); k == "file" && dot > 0 {
+				for _, w := range tokens(g[dot+1:]) {
+					ending[w] = true
+				}
+			}
 		}
 		for _, w := range tokens(strings.Join(plain, " ")) {
 			delete(inKind, w)
+			delete(ending, w)
 		}
 		for _, n := range named {
 			if inKind[n.a] && inKind[n.b] {
@@ -208,6 +223,9 @@ func (ix *Index) queryTerms(query string) []term {
 	words = slices.Compact(words)
 	own := func(w string) bool { _, ok := slices.BinarySearch(words, w); return ok }
 	for _, w := range words {
+		if ending[w] {
+			continue
+		}
 		terms = append(terms, term{word: w, weight: 1, group: group, from: said(w), pos: first[w]})
 		seen := map[string]bool{w: true}
 		imply := func(s string, weight float64, rel string) {
