@@ -110,8 +110,10 @@ func kind(f string) string {
 	if wellKnownFiles[strings.ToLower(name)] {
 		return "file"
 	}
+	// A name of one letter takes an ending of two or more (a.go, b.py),
+	// so that e.g and i.e are no files.
 	dot := strings.LastIndexByte(name, '.')
-	if dot < 2 || len(name)-dot-1 > 4 || !lowerAlnum(name[dot+1:]) {
+	if dot < 1 || dot == 1 && len(name)-dot-1 < 2 || len(name)-dot-1 > 4 || !lowerAlnum(name[dot+1:]) {
 		if relPath(f) {
 			return "path" // build/out, acme/web: a folder's or a repository's
 		}
