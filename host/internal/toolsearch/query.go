@@ -241,6 +241,9 @@ func (ix *Index) queryTerms(query string) []term {
 			imply(p, 1, "") // GitHub's "git", at best as much as the word
 		}
 		if ix.tune.synonyms {
+			if a, ok := abbreviations[w]; ok {
+				imply(a, 1, "synonym")
+			}
 			for _, s := range synonyms[w] {
 				imply(s, synonymWeight, "synonym")
 			}
