@@ -104,7 +104,7 @@ var wordConcepts = map[string][]string{
 	"release": {"tag", "release"}, "version": {"tag", "version"}, "history": {"log", "commits"},
 	"changed": {"diff", "status"}, "changes": {"diff", "status"}, "authored": {"blame", "log"},
 	"wrote": {"blame", "log", "commit"}, "review": {"review"}, "approve": {"review", "approve"},
-	"ci": {"status", "checks"}, "checks": {"status"}, "pr": {"pull", "request"}, "mr": {"merge", "request"},
+	"ci": {"status", "checks"}, "checks": {"status"}, "pr": {"request"}, "mr": {"request"},
 	"project": {"repository", "project"}, "codebase": {"repository", "code"},
 	// Documents and notes.
 	"doc": {"page"}, "docs": {"page"}, "document": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},

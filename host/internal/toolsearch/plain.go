@@ -38,7 +38,7 @@ var plainFamilies = []struct {
 	}},
 	{"approval given", map[string][]string{
 		"thumbs up": {"review", "approve", "reaction"}, "lgtm": {"review", "approve"}, "sign off": {"review", "approve"},
-		"approval": {"review", "approve"}, "blessing": {"review", "approve"},
+		"approval": {"review", "approve"}, "blessing": {"review", "approve"}, "okayed": {"review", "approve"},
 	}},
 	{"things seen side by side", map[string][]string{
 		"next to": {"compare", "multiple"}, "side by": {"compare", "multiple"}, "what differs": {"compare", "diff"},

@@ -70,7 +70,14 @@ var synonyms = func() map[string][]string {
 				continue
 			}
 			for _, other := range g {
-				for _, t := range tokens(other) {
+				ts := tokens(other)
+				if len(ts) == 2 {
+					// "pull request": the two words side by side and
+					// the last, which names the thing; the first alone
+					// names another (a pull).
+					ts = []string{ts[1], pair(ts[0], ts[1])}
+				}
+				for _, t := range ts {
 					if t != from[0] {
 						m[from[0]] = append(m[from[0]], t)
 					}
