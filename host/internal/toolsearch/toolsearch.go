@@ -100,6 +100,9 @@ type tuning struct {
 	// near weighs the words nearest a query's word by their vectors
 	// (embed.go); 0 reads none.
 	near float64
+	// unasked scales a tool that does away with things (destroyWords)
+	// when the query says no such word, nor any word that implies one.
+	unasked float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -133,7 +136,15 @@ var tuned = tuning{
 	shapes:      true,
 	plural:      conceptWeight,
 	quantifiers: true,
+	unasked:     0.85,
 }
+
+// destroyWords are the verbs (stemmed) of a tool's name that do away
+// with things. Such a tool is what a need wants only when it says so, in
+// its words or in a word they imply ("toss", "no longer", "anymore"):
+// "Sam reports to Lena" adds a relation, whatever else delete_entities'
+// description shares with it.
+var destroyWords = map[string]bool{"delet": true, "remov": true, "uninstal": true, "clean": true, "clear": true, "reset": true, "destroy": true, "purg": true}
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
 // field's length against the average.
@@ -161,6 +172,9 @@ type Index struct {
 	// surface is, for each stemmed word, the first word the tools wrote
 	// for it, to say why a tool matched in words people read.
 	surface map[string]string
+	// destroys is whether each doc's name says it does away with things
+	// (destroyWords).
+	destroys []bool
 }
 
 // What of a tool is indexed: a server writes its tools' texts, and one
@@ -247,6 +261,10 @@ func New(docs []Doc) *Index {
 		}
 	}
 	ix.surface = tz.surface
+	ix.destroys = make([]bool, len(docs))
+	for i := range docs {
+		ix.destroys[i] = slices.ContainsFunc(text[i][fieldName], func(w string) bool { return destroyWords[w] })
+	}
 	ix.scratch.New = func() any {
 		return &scratch{scores: make([]float64, len(docs)), best: make([]float64, len(docs)), cohering: ix.tune.cohere > 0,
 			met: make([]bool, len(ix.servers)), serverWords: make([]float64, len(ix.servers)), factor: make([]float64, len(ix.servers))}
@@ -335,6 +353,13 @@ func (ix *Index) Search(query string, k int) []Hit {
 		g = end
 	}
 	ix.cohered(sc, touched, scores)
+	if ix.tune.unasked != 1 && !slices.ContainsFunc(terms, func(t term) bool { return destroyWords[t.word] }) {
+		for _, d := range touched {
+			if ix.destroys[d] {
+				scores[d] *= ix.tune.unasked
+			}
+		}
+	}
 	if serverScore != nil {
 		for _, d := range touched {
 			scores[d] += ix.tune.server * serverScore[ix.server[d]]
