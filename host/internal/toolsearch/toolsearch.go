@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -103,6 +104,9 @@ type tuning struct {
 	// unasked scales a tool that does away with things (destroyWords)
 	// when the query says no such word, nor any word that implies one.
 	unasked float64
+	// asked scales a tool that makes or changes things (changeWords)
+	// when the query is a question and says no such word.
+	asked float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -137,6 +141,7 @@ var tuned = tuning{
 	plural:      conceptWeight,
 	quantifiers: true,
 	unasked:     0.85,
+	asked:       0.7,
 }
 
 // destroyWords are the verbs (stemmed) of a tool's name that do away
@@ -145,6 +150,24 @@ var tuned = tuning{
 // "Sam reports to Lena" adds a relation, whatever else delete_entities'
 // description shares with it.
 var destroyWords = map[string]bool{"delet": true, "remov": true, "uninstal": true, "clean": true, "clear": true, "reset": true, "destroy": true, "purg": true}
+
+// changeWords are the verbs (stemmed) of a tool's name that make or
+// change things. A question ("what do you remember about Dana?", "who
+// reviewed #88?") asks to read; such a tool answers it only when the
+// question says the change.
+var changeWords = map[string]bool{"creat": true, "updat": true, "set": true, "add": true, "write": true, "edit": true, "move": true,
+	"push": true, "merg": true, "send": true, "patch": true, "fork": true, "append": true, "upload": true, "instal": true, "upgrad": true}
+
+// questionWords open a question.
+var questionWords = map[string]bool{"what": true, "which": true, "who": true, "whose": true, "when": true, "where": true, "why": true, "how": true}
+
+// question says whether a query asks something: it opens with a
+// question word or ends with a question mark.
+func question(query string) bool {
+	q := strings.TrimSpace(query)
+	first, _, _ := strings.Cut(strings.ToLower(q), " ")
+	return strings.HasSuffix(q, "?") || questionWords[strings.Trim(first, "'\"")]
+}
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
 // field's length against the average.
@@ -175,6 +198,9 @@ type Index struct {
 	// destroys is whether each doc's name says it does away with things
 	// (destroyWords).
 	destroys []bool
+	// changes is whether each doc's name says it makes or changes
+	// things (changeWords).
+	changes []bool
 }
 
 // What of a tool is indexed: a server writes its tools' texts, and one
@@ -262,8 +288,10 @@ func New(docs []Doc) *Index {
 	}
 	ix.surface = tz.surface
 	ix.destroys = make([]bool, len(docs))
+	ix.changes = make([]bool, len(docs))
 	for i := range docs {
 		ix.destroys[i] = slices.ContainsFunc(text[i][fieldName], func(w string) bool { return destroyWords[w] })
+		ix.changes[i] = slices.ContainsFunc(text[i][fieldName], func(w string) bool { return changeWords[w] })
 	}
 	ix.scratch.New = func() any {
 		return &scratch{scores: make([]float64, len(docs)), best: make([]float64, len(docs)), cohering: ix.tune.cohere > 0,
@@ -357,6 +385,13 @@ func (ix *Index) Search(query string, k int) []Hit {
 		for _, d := range touched {
 			if ix.destroys[d] {
 				scores[d] *= ix.tune.unasked
+			}
+		}
+	}
+	if ix.tune.asked != 1 && question(query) && !slices.ContainsFunc(terms, func(t term) bool { return changeWords[t.word] || destroyWords[t.word] }) {
+		for _, d := range touched {
+			if ix.changes[d] {
+				scores[d] *= ix.tune.asked
 			}
 		}
 	}
