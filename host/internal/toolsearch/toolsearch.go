@@ -107,6 +107,9 @@ type tuning struct {
 	// asked scales a tool that makes or changes things (changeWords)
 	// when the query is a question and says no such word.
 	asked float64
+	// unnamed scales the tools of the servers a query does not name
+	// when it names one (Index.serverNamed).
+	unnamed float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -142,6 +145,7 @@ var tuned = tuning{
 	quantifiers: true,
 	unasked:     0.85,
 	asked:       0.7,
+	unnamed:     0.9,
 }
 
 // destroyWords are the verbs (stemmed) of a tool's name that do away
@@ -201,6 +205,9 @@ type Index struct {
 	// changes is whether each doc's name says it makes or changes
 	// things (changeWords).
 	changes []bool
+	// serverNamed maps a server's name, as one stemmed word, to the
+	// server.
+	serverNamed map[string]int32
 }
 
 // What of a tool is indexed: a server writes its tools' texts, and one
@@ -287,6 +294,12 @@ func New(docs []Doc) *Index {
 		}
 	}
 	ix.surface = tz.surface
+	ix.serverNamed = map[string]int32{}
+	for s, name := range ix.servers {
+		if ws := tokens(name); len(ws) == 1 {
+			ix.serverNamed[ws[0]] = int32(s)
+		}
+	}
 	ix.destroys = make([]bool, len(docs))
 	ix.changes = make([]bool, len(docs))
 	for i := range docs {
@@ -385,6 +398,24 @@ func (ix *Index) Search(query string, k int) []Hit {
 		for _, d := range touched {
 			if ix.destroys[d] {
 				scores[d] *= ix.tune.unasked
+			}
+		}
+	}
+	if ix.tune.unnamed != 1 {
+		// A server the query names by its name, as a word of its own
+		// ("in notion", "on github"; not inside a path or an address),
+		// is the one it asks of.
+		var named []int32
+		for _, t := range terms {
+			if s, ok := ix.serverNamed[t.word]; ok && t.rel == "" && t.weight >= 1 && !slices.Contains(named, s) {
+				named = append(named, s)
+			}
+		}
+		if len(named) > 0 {
+			for _, d := range touched {
+				if !slices.Contains(named, ix.server[d]) {
+					scores[d] *= ix.tune.unnamed
+				}
 			}
 		}
 	}
