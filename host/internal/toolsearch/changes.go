@@ -137,3 +137,15 @@ var earlierVersions = map[string][]string{
 	"earlier version": {"revision", "undo", "restore"}, "older version": {"revision", "undo", "restore"},
 	"last version": {"revision", "undo", "restore"}, "as was": {"revision", "restore"},
 }
+
+// makingVerbs are a verb of making with a thing a tool creates as its
+// object: "make a folder out/reports", "make the folders reports/q1 and
+// q2", "make a branch off main". "make" alone is no "create" ("make my
+// own copy" is a fork); with its object it is.
+var makingVerbs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, item := range []string{"folder", "folders", "directory", "directories", "dir", "branch", "page", "repo", "repository", "project", "issue", "ticket", "tag", "channel"} {
+		m["make "+item] = []string{"create"}
+	}
+	return m
+}()
