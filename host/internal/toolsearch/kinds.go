@@ -46,7 +46,7 @@ func kindsOf(query string) []named {
 	for i, f := range fields {
 		f = strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")
 		k := kind(f)
-		if k == versionKind && title[i] {
+		if k == versionKind && title != nil && title[i] {
 			continue
 		}
 		if k != "" && !slices.ContainsFunc(out, func(n named) bool { return n.kind == k }) {

@@ -35,6 +35,29 @@ var lightVerbs = func() map[string]bool {
 // (the object's own: "the staging context", "my last two commits").
 const objectGap = 2
 
+// verbObject are verbFirst's pairs as verb, then object.
+var verbObject = func() map[string]map[string]bool {
+	m := map[string]map[string]bool{}
+	for p := range verbFirst {
+		verb, object, _ := strings.Cut(p, " ")
+		if m[verb] == nil {
+			m[verb] = map[string]bool{}
+		}
+		m[verb][object] = true
+	}
+	return m
+}()
+
+// adjacent says whether a and b stand side by side in words.
+func adjacent(words []string, a, b string) bool {
+	for j := 1; j < len(words); j++ {
+		if words[j-1] == a && words[j] == b {
+			return true
+		}
+	}
+	return false
+}
+
 // pairWeight scales a pair of the query's words side by side against
 // its single words: a pair adds to the words' evidence, it is not more.
 const pairWeight = 0.5
@@ -99,18 +122,21 @@ func (ix *Index) queryTerms(query string) []term {
 		// the pairs whose verb gives way (verbFirst) are looked for so,
 		// each once, and a quoted title's words are no verb ("the
 		// 'Draft v1' doc").
-		quoted := quotedWords(query)
-		found := map[string]bool{}
-		for j := 1; j < len(words); j++ {
-			found[pair(words[j-1], words[j])] = true
-		}
+		var quoted map[string]bool
+		var found []string
 		for j := 2; j < len(words); j++ {
 			for i := max(j-objectGap-1, 0); i < j-1; i++ {
-				p := pair(words[i], words[j])
-				if !verbFirst[p] || found[p] || quoted[words[i]] {
+				if !verbObject[words[i]][words[j]] || adjacent(words, words[i], words[j]) {
 					continue
 				}
-				found[p] = true
+				p := pair(words[i], words[j])
+				if quoted == nil {
+					quoted = quotedWords(query)
+				}
+				if slices.Contains(found, p) || quoted[words[i]] {
+					continue
+				}
+				found = append(found, p)
 				from := pair(said(words[i]), said(words[j]))
 				added := false
 				for _, s := range conceptTerms[p] {

@@ -46,6 +46,9 @@ func quotedFields(fields []string) []bool {
 // title given as it is ("the 'Draft v1' doc").
 func titleFields(fields []string) []bool {
 	in := quotedFields(fields)
+	if in == nil {
+		return nil
+	}
 	title := make([]bool, len(fields))
 	for i := range in {
 		title[i] = in[i] && (i > 0 && in[i-1] || i+1 < len(in) && in[i+1])
