@@ -149,3 +149,10 @@ var makingVerbs = func() map[string][]string {
 	}
 	return m
 }()
+
+// evictWords do away with an entry or a workload: "evict cart:991 from
+// the cache" deletes a key, "evict the pods from node-3" drains it. Said,
+// they ask for a tool that does away with things (destroyWords).
+var evictWords = map[string][]string{
+	"evict": {"delete", "remove", "drain"}, "expunge": {"delete", "remove"}, "invalidate": {"delete", "remove"},
+}

@@ -19,7 +19,7 @@ import (
 // the third round's families, below.
 var concepts = func() map[string][]string {
 	m := maps.Clone(wordConcepts)
-	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs, attrVerbs, statePhrases, viewWords, switchVerbs, dropVerbs, remarkVerbs, clusterApps, whoAmI, factVerbs, emojiNames, whoMay, earlierVersions, makingVerbs} {
+	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs, attrVerbs, statePhrases, viewWords, switchVerbs, dropVerbs, remarkVerbs, clusterApps, whoAmI, factVerbs, emojiNames, whoMay, earlierVersions, makingVerbs, evictWords} {
 		for from, to := range more {
 			if _, ok := m[from]; ok {
 				panic("toolsearch: concept " + from + " twice")
