@@ -105,7 +105,7 @@ type tuning struct {
 	// when the query says no such word, nor any word that implies one.
 	unasked float64
 	// asked scales a tool that makes or changes things (changeWords)
-	// when the query is a question and says no such word.
+	// when the query asks to read (asksToRead) and says no such word.
 	asked float64
 	// unnamed scales the tools of the servers a query does not name
 	// when it names one (Index.serverNamed).
@@ -156,21 +156,23 @@ var tuned = tuning{
 var destroyWords = map[string]bool{"delet": true, "remov": true, "uninstal": true, "clean": true, "clear": true, "reset": true, "destroy": true, "purg": true}
 
 // changeWords are the verbs (stemmed) of a tool's name that make or
-// change things. A question ("what do you remember about Dana?", "who
-// reviewed #88?") asks to read; such a tool answers it only when the
-// question says the change.
+// change things. A need that asks to read ("what do you remember about
+// Dana?", "show the reviews on PR 3") is answered by such a tool only
+// when it says the change.
 var changeWords = map[string]bool{"creat": true, "updat": true, "set": true, "add": true, "write": true, "edit": true, "move": true,
 	"push": true, "merg": true, "send": true, "patch": true, "fork": true, "append": true, "upload": true, "instal": true, "upgrad": true}
 
-// questionWords open a question.
-var questionWords = map[string]bool{"what": true, "which": true, "who": true, "whose": true, "when": true, "where": true, "why": true, "how": true}
+// readingWords open a need that asks to read: a question word, or a verb
+// of looking.
+var readingWords = map[string]bool{"what": true, "which": true, "who": true, "whose": true, "when": true, "where": true, "why": true, "how": true,
+	"show": true, "list": true, "display": true, "view": true, "read": true, "see": true, "check": true, "find": true, "search": true, "look": true, "print": true, "dump": true}
 
-// question says whether a query asks something: it opens with a
-// question word or ends with a question mark.
-func question(query string) bool {
+// asksToRead says whether a query asks to read: it opens with a
+// question word or a verb of looking, or ends with a question mark.
+func asksToRead(query string) bool {
 	q := strings.TrimSpace(query)
 	first, _, _ := strings.Cut(strings.ToLower(q), " ")
-	return strings.HasSuffix(q, "?") || questionWords[strings.Trim(first, "'\"")]
+	return strings.HasSuffix(q, "?") || readingWords[strings.Trim(first, "'\"")]
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
@@ -419,7 +421,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 			}
 		}
 	}
-	if ix.tune.asked != 1 && question(query) && !slices.ContainsFunc(terms, func(t term) bool { return changeWords[t.word] || destroyWords[t.word] }) {
+	if ix.tune.asked != 1 && asksToRead(query) && !slices.ContainsFunc(terms, func(t term) bool { return changeWords[t.word] || destroyWords[t.word] }) {
 		for _, d := range touched {
 			if ix.changes[d] {
 				scores[d] *= ix.tune.asked
