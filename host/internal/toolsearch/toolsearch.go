@@ -107,6 +107,11 @@ type tuning struct {
 	// asked scales a tool that makes or changes things (changeWords)
 	// when the query asks to read (asksToRead) and says no such word.
 	asked float64
+	// looks scales a tool that only reads (lookWords) when the query
+	// opens with a verb of making or changing (asksToChange) and says no
+	// word of looking: "answer alice in her thread" posts a reply, it
+	// does not get the replies.
+	looks float64
 	// unnamed scales the tools of the servers a query does not name
 	// when it names one (Index.serverNamed).
 	unnamed float64
@@ -145,6 +150,7 @@ var tuned = tuning{
 	quantifiers: true,
 	unasked:     0.85,
 	asked:       0.7,
+	looks:       0.7,
 	unnamed:     0.9,
 }
 
@@ -173,6 +179,24 @@ func asksToRead(query string) bool {
 	q := strings.TrimSpace(query)
 	first, _, _ := strings.Cut(strings.ToLower(q), " ")
 	return strings.HasSuffix(q, "?") || readingWords[strings.Trim(first, "'\"")]
+}
+
+// lookWords are the verbs (stemmed) of a tool's name that read; a tool
+// whose name says one and no verb of change or destruction only reads.
+var lookWords = map[string]bool{"get": true, "list": true, "read": true, "search": true, "show": true, "view": true, "retriev": true, "find": true, "describ": true}
+
+// changingWords open a need that asks to make or change a thing.
+var changingWords = map[string]bool{"add": true, "create": true, "make": true, "set": true, "update": true, "delete": true, "remove": true,
+	"rename": true, "post": true, "send": true, "write": true, "edit": true, "move": true, "drop": true, "approve": true,
+	"answer": true, "reply": true, "leave": true, "mark": true, "change": true, "close": true, "merge": true, "push": true, "tag": true,
+	"comment": true, "assign": true, "fork": true, "upload": true, "install": true, "upgrade": true, "uninstall": true, "clear": true,
+	"reset": true, "scale": true, "restart": true, "kill": true, "stop": true, "start": true, "store": true, "record": true, "save": true}
+
+// asksToChange says whether a query opens with a verb of making or
+// changing.
+func asksToChange(query string) bool {
+	first, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(query)), " ")
+	return changingWords[strings.Trim(first, "'\"")]
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
@@ -207,6 +231,9 @@ type Index struct {
 	// changes is whether each doc's name says it makes or changes
 	// things (changeWords).
 	changes []bool
+	// reads is whether each doc's name says it only reads
+	// (lookWords).
+	reads []bool
 	// serverNamed maps a server's name, as one stemmed word, to the
 	// server.
 	serverNamed map[string]int32
@@ -304,9 +331,11 @@ func New(docs []Doc) *Index {
 	}
 	ix.destroys = make([]bool, len(docs))
 	ix.changes = make([]bool, len(docs))
+	ix.reads = make([]bool, len(docs))
 	for i := range docs {
 		ix.destroys[i] = slices.ContainsFunc(text[i][fieldName], func(w string) bool { return destroyWords[w] })
 		ix.changes[i] = slices.ContainsFunc(text[i][fieldName], func(w string) bool { return changeWords[w] })
+		ix.reads[i] = slices.ContainsFunc(text[i][fieldName], func(w string) bool { return lookWords[w] }) && !ix.changes[i] && !ix.destroys[i]
 	}
 	ix.scratch.New = func() any {
 		return &scratch{scores: make([]float64, len(docs)), best: make([]float64, len(docs)), cohering: ix.tune.cohere > 0,
@@ -418,6 +447,13 @@ func (ix *Index) Search(query string, k int) []Hit {
 				if !slices.Contains(named, ix.server[d]) {
 					scores[d] *= ix.tune.unnamed
 				}
+			}
+		}
+	}
+	if ix.tune.looks != 1 && asksToChange(query) && !slices.ContainsFunc(terms, func(t term) bool { return lookWords[t.word] && t.rel == "" }) {
+		for _, d := range touched {
+			if ix.reads[d] {
+				scores[d] *= ix.tune.looks
 			}
 		}
 	}
