@@ -148,7 +148,7 @@ var tuned = tuning{
 	shapes:      true,
 	plural:      conceptWeight,
 	quantifiers: true,
-	unasked:     0.85,
+	unasked:     0.6,
 	asked:       0.7,
 	looks:       0.7,
 	unnamed:     0.9,
