@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -154,51 +153,6 @@ var tuned = tuning{
 	unnamed:     0.9,
 }
 
-// destroyWords are the verbs (stemmed) of a tool's name that do away
-// with things. Such a tool is what a need wants only when it says so, in
-// its words or in a word they imply ("toss", "no longer", "anymore"):
-// "Sam reports to Lena" adds a relation, whatever else delete_entities'
-// description shares with it.
-var destroyWords = map[string]bool{"delet": true, "remov": true, "uninstal": true, "clean": true, "clear": true, "reset": true, "destroy": true, "purg": true}
-
-// changeWords are the verbs (stemmed) of a tool's name that make or
-// change things. A need that asks to read ("what do you remember about
-// Dana?", "show the reviews on PR 3") is answered by such a tool only
-// when it says the change.
-var changeWords = map[string]bool{"creat": true, "updat": true, "set": true, "add": true, "write": true, "edit": true, "move": true,
-	"push": true, "merg": true, "send": true, "patch": true, "fork": true, "append": true, "upload": true, "instal": true, "upgrad": true}
-
-// readingWords open a need that asks to read: a question word, or a verb
-// of looking.
-var readingWords = map[string]bool{"what": true, "which": true, "who": true, "whose": true, "when": true, "where": true, "why": true, "how": true,
-	"show": true, "list": true, "display": true, "view": true, "read": true, "see": true, "check": true, "find": true, "search": true, "look": true, "print": true, "dump": true}
-
-// asksToRead says whether a query asks to read: it opens with a
-// question word or a verb of looking, or ends with a question mark.
-func asksToRead(query string) bool {
-	q := strings.TrimSpace(query)
-	first, _, _ := strings.Cut(strings.ToLower(q), " ")
-	return strings.HasSuffix(q, "?") || readingWords[strings.Trim(first, "'\"")]
-}
-
-// lookWords are the verbs (stemmed) of a tool's name that read; a tool
-// whose name says one and no verb of change or destruction only reads.
-var lookWords = map[string]bool{"get": true, "list": true, "read": true, "search": true, "show": true, "view": true, "retriev": true, "find": true, "describ": true}
-
-// changingWords open a need that asks to make or change a thing.
-var changingWords = map[string]bool{"add": true, "create": true, "make": true, "set": true, "update": true, "delete": true, "remove": true,
-	"rename": true, "post": true, "send": true, "write": true, "edit": true, "move": true, "drop": true, "approve": true,
-	"answer": true, "reply": true, "leave": true, "mark": true, "change": true, "close": true, "merge": true, "push": true, "tag": true,
-	"comment": true, "assign": true, "fork": true, "upload": true, "install": true, "upgrade": true, "uninstall": true, "clear": true,
-	"reset": true, "scale": true, "restart": true, "kill": true, "stop": true, "start": true, "store": true, "record": true, "save": true}
-
-// asksToChange says whether a query opens with a verb of making or
-// changing.
-func asksToChange(query string) bool {
-	first, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(query)), " ")
-	return changingWords[strings.Trim(first, "'\"")]
-}
-
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
 // field's length against the average.
 const (
@@ -225,15 +179,8 @@ type Index struct {
 	// surface is, for each stemmed word, the first word the tools wrote
 	// for it, to say why a tool matched in words people read.
 	surface map[string]string
-	// destroys is whether each doc's name says it does away with things
-	// (destroyWords).
-	destroys []bool
-	// changes is whether each doc's name says it makes or changes
-	// things (changeWords).
-	changes []bool
-	// reads is whether each doc's name says it only reads
-	// (lookWords).
-	reads []bool
+	// does is what each doc's name says it does (intent.go).
+	does []uint8
 	// serverNamed maps a server's name, as one stemmed word, to the
 	// server.
 	serverNamed map[string]int32
@@ -329,13 +276,9 @@ func New(docs []Doc) *Index {
 			ix.serverNamed[ws[0]] = int32(s)
 		}
 	}
-	ix.destroys = make([]bool, len(docs))
-	ix.changes = make([]bool, len(docs))
-	ix.reads = make([]bool, len(docs))
+	ix.does = make([]uint8, len(docs))
 	for i := range docs {
-		ix.destroys[i] = slices.ContainsFunc(text[i][fieldName], func(w string) bool { return destroyWords[w] })
-		ix.changes[i] = slices.ContainsFunc(text[i][fieldName], func(w string) bool { return changeWords[w] })
-		ix.reads[i] = slices.ContainsFunc(text[i][fieldName], func(w string) bool { return lookWords[w] }) && !ix.changes[i] && !ix.destroys[i]
+		ix.does[i] = nameDoes(text[i][fieldName])
 	}
 	ix.scratch.New = func() any {
 		return &scratch{scores: make([]float64, len(docs)), best: make([]float64, len(docs)), cohering: ix.tune.cohere > 0,
@@ -425,45 +368,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 		g = end
 	}
 	ix.cohered(sc, touched, scores)
-	if ix.tune.unasked != 1 && !slices.ContainsFunc(terms, func(t term) bool { return destroyWords[t.word] }) {
-		for _, d := range touched {
-			if ix.destroys[d] {
-				scores[d] *= ix.tune.unasked
-			}
-		}
-	}
-	if ix.tune.unnamed != 1 {
-		// A server the query names by its name, as a word of its own
-		// ("in notion", "on github"; not inside a path or an address),
-		// is the one it asks of.
-		var named []int32
-		for _, t := range terms {
-			if s, ok := ix.serverNamed[t.word]; ok && t.rel == "" && t.weight >= 1 && !slices.Contains(named, s) {
-				named = append(named, s)
-			}
-		}
-		if len(named) > 0 {
-			for _, d := range touched {
-				if !slices.Contains(named, ix.server[d]) {
-					scores[d] *= ix.tune.unnamed
-				}
-			}
-		}
-	}
-	if ix.tune.looks != 1 && asksToChange(query) && !slices.ContainsFunc(terms, func(t term) bool { return lookWords[t.word] && t.rel == "" }) {
-		for _, d := range touched {
-			if ix.reads[d] {
-				scores[d] *= ix.tune.looks
-			}
-		}
-	}
-	if ix.tune.asked != 1 && asksToRead(query) && !slices.ContainsFunc(terms, func(t term) bool { return changeWords[t.word] || destroyWords[t.word] }) {
-		for _, d := range touched {
-			if ix.changes[d] {
-				scores[d] *= ix.tune.asked
-			}
-		}
-	}
+	ix.weighIntent(query, terms, touched, scores)
 	if serverScore != nil {
 		for _, d := range touched {
 			scores[d] += ix.tune.server * serverScore[ix.server[d]]
