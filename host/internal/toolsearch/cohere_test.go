@@ -14,7 +14,7 @@ func TestCohere(t *testing.T) {
 		{ID: "pick", Server: "git", Name: "cherry_pick", Description: "Apply a fix from another branch"},
 		{ID: "log", Server: "git", Name: "git_log", Description: "Show the history of a branch"},
 	}
-	query := "take that one fix from the hotfix branch"
+	query := "take that one tiny little fix from the hotfix branch" // three words between: no verb-object pair
 	scores := func(ix *Index) map[string]float64 {
 		m := map[string]float64{}
 		for _, h := range ix.Search(query, 0) {

@@ -19,7 +19,7 @@ import (
 // the third round's families, below.
 var concepts = func() map[string][]string {
 	m := maps.Clone(wordConcepts)
-	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs} {
+	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs, attrVerbs, statePhrases, viewWords, switchVerbs, dropVerbs, remarkVerbs, clusterApps, whoAmI, factVerbs, emojiNames, whoMay, earlierVersions, makingVerbs, evictWords} {
 		for from, to := range more {
 			if _, ok := m[from]; ok {
 				panic("toolsearch: concept " + from + " twice")
@@ -49,11 +49,11 @@ var verbObjects = func() map[string][]string {
 	return m
 }()
 
-// verbFirst are the keys of conceptTerms that verbObjects, pageVerbs and
-// pickVerbs made.
+// verbFirst are the keys of conceptTerms that verbObjects, pageVerbs,
+// pickVerbs and attrVerbs made.
 var verbFirst = func() map[string]bool {
 	m := map[string]bool{}
-	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs} {
+	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs, attrVerbs, switchVerbs, dropVerbs, remarkVerbs, makingVerbs} {
 		for from := range vo {
 			m[conceptKey(from)] = true
 		}
@@ -104,7 +104,7 @@ var wordConcepts = map[string][]string{
 	"release": {"tag", "release"}, "version": {"tag", "version"}, "history": {"log", "commits"},
 	"changed": {"diff", "status"}, "changes": {"diff", "status"}, "authored": {"blame", "log"},
 	"wrote": {"blame", "log", "commit"}, "review": {"review"}, "approve": {"review", "approve"},
-	"ci": {"status", "checks"}, "checks": {"status"}, "pr": {"pull", "request"}, "mr": {"merge", "request"},
+	"ci": {"status", "checks"}, "checks": {"status"}, "pr": {"request"}, "mr": {"request"},
 	"project": {"repository", "project"}, "codebase": {"repository", "code"},
 	// Documents and notes.
 	"doc": {"page"}, "docs": {"page"}, "document": {"page"}, "note": {"page", "observation"}, "notes": {"page", "observations"},

@@ -37,11 +37,18 @@ type named struct {
 }
 
 // kindsOf is kinds with the words that named them.
+// A version inside a quoted title of several words is the title's ("the
+// 'Draft v1' doc", "'Roadmap 2027'"), not a tag.
 func kindsOf(query string) []named {
 	var out []named
-	for _, f := range strings.Fields(query) {
+	fields := strings.Fields(query)
+	title := titleFields(fields)
+	for i, f := range fields {
 		f = strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")
 		k := kind(f)
+		if k == versionKind && title != nil && title[i] {
+			continue
+		}
 		if k != "" && !slices.ContainsFunc(out, func(n named) bool { return n.kind == k }) {
 			out = append(out, named{k, f})
 		}
@@ -55,6 +62,9 @@ func kind(f string) string {
 	}
 	if strings.Contains(f, "://") || strings.HasPrefix(f, "www.") {
 		return "url"
+	}
+	if _, n, ok := strings.Cut(f, "#"); ok && n != "" && strings.Trim(n, "0123456789") == "" && !strings.Contains(f, "://") {
+		return "number" // #312, acme/web#57: an issue's or a pull request's number
 	}
 	if len(f) > 1 && (f[0] == '#' || f[0] == '@') && lowerAlnum(strings.ToLower(strings.NewReplacer("-", "", "_", "", ".", "").Replace(f[1:]))) {
 		if f[0] == '#' {
@@ -103,8 +113,10 @@ func kind(f string) string {
 	if wellKnownFiles[strings.ToLower(name)] {
 		return "file"
 	}
+	// A name of one letter takes an ending of two or more (a.go, b.py),
+	// so that e.g and i.e are no files.
 	dot := strings.LastIndexByte(name, '.')
-	if dot < 2 || len(name)-dot-1 > 4 || !lowerAlnum(name[dot+1:]) {
+	if dot < 1 || dot == 1 && len(name)-dot-1 < 2 || len(name)-dot-1 > 4 || !lowerAlnum(name[dot+1:]) {
 		if relPath(f) {
 			return "path" // build/out, acme/web: a folder's or a repository's
 		}

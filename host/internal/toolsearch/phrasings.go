@@ -23,8 +23,6 @@ var phrasings = map[string][]string{
 	"shot": {"screenshot"},
 	// Remarks on a thing.
 	"remark": {"comment"}, "remarks": {"comments"}, "annotate": {"comment"}, "feedback": {"comment", "review"},
-	"leave note": {"comment", "create comment"}, "leave remark": {"comment", "create comment"}, "leave comment": {"comment", "create comment"},
-	"add note": {"comment", "create comment"},
 	// Adding at the end.
 	"tack": {"append"}, "end of": {"append"}, "bottom": {"append"}, "underneath": {"append", "children"},
 	"tack on": {"append"}, "stick on": {"append"},

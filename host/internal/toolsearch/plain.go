@@ -38,7 +38,7 @@ var plainFamilies = []struct {
 	}},
 	{"approval given", map[string][]string{
 		"thumbs up": {"review", "approve", "reaction"}, "lgtm": {"review", "approve"}, "sign off": {"review", "approve"},
-		"approval": {"review", "approve"}, "blessing": {"review", "approve"},
+		"approval": {"review", "approve"}, "blessing": {"review", "approve"}, "okayed": {"review", "approve"},
 	}},
 	{"things seen side by side", map[string][]string{
 		"next to": {"compare", "multiple"}, "side by": {"compare", "multiple"}, "what differs": {"compare", "diff"},
@@ -63,10 +63,6 @@ var plainFamilies = []struct {
 	{"short words for things", map[string][]string{
 		"pic": {"screenshot", "image"}, "pics": {"screenshot", "image"}, "md": {"markdown"},
 		"tracker": {"database", "data source"}, "board": {"database", "data source"},
-	}},
-	{"a remark posted on a thing", map[string][]string{
-		"post note": {"comment", "create comment"}, "post remark": {"comment", "create comment"},
-		"drop note": {"comment", "create comment"}, "write note": {"comment", "create comment"},
 	}},
 	{"a work item's state", map[string][]string{
 		"resolved": {"update", "state", "closed"}, "resolve": {"update", "state", "closed"},

@@ -42,6 +42,45 @@ func quotedFields(fields []string) []bool {
 	return in
 }
 
+// titleFields are the fields inside quotes of two fields or more: a
+// title given as it is ("the 'Draft v1' doc").
+func titleFields(fields []string) []bool {
+	in := quotedFields(fields)
+	if in == nil {
+		return nil
+	}
+	title := make([]bool, len(fields))
+	for i := range in {
+		title[i] = in[i] && (i > 0 && in[i-1] || i+1 < len(in) && in[i+1])
+	}
+	return title
+}
+
+// quotedWords are the words (stemmed) a query says only inside quotes.
+func quotedWords(query string) map[string]bool {
+	fields := strings.Fields(query)
+	in := quotedFields(fields)
+	if in == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for i, f := range fields {
+		if in[i] {
+			for _, w := range tokens(f) {
+				out[w] = true
+			}
+		}
+	}
+	for i, f := range fields {
+		if !in[i] {
+			for _, w := range tokens(f) {
+				delete(out, w)
+			}
+		}
+	}
+	return out
+}
+
 // surface is a field as a word said: lower-cased, its punctuation
 // trimmed.
 func surface(f string) string {

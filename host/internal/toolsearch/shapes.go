@@ -160,7 +160,30 @@ func shapesOf(query string) []named {
 	if f, ok := headcount(fields); ok {
 		out = append(out, named{"replicas", f})
 	}
+	if f, ok := everyOfType(fields); ok {
+		out = append(out, named{"pattern", f})
+	}
+	if f, ok := meaningQuestion(fields); ok {
+		out = append(out, named{"explain documentation", f})
+	}
 	return out
+}
+
+// meaningQuestion finds a question of what a thing means ("what does
+// the tolerations setting of a pod mean", "what do these fields mean"):
+// its documentation answers it, whatever the thing is.
+func meaningQuestion(fields []string) (string, bool) {
+	for i := 0; i+2 < len(fields); i++ {
+		if !strings.EqualFold(fields[i], "what") || !strings.EqualFold(fields[i+1], "does") && !strings.EqualFold(fields[i+1], "do") {
+			continue
+		}
+		for _, f := range fields[i+2:] {
+			if w := strings.ToLower(strings.TrimRight(f, "?.!")); w == "mean" {
+				return f, true
+			}
+		}
+	}
+	return "", false
 }
 
 // mediaExts are the endings of pictures and sound, which a file server
@@ -298,6 +321,22 @@ func pastQuestion(fields []string) (string, bool) {
 	for i := 0; i+1 < len(fields); i++ {
 		if pastAsks[strings.ToLower(fields[i])] && strings.EqualFold(fields[i+1], "did") {
 			return fields[i+1], true
+		}
+	}
+	return "", false
+}
+
+// everyOf are the words that ask for all things of a kind.
+var everyOf = map[string]bool{"every": true, "all": true, "each": true, "any": true}
+
+// everyOfType finds files asked for by their ending alone ("dig up every
+// .yaml under charts", "each .proto file"): a pattern of names, which a
+// search matches, as *.yaml is (kinds.go).
+func everyOfType(fields []string) (string, bool) {
+	for i := 0; i+1 < len(fields); i++ {
+		f := strings.TrimRight(fields[i+1], ",;:!?")
+		if everyOf[strings.ToLower(fields[i])] && len(f) > 1 && len(f) <= 6 && f[0] == '.' && lowerAlnum(f[1:]) {
+			return f, true
 		}
 	}
 	return "", false

@@ -39,6 +39,19 @@ var synonymGroups = [][]string{
 	{"merge request", "mr"},
 }
 
+// abbreviations are words and their short forms: the same word, so a
+// tool that says "repository" in its name meets "repo" as fully as a
+// tool that says "repo" (an owner's and a repo's parameters, on every
+// tool of a forge).
+var abbreviations = func() map[string]string {
+	m := map[string]string{}
+	for long, short := range map[string]string{"repository": "repo", "directory": "dir", "message": "msg", "environment": "env",
+		"configuration": "config", "information": "info", "javascript": "js", "image": "img"} {
+		m[stem(long)], m[stem(short)] = stem(short), stem(long)
+	}
+	return m
+}()
+
 // synonymWeight scales a word a query gains from synonymGroups against
 // the words it has: a tool that says what the user said ranks before
 // one that says it another way. Measured on the tuning needs, with
@@ -57,7 +70,14 @@ var synonyms = func() map[string][]string {
 				continue
 			}
 			for _, other := range g {
-				for _, t := range tokens(other) {
+				ts := tokens(other)
+				if len(ts) == 2 {
+					// "pull request": the two words side by side and
+					// the last, which names the thing; the first alone
+					// names another (a pull).
+					ts = []string{ts[1], pair(ts[0], ts[1])}
+				}
+				for _, t := range ts {
 					if t != from[0] {
 						m[from[0]] = append(m[from[0]], t)
 					}

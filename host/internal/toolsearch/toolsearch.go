@@ -100,6 +100,20 @@ type tuning struct {
 	// near weighs the words nearest a query's word by their vectors
 	// (embed.go); 0 reads none.
 	near float64
+	// unasked scales a tool that does away with things (destroyWords)
+	// when the query says no such word, nor any word that implies one.
+	unasked float64
+	// asked scales a tool that makes or changes things (changeWords)
+	// when the query asks to read (asksToRead) and says no such word.
+	asked float64
+	// looks scales a tool that only reads (lookWords) when the query
+	// opens with a verb of making or changing (asksToChange) and says no
+	// word of looking: "answer alice in her thread" posts a reply, it
+	// does not get the replies.
+	looks float64
+	// unnamed scales the tools of the servers a query does not name
+	// when it names one (Index.serverNamed).
+	unnamed float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -124,7 +138,7 @@ var tuned = tuning{
 	synonyms:    true,
 	concepts:    true,
 	enums:       true,
-	names:       1,
+	names:       0.75,
 	light:       1,
 	phrase:      0.5,
 	inKind:      0.5,
@@ -133,6 +147,10 @@ var tuned = tuning{
 	shapes:      true,
 	plural:      conceptWeight,
 	quantifiers: true,
+	unasked:     0.6,
+	asked:       0.7,
+	looks:       0.7,
+	unnamed:     0.9,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
@@ -161,6 +179,11 @@ type Index struct {
 	// surface is, for each stemmed word, the first word the tools wrote
 	// for it, to say why a tool matched in words people read.
 	surface map[string]string
+	// does is what each doc's name says it does (intent.go).
+	does []uint8
+	// serverNamed maps a server's name, as one stemmed word, to the
+	// server.
+	serverNamed map[string]int32
 }
 
 // What of a tool is indexed: a server writes its tools' texts, and one
@@ -247,6 +270,16 @@ func New(docs []Doc) *Index {
 		}
 	}
 	ix.surface = tz.surface
+	ix.serverNamed = map[string]int32{}
+	for s, name := range ix.servers {
+		if ws := tokens(name); len(ws) == 1 {
+			ix.serverNamed[ws[0]] = int32(s)
+		}
+	}
+	ix.does = make([]uint8, len(docs))
+	for i := range docs {
+		ix.does[i] = nameDoes(text[i][fieldName])
+	}
 	ix.scratch.New = func() any {
 		return &scratch{scores: make([]float64, len(docs)), best: make([]float64, len(docs)), cohering: ix.tune.cohere > 0,
 			met: make([]bool, len(ix.servers)), serverWords: make([]float64, len(ix.servers)), factor: make([]float64, len(ix.servers))}
@@ -335,6 +368,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 		g = end
 	}
 	ix.cohered(sc, touched, scores)
+	ix.weighIntent(query, terms, touched, scores)
 	if serverScore != nil {
 		for _, d := range touched {
 			scores[d] += ix.tune.server * serverScore[ix.server[d]]

@@ -143,8 +143,8 @@ func TestQueryTerms(t *testing.T) {
 		"0 folder 1.00 folder ",
 		"0 directori 0.80 folder synonym",
 		"1 pr 1.00 pr ",
-		"1 pull 0.80 pr synonym",
 		"1 request 0.80 pr synonym",
+		"1 pull request 0.80 pr synonym",
 		"2 remov 1.00 remove ",
 		"2 delet 0.80 remove synonym",
 	}
