@@ -1,0 +1,19 @@
+package toolsearch
+
+import "testing"
+
+func TestPastedKind(t *testing.T) {
+	for f, want := range map[string]string{
+		"#412": "issue pull", "acme/api#88": "issue pull", "#general": "channel", "#": "",
+		"src/router.ts:88": "file line", "invoice.go:40-60": "file line", "main.go:12:5": "file line",
+		"localhost:3000": "url", "user:42": "key",
+		"./services": "directory", "../api-review": "directory", "./docs/img/login.png": "file",
+		"rate:user:42": "key", "feature:flags:beta": "key", "10:30:00": "", "a:b:c": "",
+		"parseConfig": "code", "ErrImagePull": "code", "STRIPE_SECRET_OLD": "code",
+		"GitHub": "", "JavaScript": "", "iPhone": "", "macOS": "", "node_modules": "",
+	} {
+		if got := kind(f); got != want {
+			t.Errorf("kind(%q) = %q, want %q", f, got, want)
+		}
+	}
+}
