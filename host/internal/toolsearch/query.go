@@ -115,6 +115,12 @@ func (ix *Index) queryTerms(query string) []term {
 			group++
 		}
 	}
+	if ix.tune.concepts {
+		if made := ix.madeNew(words, said, group); len(made) > 0 {
+			terms = append(terms, made...)
+			group++
+		}
+	}
 	// inKind are the words that come only from inside a path, a URL, a
 	// file's or a key's name: "/var/data" names a directory, not data
 	// (tuning.inKind).

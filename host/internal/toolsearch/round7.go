@@ -1,6 +1,9 @@
 package toolsearch
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The seventh round's forms (testdata/README.md): what people paste as
 // it is written in a terminal, a forge or an editor, read from the blind
@@ -170,3 +173,28 @@ var remarkVerbs = func() map[string][]string {
 	}
 	return m
 }()
+
+// madeNew are the terms of a thing a command makes new: "new" and,
+// within the three words after it, a thing some tool creates ("a new
+// meeting notes page": create page), or a thing a concept of the word
+// names ("set up a new table": create database). A thing's own words
+// find the tools that read or change it as well; "new" says it is made.
+// They are one group, at conceptWeight; words are the query's, in order.
+func (ix *Index) madeNew(words []string, said func(string) string, group int) []term {
+	var out []term
+	made := stem("create")
+	for i, w := range words {
+		if w != "new" {
+			continue
+		}
+		for _, thing := range words[i+1 : min(len(words), i+4)] {
+			for _, t := range append([]string{thing}, conceptTerms[thing]...) {
+				p := pair(made, t)
+				if ix.postings[p] != nil && !slices.ContainsFunc(out, func(o term) bool { return o.word == p }) {
+					out = append(out, term{word: p, weight: conceptWeight, group: group, from: pair(said(w), said(thing)), rel: "means", pos: i})
+				}
+			}
+		}
+	}
+	return out
+}

@@ -17,3 +17,20 @@ func TestPastedKind(t *testing.T) {
 		}
 	}
 }
+
+func TestMadeNew(t *testing.T) {
+	ix := New([]Doc{
+		{ID: "post-page", Name: "post-page", Description: "Create a page"},
+		{ID: "create-db", Name: "create-database", Description: "Create a database"},
+		{ID: "get-page", Name: "retrieve-page", Description: "Retrieve a page"},
+	})
+	for query, want := range map[string]string{
+		"start a new meeting notes page under Team Wiki": "post-page",
+		"set up a new table for customer interviews":     "create-db",
+		"retrieve the meeting notes page":                "get-page",
+	} {
+		if hits := ix.Search(query, 1); len(hits) == 0 || hits[0].ID != want {
+			t.Errorf("%q: got %v, want %s first", query, hits, want)
+		}
+	}
+}
