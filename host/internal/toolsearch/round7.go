@@ -198,3 +198,49 @@ func (ix *Index) madeNew(words []string, said func(string) string, group int) []
 	}
 	return out
 }
+
+// writingVerbs are the verbs of a tool's name that make or change
+// something: a tool named so answers a command, not a question.
+var writingVerbs = map[string]bool{
+	"create": true, "post": true, "add": true, "update": true, "patch": true, "delete": true, "remove": true,
+	"move": true, "push": true, "merge": true, "write": true, "edit": true, "set": true, "fork": true,
+	"append": true, "insert": true, "upload": true, "install": true, "uninstall": true, "upgrade": true,
+	"drop": true, "clean": true,
+}
+
+// readingVerbs are the verbs of a tool's name that read: with one, a
+// writing verb is the protocol's ("API-post-search" is an HTTP POST).
+var readingVerbs = map[string]bool{"get": true, "list": true, "read": true, "search": true, "retrieve": true, "query": true}
+
+// writes says whether a tool's name has a verb of making or changing,
+// and none of reading.
+func writes(name string) bool {
+	w := false
+	for word := range strings.FieldsFuncSeq(strings.ToLower(name), notWordRune) {
+		if readingVerbs[word] {
+			return false
+		}
+		w = w || writingVerbs[word]
+	}
+	return w
+}
+
+// questionWords open a question that asks to read or list: "which posts go
+// out next week", "did CI pass on #311", "whose fault is this line".
+var questionWords = map[string]bool{
+	"what": true, "what's": true, "whats": true, "which": true, "who": true, "who's": true, "whose": true,
+	"where": true, "where's": true, "when": true, "is": true, "are": true, "was": true, "were": true,
+	"does": true, "did": true, "has": true, "have": true, "any": true,
+}
+
+// asksOnly says whether a query is a question that asks to read or
+// list, not a request put as one ("can you delete...", "how do I
+// create..."): its first word asks.
+func asksOnly(query string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(strings.ToLower(query)), " ")
+	return questionWords[strings.TrimRight(first, ",?")]
+}
+
+// askedWriting weighs a tool that makes or changes things against the
+// others when the query only asks.
+const askedWriting = 0.65

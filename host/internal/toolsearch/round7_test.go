@@ -34,3 +34,23 @@ func TestMadeNew(t *testing.T) {
 		}
 	}
 }
+
+func TestAsksOnly(t *testing.T) {
+	for query, want := range map[string]bool{
+		"which posts are going out next week": true, "did CI pass on #311?": true, "whats dirty in my checkout rn": true,
+		"Is the cluster reachable": true, "can you delete the branch?": false, "how do I create a page": false,
+		"create a page": false,
+	} {
+		if got := asksOnly(query); got != want {
+			t.Errorf("asksOnly(%q) = %v, want %v", query, got, want)
+		}
+	}
+	for name, want := range map[string]bool{
+		"API-post-page": true, "API-post-search": false, "create_issue": true, "get_pull_request_files": false,
+		"update_pull_request_branch": true, "git_log": false, "set": true,
+	} {
+		if got := writes(name); got != want {
+			t.Errorf("writes(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

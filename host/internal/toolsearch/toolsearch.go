@@ -161,6 +161,9 @@ type Index struct {
 	// surface is, for each stemmed word, the first word the tools wrote
 	// for it, to say why a tool matched in words people read.
 	surface map[string]string
+	// writes is whether each doc's name makes or changes things
+	// (round7.go): a question ranks it lower.
+	writes []bool
 }
 
 // What of a tool is indexed: a server writes its tools' texts, and one
@@ -201,6 +204,7 @@ func New(docs []Doc) *Index {
 			ix.servers = append(ix.servers, d.Server)
 		}
 		ix.server[i] = s
+		ix.writes = append(ix.writes, writes(d.Name))
 		t := &text[i]
 		t[fieldName] = tz.tokens(unclitic(head(d.Name)))
 		t[fieldDescription] = tz.tokens(unclitic(head(d.Description)))
@@ -335,6 +339,13 @@ func (ix *Index) Search(query string, k int) []Hit {
 		g = end
 	}
 	ix.cohered(sc, touched, scores)
+	if asksOnly(query) {
+		for _, d := range touched {
+			if ix.writes[d] {
+				scores[d] *= askedWriting
+			}
+		}
+	}
 	if serverScore != nil {
 		for _, d := range touched {
 			scores[d] += ix.tune.server * serverScore[ix.server[d]]
