@@ -244,3 +244,26 @@ func asksOnly(query string) bool {
 // askedWriting weighs a tool that makes or changes things against the
 // others when the query only asks.
 const askedWriting = 0.65
+
+// runsCommand finds a command line that is to be run: after a verb of
+// running (commandLine), in backquotes after one ("run `env` inside
+// redis-0"), or a program and its flag after with, using or via ("check
+// how full the disk is with df -h").
+func runsCommand(fields []string) (string, bool) {
+	if f, ok := commandLine(fields); ok {
+		return f, true
+	}
+	for i := 0; i+1 < len(fields); i++ {
+		verb, next := strings.ToLower(fields[i]), fields[i+1]
+		if runVerbs[verb] && len(next) > 2 && next[0] == '`' {
+			return strings.Trim(next, "`,;.?!"), true
+		}
+		if (verb == "with" || verb == "using" || verb == "via") && i+2 < len(fields) {
+			flag := strings.TrimRight(fields[i+2], ",;.")
+			if lowerAlnum(next) && len(flag) > 1 && flag[0] == '-' && lowerAlnum(strings.TrimLeft(flag, "-")) {
+				return next, true
+			}
+		}
+	}
+	return "", false
+}

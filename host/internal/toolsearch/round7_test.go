@@ -1,6 +1,9 @@
 package toolsearch
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPastedKind(t *testing.T) {
 	for f, want := range map[string]string{
@@ -51,6 +54,20 @@ func TestAsksOnly(t *testing.T) {
 	} {
 		if got := writes(name); got != want {
 			t.Errorf("writes(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestRunsCommand(t *testing.T) {
+	for query, want := range map[string]string{
+		"run `env` inside redis-0":                      "env",
+		"check how full the disk is with df -h":         "df",
+		"check free disk space by running df -h there.": "df",
+		"run the tests with care":                       "",
+		"mkdir -p build/out":                            "",
+	} {
+		if got, _ := runsCommand(strings.Fields(query)); got != want {
+			t.Errorf("runsCommand(%q) = %q, want %q", query, got, want)
 		}
 	}
 }

@@ -148,7 +148,7 @@ func shapesOf(query string) []named {
 	if f, ok := pastQuestion(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
 		out = append(out, named{"log history", f})
 	}
-	if f, ok := commandLine(fields); ok {
+	if f, ok := runsCommand(fields); ok {
 		out = append(out, named{"command", f})
 	}
 	if f, ok := newFile(fields); ok {
