@@ -267,3 +267,42 @@ func runsCommand(fields []string) (string, bool) {
 	}
 	return "", false
 }
+
+// spanUnits are the units of a span of time back from now.
+var spanUnits = map[string]bool{"days": true, "weeks": true, "months": true, "hours": true, "years": true, "day": true, "week": true, "month": true}
+
+// months are the months as people write dates ("after Nov 23").
+var months = map[string]bool{
+	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true, "sept": true,
+	"oct": true, "nov": true, "dec": true, "january": true, "february": true, "march": true, "april": true, "june": true,
+	"july": true, "august": true, "september": true, "october": true, "november": true, "december": true,
+}
+
+// timeSpan finds a span of time a need asks about: the last or past few
+// days, weeks or months ("over the last two weeks"), or a date after
+// since, after or before ("after Nov 23"): what happened in it is a
+// history from a date.
+func timeSpan(fields []string) (string, bool) {
+	for i, f := range fields {
+		w := strings.ToLower(strings.Trim(f, ",;.?!()"))
+		switch w {
+		case "last", "past", "previous":
+			j := i + 1
+			for j < len(fields) && j < i+4 {
+				n := strings.ToLower(strings.Trim(fields[j], ",;.?!()"))
+				if spanUnits[n] && j > i+1 {
+					return f, true
+				}
+				if !countWords[n] && strings.Trim(n, "0123456789") != "" && n != "few" && n != "couple" && n != "of" {
+					break
+				}
+				j++
+			}
+		case "since", "after", "before":
+			if i+1 < len(fields) && months[strings.ToLower(strings.TrimRight(fields[i+1], ".,"))] {
+				return f, true
+			}
+		}
+	}
+	return "", false
+}

@@ -71,3 +71,18 @@ func TestRunsCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestTimeSpan(t *testing.T) {
+	for query, want := range map[string]bool{
+		"what has priya done in payments/ over the last two weeks": true,
+		"commits of the past 3 days":                               true,
+		"what landed on main after Nov 23":                         true,
+		"read the last 20 lines of app.log":                        false,
+		"show the last commit":                                     false,
+		"after the deploy, restart it":                             false,
+	} {
+		if _, got := timeSpan(strings.Fields(query)); got != want {
+			t.Errorf("timeSpan(%q) = %v, want %v", query, got, want)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func TestShapes(t *testing.T) {
 		{"a 4x4 grid, the 0x1f byte, 2x faster", nil},
 		{"I want 5 api pods instead of 2", []named{{"replicas", "5"}}},
 		{"the 2 failing pods in staging", nil},
-		{"what did Priya change in auth/session.go over the last two days?", []named{{"log history", "did"}}},
+		{"what did Priya change in auth/session.go over the last two days?", []named{{"log history", "did"}, {"history since", "last"}}},
 		{"what did the build print", nil},
 		{"what does main.go do", nil},
 		{"shrink report.csv down before I mail it", []named{{"compress", "report.csv"}}},
