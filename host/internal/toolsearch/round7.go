@@ -306,3 +306,18 @@ func timeSpan(fields []string) (string, bool) {
 	}
 	return "", false
 }
+
+// changedValue finds a value changed, "from A to B" (fromTo), or set
+// to a version ("bump version in package.json to 2.4.0"): in a file the
+// need names, it is an edit of the file, not a release's tag.
+func changedValue(fields []string) (string, bool) {
+	if f, ok := fromTo(fields); ok {
+		return f, true
+	}
+	for i := 0; i+1 < len(fields); i++ {
+		if strings.EqualFold(fields[i], "to") && version(strings.TrimRight(fields[i+1], ",;.?!")) {
+			return fields[i+1], true
+		}
+	}
+	return "", false
+}

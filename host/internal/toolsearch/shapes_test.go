@@ -31,6 +31,8 @@ func TestShapes(t *testing.T) {
 		{"open https://example.com/a.png and notes.md", nil},
 		{"bump the port in /etc/nginx/nginx.conf from 8080 to 9090", []named{{"edit", "8080"}}},
 		{"scale web from 3 to 6", nil},
+		{"bump version in package.json to 2.4.0", []named{{"edit", "2.4.0"}}},
+		{"bump the chart to 2.4.0", nil},
 		{"copy notes.txt from the desktop to backup/", nil},
 		{"check free disk space from inside postgres-0 by running df -h there.", []named{{"command", "df"}}},
 		{"mkdir -p build/out", nil},
