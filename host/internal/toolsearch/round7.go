@@ -14,7 +14,9 @@ import (
 // pull request, a file at a line ("src/router.ts:88") a file's line, a
 // path relative to here ("./services", "../api") a directory, a key of
 // several parts ("rate:user:42") a store's key, and a name as code
-// writes it ("parseConfig", "ErrImagePull", "STRIPE_SECRET_OLD") code.
+// writes it ("parseConfig", "ErrImagePull", "STRIPE_SECRET_OLD") code,
+// and a chat's own names of a message, a channel and a user
+// ("1712345678.000200", "C04ABCD", "U024BE7LH") those.
 func pastedKind(f string) string {
 	switch {
 	case workItem(f):
@@ -27,8 +29,31 @@ func pastedKind(f string) string {
 		return "key"
 	case codeName(f):
 		return exprKind
+	case chatStamp(f):
+		return "message ts"
+	case chatID(f, 'C'):
+		return "channel"
+	case chatID(f, 'U'):
+		return "user"
 	}
 	return ""
+}
+
+// chatStamp says whether f is a chat message's timestamp, which names
+// it: seconds since 1970, a dot and a fraction ("1712345678.000200").
+func chatStamp(f string) bool {
+	sec, frac, ok := strings.Cut(f, ".")
+	return ok && len(sec) == 10 && len(frac) >= 3 && len(frac) <= 6 && strings.Trim(sec+frac, "0123456789") == ""
+}
+
+// chatID says whether f is a chat's ID of a channel (C...) or a user
+// (U...), as chats write them: the letter, then seven or more capitals
+// and digits with a digit first ("C04ABCD", "U024BE7LH").
+func chatID(f string, letter byte) bool {
+	if len(f) < 7 || f[0] != letter || f[1] < '0' || f[1] > '9' {
+		return false
+	}
+	return strings.Trim(f[1:], "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
 }
 
 // workItem says whether f is a forge's issue or pull request by its

@@ -13,6 +13,7 @@ func TestPastedKind(t *testing.T) {
 		"./services": "directory", "../api-review": "directory", "./docs/img/login.png": "file",
 		"rate:user:42": "key", "feature:flags:beta": "key", "10:30:00": "", "a:b:c": "",
 		"parseConfig": "code", "ErrImagePull": "code", "STRIPE_SECRET_OLD": "code",
+		"1712345678.000200": "message ts", "C04ABCD": "channel", "U024BE7LH": "user", "C0": "", "U2": "", "3.14": "",
 		"GitHub": "", "JavaScript": "", "iPhone": "", "macOS": "", "node_modules": "",
 	} {
 		if got := kind(f); got != want {
