@@ -346,3 +346,18 @@ func changedValue(fields []string) (string, bool) {
 	}
 	return "", false
 }
+
+// landVerbs are the verbs of landing work on a branch.
+var landVerbs = map[string]bool{"ship": true, "land": true, "squash": true, "squash-land": true, "merge": true}
+
+// landedItem finds a pull request landed by its number ("ship #140 on
+// octo/widgets", "squash-land acme/web#412"): with a work item for its
+// object a verb of landing is a merge, where "ship it" alone is a push.
+func landedItem(fields []string) (string, bool) {
+	for i := 0; i+1 < len(fields); i++ {
+		if landVerbs[strings.ToLower(fields[i])] && workItem(strings.Trim(fields[i+1], ",;.?!")) {
+			return fields[i+1], true
+		}
+	}
+	return "", false
+}

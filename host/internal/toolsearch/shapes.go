@@ -148,6 +148,9 @@ func shapesOf(query string) []named {
 	if f, ok := pastQuestion(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
 		out = append(out, named{"log history", f})
 	}
+	if f, ok := landedItem(fields); ok {
+		out = append(out, named{"merge", f})
+	}
 	if f, ok := timeSpan(fields); ok {
 		out = append(out, named{"history since", f})
 	}

@@ -33,6 +33,8 @@ func TestShapes(t *testing.T) {
 		{"scale web from 3 to 6", nil},
 		{"bump version in package.json to 2.4.0", []named{{"edit", "2.4.0"}}},
 		{"bump the chart to 2.4.0", nil},
+		{"ship #140 on octo/widgets", []named{{"merge", "#140"}}},
+		{"ship it to origin", nil},
 		{"copy notes.txt from the desktop to backup/", nil},
 		{"check free disk space from inside postgres-0 by running df -h there.", []named{{"command", "df"}}},
 		{"mkdir -p build/out", nil},
