@@ -120,6 +120,12 @@ func (ix *Index) queryTerms(query string) []term {
 			terms = append(terms, made...)
 			group++
 		}
+		reached, verbs := ix.reachedObjects(words, said, group)
+		for _, v := range verbs {
+			phrased[v] = true
+		}
+		terms = append(terms, reached...)
+		group += len(verbs)
 	}
 	// inKind are the words that come only from inside a path, a URL, a
 	// file's or a key's name: "/var/data" names a directory, not data

@@ -361,3 +361,39 @@ func landedItem(fields []string) (string, bool) {
 	}
 	return "", false
 }
+
+// verbReach is how many words a verb's object may stand after it, with
+// the object's modifiers between: "open a draft PR", "start a new
+// meeting notes page", "post a short note on issue 482".
+const verbReach = 4
+
+// reachedObjects are the terms of a verb and its object that stand
+// apart (verbObjects, pageVerbs, pickVerbs and remarkVerbs read them
+// side by side), one group each, and the verbs they take: as for a pair
+// side by side, the verb gives way to the pair (tuning.phrase).
+func (ix *Index) reachedObjects(words []string, said func(string) string, group int) (out []term, verbs []string) {
+	for i, v := range words {
+		if i+1 < len(words) && verbFirst[pair(v, words[i+1])] {
+			continue // side by side: the pair has it
+		}
+		for j := i + 2; j < min(len(words), i+1+verbReach); j++ {
+			p := pair(v, words[j])
+			if !verbFirst[p] {
+				continue
+			}
+			added := false
+			for _, s := range conceptTerms[p] {
+				if ix.postings[s] != nil {
+					out = append(out, term{word: s, weight: conceptWeight, group: group, from: pair(said(v), said(words[j])), rel: "means", pos: i})
+					added = true
+				}
+			}
+			if added {
+				verbs = append(verbs, v)
+				group++
+			}
+			break
+		}
+	}
+	return out, verbs
+}

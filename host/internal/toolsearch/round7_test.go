@@ -1,6 +1,7 @@
 package toolsearch
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,5 +86,17 @@ func TestTimeSpan(t *testing.T) {
 		if _, got := timeSpan(strings.Fields(query)); got != want {
 			t.Errorf("timeSpan(%q) = %v, want %v", query, got, want)
 		}
+	}
+}
+
+func TestReachedObjects(t *testing.T) {
+	ix := New([]Doc{{ID: "create", Name: "create_pull_request"}, {ID: "pull", Name: "git_pull"}})
+	terms := ix.queryTerms("open a draft PR from fix/login into main")
+	if !slices.ContainsFunc(terms, func(t term) bool { return t.word == "creat" && t.rel == "means" && t.from == "open pr" }) {
+		t.Errorf("open ... PR: no create in %v", terms)
+	}
+	terms = ix.queryTerms("show the open bugs in our Bugs table")
+	if n := len(slices.DeleteFunc(terms, func(t term) bool { return t.word != "creat" })); n > 1 {
+		t.Errorf("open bugs ... Bugs: create %d times, want once", n)
 	}
 }
