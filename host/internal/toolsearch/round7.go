@@ -187,13 +187,26 @@ var shorthandPhrasings = func() map[string][]string {
 	return m
 }()
 
-// remarkVerbs are pairs of a verb of saying and a work item or a doc
-// that make it a comment: "post on issue 482", "chime in on ticket 88".
+// remarkVerbs are pairs of a verb and its object where the object
+// decides the verb's sense, as verbObjects are: saying something on a
+// work item or a doc is a comment ("post on issue 482", "chime in on
+// ticket 88"); marking or flipping a task or a row sets its state ("mark
+// the 'Homepage redesign' task as Done"); pulling a doc or a page reads
+// it ("pull the onboarding doc out as md"), where pulling a branch is
+// git's.
 var remarkVerbs = func() map[string][]string {
 	m := map[string][]string{}
-	for _, verb := range []string{"post", "chime", "weigh"} {
-		for _, item := range []string{"issue", "ticket", "bug", "pr", "mr", "doc", "page"} {
-			m[verb+" "+item] = []string{"comment"}
+	for _, sense := range []struct {
+		verbs, objects, to []string
+	}{
+		{[]string{"post", "chime", "weigh"}, []string{"issue", "ticket", "bug", "pr", "mr", "doc", "page"}, []string{"comment"}},
+		{[]string{"mark", "flip"}, []string{"task", "row", "item", "ticket", "issue", "bug"}, []string{"update", "properties", "state"}},
+		{[]string{"pull"}, []string{"doc", "page", "document", "wiki"}, []string{"retrieve", "get"}},
+	} {
+		for _, verb := range sense.verbs {
+			for _, object := range sense.objects {
+				m[verb+" "+object] = sense.to
+			}
 		}
 	}
 	return m
