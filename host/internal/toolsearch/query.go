@@ -174,6 +174,7 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 		}
 	}
+	purpose := purposeWords(query)
 	wn := wordNet()
 	first := map[string]int{}
 	for i, w := range words {
@@ -231,6 +232,9 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 		if inKind[w] {
 			scale *= ix.tune.inKind
+		}
+		if purpose[w] {
+			scale *= purposeWeight
 		}
 		if scale != 1 {
 			for i := len(terms) - 1; i >= 0 && terms[i].group == group; i-- {

@@ -410,3 +410,55 @@ func (ix *Index) reachedObjects(words []string, said func(string) string, group 
 	}
 	return out, verbs
 }
+
+// purposeOpeners follow "so" where it opens why a task is asked: "so we
+// can patch it", "so I can paste it into the repo", "so the menu pops
+// out".
+var purposeOpeners = map[string]bool{
+	"that": true, "we": true, "i": true, "you": true, "it": true, "they": true, "the": true, "its": true,
+	"people": true, "nobody": true, "everyone": true,
+}
+
+// purposeWords are the words (stemmed) said only in a clause that says
+// why a task is asked, from "so" and its opener to the end of the
+// sentence: its words tell the task's reason, not its tool, so they
+// weigh purposeWeight of a word (query.go). A word said outside the
+// clause too weighs in full.
+func purposeWords(query string) map[string]bool {
+	fields := strings.Fields(query)
+	in := make([]bool, len(fields))
+	found := false
+	for i := 0; i+1 < len(fields); i++ {
+		if !strings.EqualFold(fields[i], "so") || !purposeOpeners[strings.ToLower(fields[i+1])] {
+			continue
+		}
+		for j := i; j < len(fields); j++ {
+			in[j], found = true, true
+			if strings.ContainsAny(fields[j], ".;") {
+				break
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	var inside, outside []string
+	for i, f := range fields {
+		if in[i] {
+			inside = append(inside, f)
+		} else {
+			outside = append(outside, f)
+		}
+	}
+	m := map[string]bool{}
+	for _, w := range tokens(strings.Join(inside, " ")) {
+		m[w] = true
+	}
+	for _, w := range tokens(strings.Join(outside, " ")) {
+		delete(m, w)
+	}
+	return m
+}
+
+// purposeWeight weighs a word said only in a clause of purpose.
+const purposeWeight = 0.7

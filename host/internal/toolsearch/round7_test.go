@@ -100,3 +100,20 @@ func TestReachedObjects(t *testing.T) {
 		t.Errorf("open bugs ... Bugs: create %d times, want once", n)
 	}
 }
+
+func TestPurposeWords(t *testing.T) {
+	got := purposeWords("pull the onboarding doc out as md so I can paste it into the repo. Then stop")
+	for _, w := range []string{"paste", "repo"} {
+		if !got[stem(w)] {
+			t.Errorf("%q not in the clause of purpose: %v", w, got)
+		}
+	}
+	for _, w := range []string{"doc", "stop"} {
+		if got[stem(w)] {
+			t.Errorf("%q in the clause of purpose: %v", w, got)
+		}
+	}
+	if got := purposeWords("mark it as done, and so on"); got != nil {
+		t.Errorf("no clause of purpose: got %v", got)
+	}
+}
