@@ -90,6 +90,9 @@ func hereRelative(f string) bool {
 // colons, as caches name things ("rate:user:42", "feature:flags:beta"),
 // not a time ("10:30:00") nor letters ("a:b:c").
 func nestedKey(f string) bool {
+	if strings.Count(f, ":") < 2 {
+		return false // most words: no need to split them
+	}
 	parts := strings.Split(f, ":")
 	if len(parts) < 3 || len(parts[0]) < 2 || !lowerAlnum(parts[0]) {
 		return false
@@ -375,6 +378,17 @@ func landedItem(fields []string) (string, bool) {
 	return "", false
 }
 
+// objectVerbs are the verbs (stemmed) of verbFirst's pairs, so that a
+// query's other words build no pair to look up.
+var objectVerbs = func() map[string]bool {
+	m := map[string]bool{}
+	for p := range verbFirst {
+		v, _, _ := strings.Cut(p, " ")
+		m[v] = true
+	}
+	return m
+}()
+
 // verbReach is how many words a verb's object may stand after it, with
 // the object's modifiers between: "open a draft PR", "start a new
 // meeting notes page", "post a short note on issue 482".
@@ -386,6 +400,9 @@ const verbReach = 4
 // side by side, the verb gives way to the pair (tuning.phrase).
 func (ix *Index) reachedObjects(words []string, said func(string) string, group int) (out []term, verbs []string) {
 	for i, v := range words {
+		if !objectVerbs[v] {
+			continue
+		}
 		if i+1 < len(words) && verbFirst[pair(v, words[i+1])] {
 			continue // side by side: the pair has it
 		}
@@ -425,6 +442,9 @@ var purposeOpeners = map[string]bool{
 // weigh purposeWeight of a word (query.go). A word said outside the
 // clause too weighs in full.
 func purposeWords(query string) map[string]bool {
+	if !strings.Contains(strings.ToLower(query), "so ") {
+		return nil
+	}
 	fields := strings.Fields(query)
 	in := make([]bool, len(fields))
 	found := false
