@@ -19,7 +19,7 @@ import (
 // the third round's families, below.
 var concepts = func() map[string][]string {
 	m := maps.Clone(wordConcepts)
-	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs, shorthandPhrasings, remarkVerbs} {
+	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs, shorthandPhrasings, objectSenses} {
 		for from, to := range more {
 			if _, ok := m[from]; ok {
 				panic("toolsearch: concept " + from + " twice")
@@ -49,11 +49,11 @@ var verbObjects = func() map[string][]string {
 	return m
 }()
 
-// verbFirst are the keys of conceptTerms that verbObjects, pageVerbs and
-// pickVerbs made.
+// verbFirst are the keys of conceptTerms that verbObjects, pageVerbs,
+// pickVerbs and objectSenses (round7.go) made.
 var verbFirst = func() map[string]bool {
 	m := map[string]bool{}
-	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs, remarkVerbs} {
+	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs, objectSenses} {
 		for from := range vo {
 			m[conceptKey(from)] = true
 		}

@@ -13,10 +13,10 @@ import (
 // a forge's numbered work item ("acme/api#88", "#412") is an issue or a
 // pull request, a file at a line ("src/router.ts:88") a file's line, a
 // path relative to here ("./services", "../api") a directory, a key of
-// several parts ("rate:user:42") a store's key, and a name as code
-// writes it ("parseConfig", "ErrImagePull", "STRIPE_SECRET_OLD") code,
-// and a chat's own names of a message, a channel and a user
-// ("1712345678.000200", "C04ABCD", "U024BE7LH") those.
+// several parts ("rate:user:42") a store's key, a name as code writes
+// it ("parseConfig", "ErrImagePull", "STRIPE_SECRET_OLD") code, and a
+// chat's timestamp and IDs ("1712345678.000200", "C04ABCD",
+// "U024BE7LH") a message, a channel and a user.
 func pastedKind(f string) string {
 	switch {
 	case workItem(f):
@@ -174,9 +174,7 @@ var shorthandFamilies = []struct {
 	}},
 }
 
-// shorthandPhrasings are shorthandFamilies in one map, with remarks:
-// posting, chiming or weighing in on a work item or a doc is a comment,
-// where posting alone is a message.
+// shorthandPhrasings are shorthandFamilies in one map.
 var shorthandPhrasings = func() map[string][]string {
 	m := map[string][]string{}
 	for _, f := range shorthandFamilies {
@@ -190,14 +188,14 @@ var shorthandPhrasings = func() map[string][]string {
 	return m
 }()
 
-// remarkVerbs are pairs of a verb and its object where the object
+// objectSenses are pairs of a verb and its object where the object
 // decides the verb's sense, as verbObjects are: saying something on a
 // work item or a doc is a comment ("post on issue 482", "chime in on
-// ticket 88"); marking or flipping a task or a row sets its state ("mark
+// ticket 88"), where posting alone is a message; marking or flipping a task or a row sets its state ("mark
 // the 'Homepage redesign' task as Done"); pulling a doc or a page reads
 // it ("pull the onboarding doc out as md"), where pulling a branch is
 // git's.
-var remarkVerbs = func() map[string][]string {
+var objectSenses = func() map[string][]string {
 	m := map[string][]string{}
 	for _, sense := range []struct {
 		verbs, objects, to []string
@@ -312,7 +310,8 @@ func runsCommand(fields []string) (string, bool) {
 // spanUnits are the units of a span of time back from now.
 var spanUnits = map[string]bool{"days": true, "weeks": true, "months": true, "hours": true, "years": true, "day": true, "week": true, "month": true}
 
-// months are the months as people write dates ("after Nov 23").
+// months are the months as people write dates ("after Nov 23"), but
+// May, which is a verb too.
 var months = map[string]bool{
 	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true, "sept": true,
 	"oct": true, "nov": true, "dec": true, "january": true, "february": true, "march": true, "april": true, "june": true,
@@ -395,7 +394,7 @@ var objectVerbs = func() map[string]bool {
 const verbReach = 4
 
 // reachedObjects are the terms of a verb and its object that stand
-// apart (verbObjects, pageVerbs, pickVerbs and remarkVerbs read them
+// apart (verbObjects, pageVerbs, pickVerbs and objectSenses read them
 // side by side), one group each, and the verbs they take: as for a pair
 // side by side, the verb gives way to the pair (tuning.phrase).
 func (ix *Index) reachedObjects(words []string, said func(string) string, group int) (out []term, verbs []string) {
