@@ -28,8 +28,8 @@ var attrVerbs = func() map[string][]string {
 var statePhrases = func() map[string][]string {
 	m := map[string][]string{}
 	for _, state := range []string{"done", "complete", "completed", "finished", "blocked", "closed", "resolved", "read", "unread", "archived", "shipped"} {
-		m["as "+state] = []string{"update", "patch", "state", "status"}
-		m["to "+state] = []string{"update", "patch", "state", "status"}
+		m["as "+state] = []string{"update", "patch", "state", "status", "properties"}
+		m["to "+state] = []string{"update", "patch", "state", "status", "properties"}
 	}
 	return m
 }()
@@ -98,7 +98,7 @@ var clusterApps = func() map[string][]string {
 // thing, nor "log in": a page's form.)
 var whoAmI = map[string][]string{
 	"who am": {"self", "bot user", "token"}, "whoami": {"self", "bot user", "token"},
-	"signed in": {"self", "bot user", "token"}, "connected as": {"self", "bot user", "token"},
+	"signed in": {"self", "bot user", "bot", "token"}, "connected as": {"self", "bot user", "token"},
 }
 
 // factVerbs are a verb of keeping and then "that" and a fact: "remember

@@ -19,7 +19,7 @@ import (
 // the third round's families, below.
 var concepts = func() map[string][]string {
 	m := maps.Clone(wordConcepts)
-	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs, attrVerbs, statePhrases, viewWords, switchVerbs, dropVerbs, remarkVerbs, clusterApps, whoAmI, factVerbs, emojiNames, whoMay, earlierVersions, makingVerbs, evictWords} {
+	for _, more := range []map[string][]string{families, verbObjects, phrasings, plainPhrasings, everydayPhrasings, pageVerbs, pickVerbs, attrVerbs, statePhrases, viewWords, switchVerbs, dropVerbs, remarkVerbs, clusterApps, whoAmI, factVerbs, emojiNames, whoMay, earlierVersions, makingVerbs, evictWords, shorthandPhrasings, objectSenses} {
 		for from, to := range more {
 			if _, ok := m[from]; ok {
 				panic("toolsearch: concept " + from + " twice")
@@ -50,10 +50,11 @@ var verbObjects = func() map[string][]string {
 }()
 
 // verbFirst are the keys of conceptTerms that verbObjects, pageVerbs,
-// pickVerbs and attrVerbs made.
+// pickVerbs, attrVerbs, switchVerbs, dropVerbs, remarkVerbs, makingVerbs and
+// objectSenses (round7.go) made.
 var verbFirst = func() map[string]bool {
 	m := map[string]bool{}
-	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs, attrVerbs, switchVerbs, dropVerbs, remarkVerbs, makingVerbs} {
+	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs, attrVerbs, switchVerbs, dropVerbs, remarkVerbs, makingVerbs, objectSenses} {
 		for from := range vo {
 			m[conceptKey(from)] = true
 		}

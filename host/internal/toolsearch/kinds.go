@@ -57,6 +57,9 @@ func kindsOf(query string) []named {
 }
 
 func kind(f string) string {
+	if k := pastedKind(f); k != "" {
+		return k
+	}
 	if gitAddress(f) {
 		return "remote url" // git@github.com:acme/api.git, https://host/acme/api.git
 	}

@@ -176,6 +176,18 @@ func (ix *Index) queryTerms(query string) []term {
 			group++
 		}
 	}
+	if ix.tune.concepts {
+		if made := ix.madeNew(words, said, group); len(made) > 0 {
+			terms = append(terms, made...)
+			group++
+		}
+		reached, verbs := ix.reachedObjects(words, said, group)
+		for _, v := range verbs {
+			phrased[v] = true
+		}
+		terms = append(terms, reached...)
+		group += len(verbs)
+	}
 	// inKind are the words that come only from inside a path, a URL, a
 	// file's or a key's name: "/var/data" names a directory, not data
 	// (tuning.inKind).
@@ -238,6 +250,7 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 		}
 	}
+	purpose := purposeWords(query)
 	wn := wordNet()
 	first := map[string]int{}
 	for i, w := range words {
@@ -301,6 +314,9 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 		if inKind[w] {
 			scale *= ix.tune.inKind
+		}
+		if purpose[w] {
+			scale *= purposeWeight
 		}
 		if scale != 1 {
 			for i := len(terms) - 1; i >= 0 && terms[i].group == group; i-- {

@@ -142,13 +142,19 @@ func shapesOf(query string) []named {
 			out = append(out, named{"reaction", f})
 		}
 	}
-	if f, ok := fromTo(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
+	if f, ok := changedValue(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
 		out = append(out, named{"edit", f})
 	}
 	if f, ok := pastQuestion(fields); ok && slices.ContainsFunc(kindsOf(query), func(n named) bool { return n.kind == "file" }) {
 		out = append(out, named{"log history", f})
 	}
-	if f, ok := commandLine(fields); ok {
+	if f, ok := landedItem(fields); ok {
+		out = append(out, named{"merge", f})
+	}
+	if f, ok := timeSpan(fields); ok {
+		out = append(out, named{"history since", f})
+	}
+	if f, ok := runsCommand(fields); ok {
 		out = append(out, named{"command", f})
 	}
 	if f, ok := newFile(fields); ok {
