@@ -45,8 +45,9 @@ type namedPair struct {
 func pair(a, b string) string { return a + " " + b }
 
 // queryTerms are the query's words, each once; in the same group the
-// words its synonyms (synonyms.go), concepts (concepts.go) and WordNet's
-// relations (wordnet.go) imply, if some tool has them; in groups of their
+// words its synonyms (synonyms.go), concepts (concepts.go), the tuning
+// needs (learned.go) and WordNet's relations (wordnet.go) imply, if some
+// tool has them; in groups of their
 // own the kinds of thing the query names, each two of its words side by
 // side at pairWeight, the one word two of them make, and the concepts of
 // two words.
@@ -197,6 +198,11 @@ func (ix *Index) queryTerms(query string) []term {
 				imply(s, conceptWeight, "means")
 			}
 		}
+		if ix.tune.learned > 0 {
+			for _, s := range learnedWords()[w] {
+				imply(s, ix.tune.learned, "learned")
+			}
+		}
 		if th := ix.tune.thes; th != nil && ix.tune.thesaurus > 0 && (!ix.tune.thesUnseen || ix.postings[w] == nil) {
 			th.akin(w, func(s string) { imply(s, ix.tune.thesaurus, "thesaurus") })
 		}
@@ -255,8 +261,10 @@ func (ix *Index) queryTerms(query string) []term {
 // "synonym", "means" (concepts.go), "related", "broader", "narrower"
 // (WordNet), "thesaurus" (a word of one meaning in a thesaurus, when the
 // tuning reads one: thesaurus.go), "similar" (a word that stands where
-// the query's word stands in text, by word vectors: embed.go) or "kind",
-// the kind of thing the query names, such as a URL).
+// the query's word stands in text, by word vectors: embed.go), "learned"
+// (a tool's word that the tuning needs saying the query's word wanted:
+// learned.go) or "kind", the kind of thing the query names, such as a
+// URL).
 type Match struct {
 	Query, Word, Relation string
 }

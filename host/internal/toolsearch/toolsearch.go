@@ -100,6 +100,9 @@ type tuning struct {
 	// near weighs the words nearest a query's word by their vectors
 	// (embed.go); 0 reads none.
 	near float64
+	// learned weighs the tools' words that the tuning needs saying a
+	// query's word went with (learned.go); 0 reads none.
+	learned float64
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -130,6 +133,7 @@ var tuned = tuning{
 	inKind:      0.5,
 	cohere:      0.2,
 	near:        0.15,
+	learned:     0.4,
 	shapes:      true,
 	plural:      conceptWeight,
 	quantifiers: true,
