@@ -270,12 +270,22 @@ func TestHeldOutShareNoWord(t *testing.T) {
 // came from two of them, apart), so the held-out figure is also taken
 // without such needs: the part a tuning set could not have said first.
 func twinOfTuning(t *testing.T) func(need) bool {
-	var tuning []map[string]bool
+	var tuning [][]need
 	for _, set := range needSets {
 		if set == heldOutSet {
 			continue
 		}
 		_, ns := needs(t, set)
+		tuning = append(tuning, ns)
+	}
+	return twinAmong(tuning)
+}
+
+// twinAmong says whether a need has a near twin among sets' needs, as
+// twinOfTuning does.
+func twinAmong(sets [][]need) func(need) bool {
+	var tuning []map[string]bool
+	for _, ns := range sets {
 		for _, n := range ns {
 			tuning = append(tuning, wordSet(n.Query))
 		}
