@@ -15,14 +15,16 @@ package toolsearch
 // (a null word), and EM finds the probabilities. Only a query word the
 // tool does not already say is aligned: that is what the index misses.
 // A query word's line holds the tools' words that the largest shares
-// of its occurrences aligned to, each at least learnMinShare, said by
-// at least learnMinNeeds needs of learnMinSets need sets (so one need,
-// or one writer's idiom, teaches nothing), at most learnMaxWords. A
-// tool's words are those of its name (not its server's) and its
-// parameters' names, and none said by more than learnMaxToolShare of
-// the tools: words every tool says carry nothing. The table maps words
-// to words, never to tools, so what it says of "bin" and "delete"
-// holds for any server's tools. The bounds were chosen by
+// of its occurrences aligned to (learnedBounds: at most 5, each at least
+// 0.02 of them), each pair said by two needs of two need sets at least
+// (so one need, or one writer's idiom, teaches nothing). The query's
+// proper names and function words are not learned from: they say
+// nothing of what is wanted. A tool's words are those of its name (not
+// its server's) and its parameters' names, camelCase runs cut into
+// words, and none said by more than a tenth of the tools: words every
+// tool says carry nothing. The table maps words to words, never to
+// tools, so what it says of "bin" and "delete" holds for any server's
+// tools. The bounds and the weight (tuned.learned) were chosen by
 // leave-one-set-out cross-validation (TestLearnedCV).
 
 import (
@@ -71,7 +73,7 @@ type learnBounds struct {
 }
 
 // learnedBounds are the bounds the committed table is learned with.
-var learnedBounds = learnBounds{model1: true, minNeeds: 2, minSets: 2, maxWords: 8, minShare: 0.02, maxToolShare: 0.1}
+var learnedBounds = learnBounds{model1: true, minNeeds: 2, minSets: 2, maxWords: 5, minShare: 0.02, maxToolShare: 0.1}
 
 const learnIterations = 10 // EM's rounds: the alignments settle in fewer
 

@@ -133,7 +133,7 @@ var tuned = tuning{
 	inKind:      0.5,
 	cohere:      0.2,
 	near:        0.15,
-	learned:     0.4,
+	learned:     0.6,
 	shapes:      true,
 	plural:      conceptWeight,
 	quantifiers: true,
