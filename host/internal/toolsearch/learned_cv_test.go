@@ -15,7 +15,7 @@ func blindSet(set string) bool {
 }
 
 // learnWeights are the weights of learned words cross-validation tries.
-var learnWeights = []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8}
+var learnWeights = []float64{0.2, 0.3, 0.4, 0.5, 0.6, 0.7}
 
 // learnGrid is learnedBounds and each of its bounds moved a step either
 // way: the choices cross-validation weighs.
@@ -26,6 +26,7 @@ func learnGrid() []learnBounds {
 		f(&b)
 		grid = append(grid, b)
 	}
+	vary(func(b *learnBounds) { b.unseenOnly = true })
 	vary(func(b *learnBounds) { b.model1 = false })
 	vary(func(b *learnBounds) { b.description = true })
 	vary(func(b *learnBounds) { b.fresh = true })
@@ -38,13 +39,13 @@ func learnGrid() []learnBounds {
 	for _, v := range []int{1, 3} {
 		vary(func(b *learnBounds) { b.minSets = v })
 	}
-	for _, v := range []int{3, 8} {
+	for _, v := range []int{2, 5} {
 		vary(func(b *learnBounds) { b.maxWords = v })
 	}
 	for _, v := range []float64{0.01, 0.05} {
 		vary(func(b *learnBounds) { b.minShare = v })
 	}
-	for _, v := range []float64{0.05, 0.2} {
+	for _, v := range []float64{0.02, 0.05} {
 		vary(func(b *learnBounds) { b.maxToolShare = v })
 	}
 	return grid
@@ -79,16 +80,21 @@ func (c learnChoice) String() string {
 	if b.keepJoined {
 		s.WriteString(", camelCase runs kept")
 	}
+	if b.unseenOnly {
+		s.WriteString(", words no tool says only")
+	}
 	fmt.Fprintf(&s, ", needs ≥ %d, sets ≥ %d, ≤ %d words, share ≥ %g, tool words in ≤ %g of tools, weight %g",
 		b.minNeeds, b.minSets, b.maxWords, b.minShare, b.maxToolShare, c.weight)
 	return s.String()
 }
 
-// learnedFigures measures ns with table at each of learnWeights.
-func learnedFigures(docs []Doc, ns []need, table map[string][]string) []figures {
+// learnedFigures measures ns with table at each of learnWeights, for
+// every query word or only those no tool says.
+func learnedFigures(docs []Doc, ns []need, table map[string][]string, unseenOnly bool) []figures {
 	savedTable, savedTune := learnedWords, tuned
 	defer func() { learnedWords, tuned = savedTable, savedTune }()
 	learnedWords = func() map[string][]string { return table }
+	tuned.learnedUnseen = unseenOnly
 	out := make([]figures, len(learnWeights))
 	for i, w := range learnWeights {
 		tuned.learned = w
@@ -154,14 +160,14 @@ func TestLearnedCV(t *testing.T) {
 		loo[g] = make([][]figures, len(sets))
 		lto[g] = make([][][]figures, len(sets))
 		for s := range sets {
-			loo[g][s] = learnedFigures(docs, sets[s], learn(docs, without(sets, s), bounds))
+			loo[g][s] = learnedFigures(docs, sets[s], learn(docs, without(sets, s), bounds), bounds.unseenOnly)
 			lto[g][s] = make([][]figures, len(sets))
 		}
 		for h := range sets {
 			for s := h + 1; s < len(sets); s++ {
 				table := learn(docs, without(sets, h, s), bounds)
-				lto[g][h][s] = learnedFigures(docs, sets[s], table)
-				lto[g][s][h] = learnedFigures(docs, sets[h], table)
+				lto[g][h][s] = learnedFigures(docs, sets[s], table, bounds.unseenOnly)
+				lto[g][s][h] = learnedFigures(docs, sets[h], table, bounds.unseenOnly)
 			}
 		}
 	}

@@ -15,14 +15,15 @@ package toolsearch
 // (a null word), and EM finds the probabilities. Only a query word the
 // tool does not already say is aligned: that is what the index misses.
 // A query word's line holds the tools' words that the largest shares
-// of its occurrences aligned to (learnedBounds: at most 5, each at least
+// of its occurrences aligned to (learnedBounds: at most 3, each at least
 // 0.02 of them), each pair said by two needs of two need sets at least
 // (so one need, or one writer's idiom, teaches nothing). The query's
 // proper names and function words are not learned from: they say
-// nothing of what is wanted. A tool's words are those of its name (not
+// nothing of what is wanted, nor do words said only inside a path or a
+// name (acme in acme/web). A tool's words are those of its name (not
 // its server's) and its parameters' names, camelCase runs cut into
-// words, and none said by more than a tenth of the tools: words every
-// tool says carry nothing. The table maps words to words, never to
+// words, and none said by more than 3% of the tools: words many tools
+// say carry little, and cost a search the most (a posting list each). The table maps words to words, never to
 // tools, so what it says of "bin" and "delete" holds for any server's
 // tools. The bounds and the weight (tuned.learned) were chosen by
 // leave-one-set-out cross-validation (TestLearnedCV).
@@ -67,13 +68,18 @@ type learnBounds struct {
 	// concepts, WordNet) already imply.
 	fresh bool
 	// keepNames, keepFunction and keepJoined turn off the filters: a
-	// proper name and a function word of the query are not learned
-	// from, and a tool's camelCase run is its words, not one word.
+	// proper name, a word inside a path or a name, and a function word
+	// of the query are not learned from, and a tool's camelCase run is
+	// its words, not one word.
 	keepNames, keepFunction, keepJoined bool
+	// unseenOnly is the index's choice, measured with the learner's:
+	// the learned words of only the query words no tool says
+	// (tuning.learnedUnseen).
+	unseenOnly bool
 }
 
 // learnedBounds are the bounds the committed table is learned with.
-var learnedBounds = learnBounds{model1: true, minNeeds: 2, minSets: 2, maxWords: 5, minShare: 0.02, maxToolShare: 0.1}
+var learnedBounds = learnBounds{model1: true, minNeeds: 2, minSets: 2, maxWords: 3, minShare: 0.02, maxToolShare: 0.03}
 
 const learnIterations = 10 // EM's rounds: the alignments settle in fewer
 
@@ -224,6 +230,9 @@ func learn(docs []Doc, sets [][]need, bounds learnBounds) map[string][]string {
 					}
 				}
 			}
+			if !bounds.keepNames {
+				maps.Copy(skip, wordsInKinds(n.Query, true))
+			}
 			ws = slices.DeleteFunc(ws, func(w string) bool {
 				return !plainWord(w) || skip[w] || !bounds.keepFunction && functionStems[w]
 			})
@@ -306,7 +315,8 @@ func learn(docs []Doc, sets [][]need, bounds learnBounds) map[string][]string {
 }
 
 // functionStems are names.go's function words, stemmed: they say
-// nothing of what is wanted.
+// nothing of what is wanted, nor do words said only inside a path or a
+// name (acme in acme/web).
 var functionStems = func() map[string]bool {
 	m := map[string]bool{}
 	for w := range functionWords {

@@ -120,26 +120,10 @@ func (ix *Index) queryTerms(query string) []term {
 	// file's or a key's name: "/var/data" names a directory, not data
 	// (tuning.inKind).
 	inKind := map[string]bool{}
+	if ix.tune.inKind != 1 || ix.tune.learned > 0 {
+		inKind = wordsInKinds(query, ix.tune.shapes)
+	}
 	if ix.tune.inKind != 1 {
-		plain := strings.Fields(query)
-		sql := len(plain)
-		if ix.tune.shapes {
-			sql = statement(plain)
-			if sql < 0 {
-				sql = len(plain)
-			}
-		}
-		for i, f := range plain {
-			if i >= sql || kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
-				for _, w := range tokens(f) {
-					inKind[w] = true
-				}
-				plain[i] = ""
-			}
-		}
-		for _, w := range tokens(strings.Join(plain, " ")) {
-			delete(inKind, w)
-		}
 		for _, n := range named {
 			if inKind[n.a] && inKind[n.b] {
 				for i := range terms {
@@ -198,7 +182,8 @@ func (ix *Index) queryTerms(query string) []term {
 				imply(s, conceptWeight, "means")
 			}
 		}
-		if ix.tune.learned > 0 {
+		// A word inside a path or a name names a thing, not a task.
+		if ix.tune.learned > 0 && (!ix.tune.learnedUnseen || ix.postings[w] == nil) && !inKind[w] {
 			for _, s := range learnedWords()[w] {
 				imply(s, ix.tune.learned, "learned")
 			}
@@ -316,4 +301,30 @@ func (ix *Index) said(stemmed string) string {
 		return w
 	}
 	return stemmed
+}
+
+// wordsInKinds are the words query says only inside a path, a URL, a
+// file's or a key's name, or a statement in SQL when shapes are read.
+func wordsInKinds(query string, shapes bool) map[string]bool {
+	inKind := map[string]bool{}
+	plain := strings.Fields(query)
+	sql := len(plain)
+	if shapes {
+		sql = statement(plain)
+		if sql < 0 {
+			sql = len(plain)
+		}
+	}
+	for i, f := range plain {
+		if i >= sql || kind(strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")) != "" {
+			for _, w := range tokens(f) {
+				inKind[w] = true
+			}
+			plain[i] = ""
+		}
+	}
+	for _, w := range tokens(strings.Join(plain, " ")) {
+		delete(inKind, w)
+	}
+	return inKind
 }

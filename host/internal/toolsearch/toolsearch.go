@@ -101,8 +101,10 @@ type tuning struct {
 	// (embed.go); 0 reads none.
 	near float64
 	// learned weighs the tools' words that the tuning needs saying a
-	// query's word went with (learned.go); 0 reads none.
-	learned float64
+	// query's word went with (learned.go); 0 reads none. With
+	// learnedUnseen only a word no tool says is looked up.
+	learned       float64
+	learnedUnseen bool
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -133,7 +135,7 @@ var tuned = tuning{
 	inKind:      0.5,
 	cohere:      0.2,
 	near:        0.15,
-	learned:     0.6,
+	learned:     0.4,
 	shapes:      true,
 	plural:      conceptWeight,
 	quantifiers: true,
