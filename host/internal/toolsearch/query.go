@@ -17,6 +17,9 @@ type term struct {
 	from   string // the query's word the term stands for, as written
 	rel    string
 	pos    int // where the query's word first is, to say why in its order
+	// ps are the word's postings, looked up once: a search reads them
+	// for the scores and again for each hit's why.
+	ps []posting
 }
 
 // lightVerbs are the verbs that say little of what is done (stemmed):
@@ -237,6 +240,9 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 		}
 	}
+	for i := range terms {
+		terms[i].ps = ix.postings[terms[i].word]
+	}
 	return terms
 }
 
@@ -274,7 +280,7 @@ func (ix *Index) why(terms []term, doc int32) []Match {
 		}
 		bestScore, bestTerm := 0.0, -1
 		for i, t := range terms[g:end] {
-			ps := ix.postings[t.word]
+			ps := t.ps
 			if j, ok := slices.BinarySearchFunc(ps, doc, func(p posting, d int32) int { return cmp.Compare(p.doc, d) }); ok {
 				if s := t.weight * ps[j].score; s > bestScore {
 					bestScore, bestTerm = s, g+i

@@ -285,7 +285,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 	scores := sc.scores
 	most := 0 // docs the query can touch, so touched grows once
 	for _, t := range terms {
-		most += len(ix.postings[t.word])
+		most += len(t.ps)
 	}
 	touched := make([]int32, 0, min(most, len(ix.ids)))
 	// A group is one word of the query with the words it implies: a doc
@@ -311,7 +311,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 		sc.nextGroup()
 		inGroup = inGroup[:0]
 		for _, t := range terms[g:end] {
-			for _, p := range ix.postings[t.word] {
+			for _, p := range t.ps {
 				if best[p.doc] == 0 {
 					inGroup = append(inGroup, p.doc)
 				}
