@@ -71,7 +71,8 @@ func (h *ToolHit) UnmarshalJSON(b []byte) error {
 // writes as one ("clean up", cleanup), "synonym", "means" (what the word
 // means in software), "related", "broader" or "narrower" (WordNet's
 // relations), "similar" (a word used where the query's word is, by word
-// vectors), or "kind" (what the query names, such as a URL or a file).
+// vectors), "learned" (a tool's word that past queries saying the word
+// wanted), or "kind" (what the query names, such as a URL or a file).
 type SearchMatch struct {
 	Query    string `json:"query"`
 	Word     string `json:"word"`

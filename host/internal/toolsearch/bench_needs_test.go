@@ -69,6 +69,7 @@ func BenchmarkSearchReal(b *testing.B) {
 	}
 	wordNet() // read once, as a host's first search does
 	embedNear()
+	learnedWords()
 	for _, n := range []int{100, 1000, 10000} {
 		docs := replicated(b, n)
 		b.Run(fmt.Sprintf("search/tools=%d", n), func(b *testing.B) {

@@ -2,7 +2,6 @@ package toolsearch
 
 import (
 	_ "embed"
-	"strings"
 	"sync"
 )
 
@@ -18,11 +17,5 @@ var embedGz []byte
 // embedNear is the table, read on first use: a host that never searches
 // never pays for it. Tests swap it to measure other tables.
 var embedNear = sync.OnceValue(func() map[string][]string {
-	text := unpack("embed.txt.gz", embedGz)
-	m := make(map[string][]string, strings.Count(text, "\n"))
-	for line := range strings.Lines(text) {
-		fs := strings.Fields(line)
-		m[fs[0]] = fs[1:]
-	}
-	return m
+	return parseWordTable(unpack("embed.txt.gz", embedGz))
 })

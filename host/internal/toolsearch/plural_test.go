@@ -61,8 +61,13 @@ func TestEverythingIsAll(t *testing.T) {
 		{ID: "mcp__git__git_add", Name: "mcp__git__git_add", Server: "git", Description: "Stage files, or all changes, for commit"},
 	}
 	hits := New(docs).Search("stage everything", 5)
-	if len(hits) != 1 || hits[0].ID != "mcp__git__git_add" {
-		t.Fatalf("hits %v, want git_add alone", hits)
+	if len(hits) == 0 || hits[0].ID != "mcp__git__git_add" {
+		t.Fatalf("hits %v, want git_add first", hits)
+	}
+	for _, h := range hits[1:] {
+		if slices.ContainsFunc(h.Why, func(m Match) bool { return m.Query == "everything" }) {
+			t.Errorf("%s matched everything: %v", h.ID, h.Why)
+		}
 	}
 	if !slices.Contains(hits[0].Why, Match{Query: "everything", Word: "all"}) {
 		t.Errorf("why %v: no all ← everything", hits[0].Why)

@@ -17,6 +17,9 @@ type term struct {
 	from   string // the query's word the term stands for, as written
 	rel    string
 	pos    int // where the query's word first is, to say why in its order
+	// ps are the word's postings, looked up once: a search reads them
+	// for the scores and again for each hit's why.
+	ps []posting
 }
 
 // lightVerbs are the verbs that say little of what is done (stemmed):
@@ -72,8 +75,9 @@ type namedPair struct {
 func pair(a, b string) string { return a + " " + b }
 
 // queryTerms are the query's words, each once; in the same group the
-// words its synonyms (synonyms.go), concepts (concepts.go) and WordNet's
-// relations (wordnet.go) imply, if some tool has them; in groups of their
+// words its synonyms (synonyms.go), concepts (concepts.go), the tuning
+// needs (learned.go) and WordNet's relations (wordnet.go) imply, if some
+// tool has them; in groups of their
 // own the kinds of thing the query names, each two of its words side by
 // side at pairWeight, the one word two of them make, and the concepts of
 // two words.
@@ -195,38 +199,11 @@ func (ix *Index) queryTerms(query string) []term {
 	// ending are the words that are only a file name's ending: the "go"
 	// of utils.go is no going, the "md" of notes.md no word at all; the
 	// file's kind says what the ending does.
-	ending := map[string]bool{}
+	var ending map[string]bool
+	if ix.tune.inKind != 1 || ix.tune.learned > 0 {
+		inKind, ending = wordsInKinds(query, ix.tune.shapes)
+	}
 	if ix.tune.inKind != 1 {
-		plain := strings.Fields(query)
-		sql := len(plain)
-		if ix.tune.shapes {
-			sql = statement(plain)
-			if sql < 0 {
-				sql = len(plain)
-			}
-		}
-		for i, f := range plain {
-			g := strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")
-			k := ""
-			if i < sql {
-				k = kind(g)
-			}
-			if i >= sql || k != "" {
-				for _, w := range tokens(f) {
-					inKind[w] = true
-				}
-				plain[i] = ""
-			}
-			if dot := strings.LastIndexByte(g, '.'); k == "file" && dot > 0 {
-				for _, w := range tokens(g[dot+1:]) {
-					ending[w] = true
-				}
-			}
-		}
-		for _, w := range tokens(strings.Join(plain, " ")) {
-			delete(inKind, w)
-			delete(ending, w)
-		}
 		for _, n := range named {
 			if inKind[n.a] && inKind[n.b] {
 				for i := range terms {
@@ -292,6 +269,12 @@ func (ix *Index) queryTerms(query string) []term {
 				imply(s, conceptWeight, "means")
 			}
 		}
+		// A word inside a path or a name names a thing, not a task.
+		if ix.tune.learned > 0 && (!ix.tune.learnedUnseen || ix.postings[w] == nil) && !inKind[w] {
+			for _, s := range learnedWords()[w] {
+				imply(s, ix.tune.learned, "learned")
+			}
+		}
 		if th := ix.tune.thes; th != nil && ix.tune.thesaurus > 0 && (!ix.tune.thesUnseen || ix.postings[w] == nil) {
 			th.akin(w, func(s string) { imply(s, ix.tune.thesaurus, "thesaurus") })
 		}
@@ -344,6 +327,9 @@ func (ix *Index) queryTerms(query string) []term {
 			}
 		}
 	}
+	for i := range terms {
+		terms[i].ps = ix.postings[terms[i].word]
+	}
 	return terms
 }
 
@@ -353,8 +339,10 @@ func (ix *Index) queryTerms(query string) []term {
 // "synonym", "means" (concepts.go), "related", "broader", "narrower"
 // (WordNet), "thesaurus" (a word of one meaning in a thesaurus, when the
 // tuning reads one: thesaurus.go), "similar" (a word that stands where
-// the query's word stands in text, by word vectors: embed.go) or "kind",
-// the kind of thing the query names, such as a URL).
+// the query's word stands in text, by word vectors: embed.go), "learned"
+// (a tool's word that the tuning needs saying the query's word wanted:
+// learned.go) or "kind", the kind of thing the query names, such as a
+// URL).
 type Match struct {
 	Query, Word, Relation string
 }
@@ -379,7 +367,7 @@ func (ix *Index) why(terms []term, doc int32) []Match {
 		}
 		bestScore, bestTerm := 0.0, -1
 		for i, t := range terms[g:end] {
-			ps := ix.postings[t.word]
+			ps := t.ps
 			if j, ok := slices.BinarySearchFunc(ps, doc, func(p posting, d int32) int { return cmp.Compare(p.doc, d) }); ok {
 				if s := t.weight * ps[j].score; s > bestScore {
 					bestScore, bestTerm = s, g+i
@@ -406,4 +394,42 @@ func (ix *Index) said(stemmed string) string {
 		return w
 	}
 	return stemmed
+}
+
+// wordsInKinds are the words query says only inside a path, a URL, a
+// file's or a key's name, or a statement in SQL when shapes are read;
+// and of them, those that are only a file name's ending.
+func wordsInKinds(query string, shapes bool) (inKind, ending map[string]bool) {
+	inKind, ending = map[string]bool{}, map[string]bool{}
+	plain := strings.Fields(query)
+	sql := len(plain)
+	if shapes {
+		sql = statement(plain)
+		if sql < 0 {
+			sql = len(plain)
+		}
+	}
+	for i, f := range plain {
+		g := strings.TrimRight(strings.Trim(f, "\"'`()[]{}<>,;:!"), ".?")
+		k := ""
+		if i < sql {
+			k = kind(g)
+		}
+		if i >= sql || k != "" {
+			for _, w := range tokens(f) {
+				inKind[w] = true
+			}
+			plain[i] = ""
+		}
+		if dot := strings.LastIndexByte(g, '.'); k == "file" && dot > 0 {
+			for _, w := range tokens(g[dot+1:]) {
+				ending[w] = true
+			}
+		}
+	}
+	for _, w := range tokens(strings.Join(plain, " ")) {
+		delete(inKind, w)
+		delete(ending, w)
+	}
+	return inKind, ending
 }

@@ -114,6 +114,11 @@ type tuning struct {
 	// unnamed scales the tools of the servers a query does not name
 	// when it names one (Index.serverNamed).
 	unnamed float64
+	// learned weighs the tools' words that the tuning needs saying a
+	// query's word went with (learned.go); 0 reads none. With
+	// learnedUnseen only a word no tool says is looked up.
+	learned       float64
+	learnedUnseen bool
 }
 
 // tuned is the tuning an index takes when it is built.
@@ -144,6 +149,7 @@ var tuned = tuning{
 	inKind:      0.5,
 	cohere:      0.2,
 	near:        0.15,
+	learned:     0.4,
 	shapes:      true,
 	plural:      conceptWeight,
 	quantifiers: true,
@@ -312,7 +318,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 	scores := sc.scores
 	most := 0 // docs the query can touch, so touched grows once
 	for _, t := range terms {
-		most += len(ix.postings[t.word])
+		most += len(t.ps)
 	}
 	touched := make([]int32, 0, min(most, len(ix.ids)))
 	// A group is one word of the query with the words it implies: a doc
@@ -338,7 +344,7 @@ func (ix *Index) Search(query string, k int) []Hit {
 		sc.nextGroup()
 		inGroup = inGroup[:0]
 		for _, t := range terms[g:end] {
-			for _, p := range ix.postings[t.word] {
+			for _, p := range t.ps {
 				if best[p.doc] == 0 {
 					inGroup = append(inGroup, p.doc)
 				}

@@ -221,11 +221,12 @@ func TestWhy(t *testing.T) {
 		want  map[string][]Match
 	}{
 		{"label this commit", map[string][]Match{
-			"tag":  {{Query: "label", Word: "tag", Relation: "synonym"}},
+			"tag":  {{Query: "label", Word: "tag", Relation: "learned"}},
 			"push": {{Query: "commit", Word: "commits"}},
 		}},
 		{"ship it to origin", map[string][]Match{
 			"push": {{Query: "ship", Word: "push", Relation: "means"}, {Query: "origin", Word: "push", Relation: "means"}},
+			"tag":  {{Query: "ship", Word: "tag", Relation: "learned"}},
 		}},
 	}
 	for _, tt := range tests {
