@@ -209,6 +209,17 @@ func TestHugeDescriptionIndexedByItsHead(t *testing.T) {
 	}
 }
 
+// A query is read to its head too: what a caller pastes after the
+// first kilobytes is not searched, so a huge query costs what its head
+// does.
+func TestHugeQueryReadToItsHead(t *testing.T) {
+	ix := New([]Doc{{ID: "zebra", Name: "zebra", Description: "opens a zebra gate"}, {ID: "quokka", Name: "quokka", Description: "a quokka tool"}})
+	q := "zebra " + strings.Repeat("filler words here ", 1<<16) + " quokka"
+	if hits := ix.Search(q, 5); len(hits) != 1 || hits[0].ID != "zebra" {
+		t.Errorf("zebra, then quokka past the head: %v; want zebra only", hits)
+	}
+}
+
 // A hit says why it matched, in the query's order: the query's word and
 // the tool's, and how they are related, so an agent can refine its query.
 func TestWhy(t *testing.T) {
