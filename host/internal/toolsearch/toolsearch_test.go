@@ -117,6 +117,27 @@ func FuzzTokens(f *testing.F) {
 	})
 }
 
+// FuzzSearch searches the real tools with any query: the readings of a
+// need's forms (pasted ids, paths, commands, quotes, SQL, questions)
+// must not fail on what a caller can send, and every hit says why.
+func FuzzSearch(f *testing.F) {
+	ix := New(corpusDocs(f, "corpus", "corpus-extra"))
+	for _, q := range []string{
+		"land acme/web#412 once CI is green", "what changed in src/router.ts:88?", "run `env` inside redis-0",
+		"nuke rate:user:42 and ./build", "SELECT * FROM users WHERE id = 1;", "give Priya's post a 🎉",
+		"mark 'Draft v1' as done in notion", "don't forget: a.go, b.py", "\"unclosed 'quote `tick", "#",
+	} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		for _, h := range ix.Search(q, 10) {
+			if len(h.Why) == 0 {
+				t.Fatalf("%q: %s matched with no why", q, h.ID)
+			}
+		}
+	})
+}
+
 // TestTopK: the heap that keeps the best k agrees with sorting every
 // match and cutting.
 func TestTopK(t *testing.T) {
