@@ -29,7 +29,11 @@ var statePhrases = func() map[string][]string {
 	m := map[string][]string{}
 	for _, state := range []string{"done", "complete", "completed", "finished", "blocked", "closed", "resolved", "read", "unread", "archived", "shipped"} {
 		m["as "+state] = []string{"update", "patch", "state", "status", "properties"}
-		m["to "+state] = []string{"update", "patch", "state", "status", "properties"}
+		// "to read" and "to complete" are also a purpose ("I need to
+		// read config.yaml", "how long the job takes to complete").
+		if state != "read" && state != "unread" && state != "complete" {
+			m["to "+state] = []string{"update", "patch", "state", "status", "properties"}
+		}
 	}
 	return m
 }()

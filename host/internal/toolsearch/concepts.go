@@ -50,8 +50,9 @@ var verbObjects = func() map[string][]string {
 }()
 
 // verbFirst are the keys of conceptTerms that verbObjects, pageVerbs,
-// pickVerbs, attrVerbs, switchVerbs, dropVerbs, remarkVerbs, makingVerbs and
-// objectSenses (round7.go) made.
+// pickVerbs, the verbs of changes.go (attrVerbs, switchVerbs,
+// dropVerbs, remarkVerbs, makingVerbs) and objectSenses (round7.go)
+// made.
 var verbFirst = func() map[string]bool {
 	m := map[string]bool{}
 	for _, vo := range []map[string][]string{verbObjects, pageVerbs, pickVerbs, attrVerbs, switchVerbs, dropVerbs, remarkVerbs, makingVerbs, objectSenses} {

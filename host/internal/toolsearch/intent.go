@@ -7,9 +7,10 @@ import (
 
 // What a need asks to have done against what a tool's name says it does
 // (the seventh round, testdata/README.md): a tool that deletes is wanted
-// when the need says so, one that creates or changes when the need does
-// not only ask, one that only reads when the need does not open with a
-// change; and a server the need names is the one it asks of. Each is a
+// when the need says so; one that creates or changes unless the need
+// asks to read (asksToRead) and says no word of change; one that only
+// reads unless the need opens with a change and says no word of looking;
+// and a server the need names is the one it asks of. Each is a
 // factor on the score of the tools the rule is against, so the words
 // still rank them among themselves.
 
@@ -71,11 +72,44 @@ var changingWords = map[string]bool{"add": true, "create": true, "make": true, "
 	"comment": true, "assign": true, "fork": true, "upload": true, "install": true, "upgrade": true, "uninstall": true, "clear": true,
 	"reset": true, "scale": true, "restart": true, "kill": true, "stop": true, "start": true, "store": true, "record": true, "save": true}
 
-// firstWord is a query's first word, lower-cased.
+// firstWord is a query's first word, lower-cased, as queryTerms reads
+// words: after unclitic ("what's" is "what is"), split at any space, and
+// without the punctuation around it ("List:").
 func firstWord(query string) string {
-	first, _, _ := strings.Cut(strings.TrimSpace(query), " ")
-	return strings.ToLower(strings.Trim(first, "'\""))
+	for f := range strings.FieldsSeq(unclitic(query)) {
+		return strings.ToLower(strings.Trim(f, "'\"`,.:;!?()[]{}<>"))
+	}
+	return ""
 }
+
+// placeWords say where a task is done: a server's name that is also a
+// word of English ("memory", "notion", "slack", "everything") names the
+// server only after one ("in notion", "on our slack"); "how much memory
+// does the pod use" names none.
+var placeWords = map[string]bool{"in": true, "on": true, "from": true, "to": true, "into": true, "via": true, "using": true, "with": true, "through": true}
+
+// saidAfterPlace are the words (stemmed) a query says right after a
+// place word, or after a place word and a determiner ("in our notion").
+func saidAfterPlace(query string) map[string]bool {
+	out := map[string]bool{}
+	fields := strings.Fields(strings.ToLower(unclitic(query)))
+	for i := 0; i+1 < len(fields); i++ {
+		if !placeWords[fields[i]] {
+			continue
+		}
+		j := i + 1
+		if determiners[fields[j]] && j+1 < len(fields) {
+			j++
+		}
+		for _, w := range tokens(fields[j]) {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// determiners may stand between a place word and a server's name.
+var determiners = map[string]bool{"the": true, "my": true, "our": true, "your": true, "their": true, "a": true, "this": true, "that": true}
 
 // asksToRead says whether a query asks to read: it opens with a
 // question word or a verb of looking, or ends with a question mark.
@@ -93,6 +127,8 @@ func asksToChange(query string) bool { return changingWords[firstWord(query)] }
 func (ix *Index) weighIntent(query string, terms []term, touched []int32, scores []float64) {
 	var destroy, change, read bool // what the query's terms say
 	var named []int32              // servers it names by a word of its own
+	var afterPlace map[string]bool // its words said after "in", "on"...
+	wn := wordNet()
 	for _, t := range terms {
 		destroy = destroy || destroyWords[t.word]
 		change = change || changeWords[t.word]
@@ -100,6 +136,14 @@ func (ix *Index) weighIntent(query string, terms []term, touched []int32, scores
 		// A server's name said as a word of its own ("in notion", "on
 		// github"; not inside a path or an address) names it.
 		if s, ok := ix.serverNamed[t.word]; ok && t.rel == "" && t.weight >= 1 && !slices.Contains(named, s) {
+			if len(wn[t.word]) > 0 {
+				if afterPlace == nil {
+					afterPlace = saidAfterPlace(query)
+				}
+				if !afterPlace[t.word] {
+					continue
+				}
+			}
 			named = append(named, s)
 		}
 	}
@@ -108,21 +152,21 @@ func (ix *Index) weighIntent(query string, terms []term, touched []int32, scores
 	for does := range factor {
 		f := 1.0
 		if does&int(doesDestroy) != 0 && !destroy {
-			f *= ix.tune.unasked
+			f *= ix.tune.destroyUnsaid
 		}
 		if does&int(doesChange) != 0 && !change && !destroy && asksRead {
-			f *= ix.tune.asked
+			f *= ix.tune.changeOnRead
 		}
 		if does&int(doesRead) != 0 && !read && asksChange {
-			f *= ix.tune.looks
+			f *= ix.tune.readOnChange
 		}
 		factor[does] = f
 	}
-	naming := len(named) > 0 && ix.tune.unnamed != 1
+	naming := len(named) > 0 && ix.tune.otherServer != 1
 	for _, d := range touched {
 		f := factor[ix.does[d]]
 		if naming && !slices.Contains(named, ix.server[d]) {
-			f *= ix.tune.unnamed
+			f *= ix.tune.otherServer
 		}
 		scores[d] *= f
 	}

@@ -67,7 +67,7 @@ func kind(f string) string {
 		return "url"
 	}
 	if _, n, ok := strings.Cut(f, "#"); ok && n != "" && strings.Trim(n, "0123456789") == "" && !strings.Contains(f, "://") {
-		return "number" // #312, acme/web#57: an issue's or a pull request's number
+		return "number" // web#57, which pastedKind leaves: an issue's or a pull request's number
 	}
 	if len(f) > 1 && (f[0] == '#' || f[0] == '@') && lowerAlnum(strings.ToLower(strings.NewReplacer("-", "", "_", "", ".", "").Replace(f[1:]))) {
 		if f[0] == '#' {

@@ -34,33 +34,6 @@ var lightVerbs = func() map[string]bool {
 	return m
 }()
 
-// objectGap is how many words may stand between a verb and its object
-// (the object's own: "the staging context", "my last two commits").
-const objectGap = 2
-
-// verbObject are verbFirst's pairs as verb, then object.
-var verbObject = func() map[string]map[string]bool {
-	m := map[string]map[string]bool{}
-	for p := range verbFirst {
-		verb, object, _ := strings.Cut(p, " ")
-		if m[verb] == nil {
-			m[verb] = map[string]bool{}
-		}
-		m[verb][object] = true
-	}
-	return m
-}()
-
-// adjacent says whether a and b stand side by side in words.
-func adjacent(words []string, a, b string) bool {
-	for j := 1; j < len(words); j++ {
-		if words[j-1] == a && words[j] == b {
-			return true
-		}
-	}
-	return false
-}
-
 // pairWeight scales a pair of the query's words side by side against
 // its single words: a pair adds to the words' evidence, it is not more.
 const pairWeight = 0.5
@@ -121,40 +94,6 @@ func (ix *Index) queryTerms(query string) []term {
 		}
 	}
 	if ix.tune.concepts {
-		// A verb and its object may have the object's words between:
-		// "use the staging context", "drop my last two commits". Only
-		// the pairs whose verb gives way (verbFirst) are looked for so,
-		// each once, and a quoted title's words are no verb ("the
-		// 'Draft v1' doc").
-		var quoted map[string]bool
-		var found []string
-		for j := 2; j < len(words); j++ {
-			for i := max(j-objectGap-1, 0); i < j-1; i++ {
-				if !verbObject[words[i]][words[j]] || adjacent(words, words[i], words[j]) {
-					continue
-				}
-				p := pair(words[i], words[j])
-				if quoted == nil {
-					quoted = quotedWords(query)
-				}
-				if slices.Contains(found, p) || quoted[words[i]] {
-					continue
-				}
-				found = append(found, p)
-				from := pair(said(words[i]), said(words[j]))
-				added := false
-				for _, s := range conceptTerms[p] {
-					if _, ok := ix.postings[s]; ok {
-						terms = append(terms, term{word: s, weight: conceptWeight, group: group, from: from, rel: "means", pos: i})
-						phrased[words[i]] = true
-						added = true
-					}
-				}
-				if added {
-					group++
-				}
-			}
-		}
 		ps, from, at := stopPairs(unclitic(query))
 		qs, qfrom, qat := acrossQuotes(query)
 		ps, from, at = append(ps, qs...), append(from, qfrom...), append(at, qat...)
@@ -185,7 +124,7 @@ func (ix *Index) queryTerms(query string) []term {
 			terms = append(terms, made...)
 			group++
 		}
-		reached, verbs := ix.reachedObjects(words, said, group)
+		reached, verbs := ix.reachedObjects(query, words, said, group)
 		for _, v := range verbs {
 			phrased[v] = true
 		}
@@ -194,15 +133,10 @@ func (ix *Index) queryTerms(query string) []term {
 	}
 	// inKind are the words that come only from inside a path, a URL, a
 	// file's or a key's name: "/var/data" names a directory, not data
-	// (tuning.inKind).
-	inKind := map[string]bool{}
-	// ending are the words that are only a file name's ending: the "go"
-	// of utils.go is no going, the "md" of notes.md no word at all; the
-	// file's kind says what the ending does.
-	var ending map[string]bool
-	if ix.tune.inKind != 1 || ix.tune.learned > 0 {
-		inKind, ending = wordsInKinds(query, ix.tune.shapes)
-	}
+	// (tuning.inKind). ending are the words that are only a file name's
+	// ending: the "go" of utils.go is no going, the "md" of notes.md no
+	// word at all; the file's kind says what the ending does.
+	inKind, ending := wordsInKinds(query, ix.tune.shapes)
 	if ix.tune.inKind != 1 {
 		for _, n := range named {
 			if inKind[n.a] && inKind[n.b] {

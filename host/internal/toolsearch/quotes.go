@@ -15,6 +15,10 @@ var quotePairs = map[rune]rune{'\'': '\'', '"': '"', '‘': '’', '“': '”',
 // ("Dana's", "don't") does neither.
 func quotedFields(fields []string) []bool {
 	var in []bool
+	// unclosed are the closers no field after an opener closed: a later
+	// opener of the same quote reads only its own field, so quotes left
+	// open cost a query's length once, not once each.
+	var unclosed map[rune]bool
 	for i := 0; i < len(fields); i++ {
 		f := strings.TrimLeft(fields[i], "([{")
 		q, size := utf8.DecodeRuneInString(f)
@@ -22,7 +26,12 @@ func quotedFields(fields []string) []bool {
 		if !ok {
 			continue
 		}
-		for j := i; j < len(fields); j++ {
+		end := len(fields)
+		if unclosed[closer] {
+			end = i + 1
+		}
+		closed := false
+		for j := i; j < end; j++ {
 			g := strings.TrimRight(fields[j], ".,;:!?)]}")
 			if j == i {
 				g = f[size:]
@@ -34,9 +43,15 @@ func quotedFields(fields []string) []bool {
 				for k := i; k <= j; k++ {
 					in[k] = true
 				}
-				i = j
+				i, closed = j, true
 				break
 			}
+		}
+		if !closed && end == len(fields) {
+			if unclosed == nil {
+				unclosed = map[rune]bool{}
+			}
+			unclosed[closer] = true
 		}
 	}
 	return in

@@ -47,7 +47,7 @@ func chatStamp(f string) bool {
 }
 
 // chatID says whether f is a chat's ID of a channel (C...) or a user
-// (U...), as chats write them: the letter, then seven or more capitals
+// (U...), as chats write them: the letter, then six or more capitals
 // and digits with a digit first ("C04ABCD", "U024BE7LH").
 func chatID(f string, letter byte) bool {
 	if len(f) < 7 || f[0] != letter || f[1] < '0' || f[1] > '9' {
@@ -344,12 +344,20 @@ var objectVerbs = func() map[string]bool {
 const verbReach = 4
 
 // reachedObjects are the terms of a verb and its object that stand
-// apart (verbObjects, pageVerbs, pickVerbs and objectSenses read them
-// side by side), one group each, and the verbs they take: as for a pair
-// side by side, the verb gives way to the pair (tuning.phrase).
-func (ix *Index) reachedObjects(words []string, said func(string) string, group int) (out []term, verbs []string) {
+// apart (verbFirst's pairs are read side by side), one group each, and
+// the verbs they take: as for a pair side by side, the verb gives way to
+// the pair (tuning.phrase). A quoted title's words are no verb ("the
+// 'Draft v1' doc").
+func (ix *Index) reachedObjects(query string, words []string, said func(string) string, group int) (out []term, verbs []string) {
+	var quoted map[string]bool
 	for i, v := range words {
 		if !objectVerbs[v] {
+			continue
+		}
+		if quoted == nil {
+			quoted = quotedWords(query)
+		}
+		if quoted[v] {
 			continue
 		}
 		if i+1 < len(words) && verbFirst[pair(v, words[i+1])] {
@@ -401,9 +409,11 @@ func purposeWords(query string) map[string]bool {
 		if !strings.EqualFold(fields[i], "so") || !purposeOpeners[strings.ToLower(fields[i+1])] {
 			continue
 		}
-		for j := i; j < len(fields); j++ {
-			in[j], found = true, true
-			if strings.ContainsAny(fields[j], ".;") {
+		// The clause runs to the end of its sentence; the next "so"
+		// is looked for after it, so each word is read once.
+		for ; i < len(fields); i++ {
+			in[i], found = true, true
+			if strings.ContainsAny(fields[i], ".;") {
 				break
 			}
 		}

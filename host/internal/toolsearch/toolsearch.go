@@ -100,20 +100,20 @@ type tuning struct {
 	// near weighs the words nearest a query's word by their vectors
 	// (embed.go); 0 reads none.
 	near float64
-	// unasked scales a tool that does away with things (destroyWords)
+	// destroyUnsaid scales a tool that does away with things (destroyWords)
 	// when the query says no such word, nor any word that implies one.
-	unasked float64
-	// asked scales a tool that makes or changes things (changeWords)
+	destroyUnsaid float64
+	// changeOnRead scales a tool that makes or changes things (changeWords)
 	// when the query asks to read (asksToRead) and says no such word.
-	asked float64
-	// looks scales a tool that only reads (lookWords) when the query
+	changeOnRead float64
+	// readOnChange scales a tool that only reads (lookWords) when the query
 	// opens with a verb of making or changing (asksToChange) and says no
 	// word of looking: "answer alice in her thread" posts a reply, it
 	// does not get the replies.
-	looks float64
-	// unnamed scales the tools of the servers a query does not name
+	readOnChange float64
+	// otherServer scales the tools of the servers a query does not name
 	// when it names one (Index.serverNamed).
-	unnamed float64
+	otherServer float64
 	// learned weighs the tools' words that the tuning needs saying a
 	// query's word went with (learned.go); 0 reads none. With
 	// learnedUnseen only a word no tool says is looked up.
@@ -140,23 +140,23 @@ var tuned = tuning{
 		relBroader:  0.125,
 		relNarrower: 0.1,
 	},
-	synonyms:    true,
-	concepts:    true,
-	enums:       true,
-	names:       0.75,
-	light:       1,
-	phrase:      0.5,
-	inKind:      0.5,
-	cohere:      0.2,
-	near:        0.15,
-	learned:     0.4,
-	shapes:      true,
-	plural:      conceptWeight,
-	quantifiers: true,
-	unasked:     0.6,
-	asked:       0.7,
-	looks:       0.7,
-	unnamed:     0.9,
+	synonyms:      true,
+	concepts:      true,
+	enums:         true,
+	names:         0.75,
+	light:         1,
+	phrase:        0.5,
+	inKind:        0.5,
+	cohere:        0.2,
+	near:          0.15,
+	learned:       0.4,
+	shapes:        true,
+	plural:        conceptWeight,
+	quantifiers:   true,
+	destroyUnsaid: 0.6,
+	changeOnRead:  0.7,
+	readOnChange:  0.7,
+	otherServer:   0.9,
 }
 
 // BM25's usual constants: k1 saturates a term's repeats, b scales by a
