@@ -2,7 +2,6 @@
 
 package toolsearch
 
-// raceOn says the race detector is on: it makes the word vectors'
-// candidates (embed_candidates_test.go) minutes long, for figures it
-// does not change.
+// raceOn says the race detector is on: it makes the candidates' table
+// (TestCandidates) minutes long, for figures it does not change.
 const raceOn = true
