@@ -30,6 +30,28 @@ var concepts = func() map[string][]string {
 	return m
 }()
 
+// A family is one act's ways of being said (what), each a concept
+// (words): plain.go's, everyday.go's and round7.go's.
+type family struct {
+	what  string
+	words map[string][]string
+}
+
+// familyWords are families' words in one map; a phrasing said in two
+// families is a mistake of the lists.
+func familyWords(families []family) map[string][]string {
+	m := map[string][]string{}
+	for _, f := range families {
+		for from, to := range f.words {
+			if _, ok := m[from]; ok {
+				panic("toolsearch: phrasing " + from + " twice")
+			}
+			m[from] = to
+		}
+	}
+	return m
+}
+
 // verbObjects are pairs of a verb and its object where the object
 // decides what the verb means: opening a work item of a forge creates
 // it, closing one updates it, as opening a file reads it. A pair implies

@@ -23,10 +23,8 @@ package toolsearch
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -85,17 +83,7 @@ func TestEmbedTable(t *testing.T) {
 	}
 	wv = wv.first(embedVocab)
 	if *writeEmbed {
-		table := neighbourTable(wv, embedK, embedMin)
-		var z bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
-		zw.Write(table)
-		if err := zw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("embed.txt.gz", z.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("embed.txt.gz: %d bytes (%d unpacked, %d words)", z.Len(), len(table), bytes.Count(table, []byte{'\n'}))
+		writeTable(t, "embed.txt.gz", neighbourTable(wv, embedK, embedMin))
 		return
 	}
 	// Every line must hold: its words are the package's, nearest first,
@@ -104,16 +92,8 @@ func TestEmbedTable(t *testing.T) {
 	// every word for each: 20 s of CPU for the table, 9 minutes under
 	// the race detector. So every embedCheckEvery-th word is checked so,
 	// and all of them with -embed.all.
-	zr, err := gzip.NewReader(bytes.NewReader(embedGz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	have, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	lines := map[string][]string{}
-	for line := range strings.Lines(string(have)) {
+	for line := range strings.Lines(unpack("embed.txt.gz", embedGz)) {
 		fs := strings.Fields(line)
 		if len(fs) < 2 || len(fs) > embedK+1 {
 			t.Fatalf("embed.txt.gz: %q: want a word and 1 to %d neighbours: run go generate", line, embedK)

@@ -6,10 +6,7 @@ package toolsearch
 // apart. Like plainFamilies, each is one act's ways of being said, not
 // one need's words: a family is here only where two writers or more of
 // the tuning sets said its words (one writer's words were dropped).
-var everydayFamilies = []struct {
-	what  string
-	words map[string][]string
-}{
+var everydayFamilies = []family{
 	{"a card moved across a board on a page", map[string][]string{
 		"card": {"drag"}, "cards": {"drag"}, "kanban": {"drag"}, "trello": {"drag"}, "move card": {"drag"},
 	}},
@@ -43,15 +40,4 @@ var everydayFamilies = []struct {
 }
 
 // everydayPhrasings are everydayFamilies in one map.
-var everydayPhrasings = func() map[string][]string {
-	m := map[string][]string{}
-	for _, f := range everydayFamilies {
-		for from, to := range f.words {
-			if _, ok := m[from]; ok {
-				panic("toolsearch: phrasing " + from + " twice")
-			}
-			m[from] = to
-		}
-	}
-	return m
-}()
+var everydayPhrasings = familyWords(everydayFamilies)

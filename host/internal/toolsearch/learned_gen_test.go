@@ -31,13 +31,10 @@ package toolsearch
 import (
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"math/bits"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -93,27 +90,10 @@ func TestLearnedTable(t *testing.T) {
 	}
 	table := formatTable(learn(docs, sets, learnedBounds))
 	if *writeLearned {
-		var z bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
-		zw.Write(table)
-		if err := zw.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("learned.txt.gz", z.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("learned.txt.gz: %d bytes (%d unpacked, %d words)", z.Len(), len(table), bytes.Count(table, []byte("\n")))
+		writeTable(t, "learned.txt.gz", table)
 		return
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(learnedGz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	have, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(have, table) {
+	if unpack("learned.txt.gz", learnedGz) != string(table) {
 		t.Errorf("learned.txt.gz is not what the tuning needs give: run go generate")
 	}
 }

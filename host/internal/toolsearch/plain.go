@@ -5,10 +5,7 @@ package toolsearch
 // sub-task say an act the tools name in their own words, read from the
 // blind batches 4 and 6. Each is a family of one act's ways of being
 // said, not one need's words; concepts takes them all.
-var plainFamilies = []struct {
-	what  string
-	words map[string][]string
-}{
+var plainFamilies = []family{
 	{"a span of time asked of a history", map[string][]string{
 		"this week": {"history", "since", "log"}, "this month": {"history", "since", "log"},
 		"past week": {"history", "since", "log"}, "past month": {"history", "since", "log"},
@@ -84,15 +81,4 @@ var plainFamilies = []struct {
 }
 
 // plainPhrasings are plainFamilies in one map.
-var plainPhrasings = func() map[string][]string {
-	m := map[string][]string{}
-	for _, f := range plainFamilies {
-		for from, to := range f.words {
-			if _, ok := m[from]; ok {
-				panic("toolsearch: phrasing " + from + " twice")
-			}
-			m[from] = to
-		}
-	}
-	return m
-}()
+var plainPhrasings = familyWords(plainFamilies)

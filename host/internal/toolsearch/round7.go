@@ -142,10 +142,7 @@ func codeName(f string) bool {
 // said, and is here where two writers or more of the tuning sets said
 // its words, or where it is a tool's own shorthand (gh for GitHub, ns
 // for a namespace, git's dirty tree).
-var shorthandFamilies = []struct {
-	what  string
-	words map[string][]string
-}{
+var shorthandFamilies = []family{
 	{"a terminal's short names", map[string][]string{
 		"gh": {"github"}, "ns": {"namespace"}, "dirty": {"status", "modified", "changes"},
 		"production": {"context"},
@@ -171,18 +168,7 @@ var shorthandFamilies = []struct {
 }
 
 // shorthandPhrasings are shorthandFamilies in one map.
-var shorthandPhrasings = func() map[string][]string {
-	m := map[string][]string{}
-	for _, f := range shorthandFamilies {
-		for from, to := range f.words {
-			if _, ok := m[from]; ok {
-				panic("toolsearch: phrasing " + from + " twice")
-			}
-			m[from] = to
-		}
-	}
-	return m
-}()
+var shorthandPhrasings = familyWords(shorthandFamilies)
 
 // objectSenses are pairs of a verb and its object where the object
 // decides the verb's sense, as verbObjects are: saying something on a
