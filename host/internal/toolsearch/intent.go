@@ -75,9 +75,12 @@ var changingWords = map[string]bool{"add": true, "create": true, "make": true, "
 // firstWord is a query's first word, lower-cased, as queryTerms reads
 // words: after unclitic ("what's" is "what is"), split at any space, and
 // without the punctuation around it ("List:").
+// Only the query's first field is read: a search pays for one word.
 func firstWord(query string) string {
-	for f := range strings.FieldsSeq(unclitic(query)) {
-		return strings.ToLower(strings.Trim(f, "'\"`,.:;!?()[]{}<>"))
+	for f := range strings.FieldsSeq(query) {
+		for g := range strings.FieldsSeq(unclitic(f)) {
+			return strings.ToLower(strings.Trim(g, "'\"`,.:;!?()[]{}<>"))
+		}
 	}
 	return ""
 }
